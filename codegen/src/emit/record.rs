@@ -1,0 +1,253 @@
+//! Record types: a struct per spec type, fields decoded through the `wire` runtime.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{Module, Use, code_list, doc, ident, paragraphs};
+use crate::ir::{Encoding, Field, FieldEncoding, Presence, Record, Scalar, TypeRef};
+use crate::naming::serde_camel_case;
+
+pub(super) fn emit(module: &mut Module<'_>, record: &Record) -> TokenStream {
+    module.export(&record.name);
+    module.uses(Use::Serialize);
+    module.uses(Use::Deserialize);
+    let name = ident(&record.name);
+    let mut notes = vec![record.doc.clone()];
+    if let Some(documented) = &record.documented_as {
+        notes.push(format!("The reference calls it `{documented}`."));
+    }
+    if !record.delivered_by.is_empty() {
+        notes.push(format!("Delivered by {}.", code_list(&record.delivered_by)));
+    }
+    let record_doc = doc(&paragraphs(notes));
+
+    if record.opaque {
+        return quote! {
+            #record_doc
+            ///
+            /// The reference does not show its fields, so the object is kept as sent.
+            #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+            #[serde(transparent)]
+            pub struct #name {
+                /// The fields as sent.
+                pub fields: serde_json::Map<String, serde_json::Value>,
+            }
+        };
+    }
+
+    // `rename_all` pays off when some wire name is the camelCase of its Rust name; the rest
+    // get an explicit `rename`.
+    let camel_case = record
+        .fields
+        .iter()
+        .any(|f| f.rust_name != f.wire_name && serde_camel_case(&f.rust_name) == f.wire_name);
+    let rename_all = camel_case.then(|| quote! { #[serde(rename_all = "camelCase")] });
+    let fields = record.fields.iter().map(|field| {
+        let implied = if camel_case {
+            serde_camel_case(&field.rust_name)
+        } else {
+            field.rust_name.clone()
+        };
+        emit_field(module, field, implied != field.wire_name)
+    });
+    quote! {
+        #record_doc
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #rename_all
+        #[non_exhaustive]
+        pub struct #name {
+            #(#fields)*
+        }
+    }
+}
+
+fn emit_field(module: &mut Module<'_>, field: &Field, rename: bool) -> TokenStream {
+    let name = ident(&field.rust_name);
+    let (value_type, decoder) = rust_type(module, field);
+    let optional = field.is_optional();
+    let ty = if optional {
+        quote! { Option<#value_type> }
+    } else {
+        value_type
+    };
+
+    let mut args = Vec::new();
+    // With a custom decoder serde no longer treats a missing Option as None by itself.
+    if decoder.is_some() && optional && field.presence != Presence::Always {
+        args.push(quote! { default });
+    }
+    if rename {
+        let wire = &field.wire_name;
+        args.push(quote! { rename = #wire });
+    }
+    if let Some(documented) = &field.documented_as {
+        args.push(quote! { alias = #documented });
+    }
+    if let Some(decoder) = decoder {
+        module.uses(Use::Wire);
+        let path = format!("wire::{}", decoder.module(optional));
+        args.push(quote! { with = #path });
+    }
+    let serde = (!args.is_empty()).then(|| quote! { #[serde(#(#args),*)] });
+    let field_doc = doc(&field_doc(field));
+    quote! {
+        #field_doc
+        #serde
+        pub #name: #ty,
+    }
+}
+
+/// Which runtime decoder a field goes through.
+#[derive(Clone, Copy)]
+enum Decoder {
+    /// A scalar taking every encoding of its type.
+    Lenient,
+    /// A scalar where `0` means none.
+    ZeroIsNone,
+    /// A collection of records or enums.
+    Collection,
+    /// A collection of scalars.
+    LenientList,
+}
+
+impl Decoder {
+    fn module(self, optional: bool) -> &'static str {
+        match (self, optional) {
+            (Decoder::Lenient, false) => "lenient",
+            (Decoder::Lenient, true) => "lenient_opt",
+            (Decoder::ZeroIsNone, _) => "zero_is_none",
+            (Decoder::Collection | Decoder::LenientList, true) => "collection_opt",
+            (Decoder::Collection, false) => "collection",
+            (Decoder::LenientList, false) => "lenient_list",
+        }
+    }
+}
+
+/// The Rust type of the value (before any `Option`) and the decoder it needs, if any.
+fn rust_type(module: &mut Module<'_>, field: &Field) -> (TokenStream, Option<Decoder>) {
+    let encodings = field.encoding.distinct();
+    match &field.ty {
+        TypeRef::List(element) => {
+            let element_type = value_type(module, element, &[Encoding::Dmy, Encoding::Epoch]);
+            let decoder = match **element {
+                TypeRef::Scalar(_) => Decoder::LenientList,
+                _ => Decoder::Collection,
+            };
+            (quote! { Vec<#element_type> }, Some(decoder))
+        }
+        TypeRef::Scalar(Scalar::String) if !encodings.contains(&Encoding::StringOrNumber) => {
+            (quote! { String }, None)
+        }
+        TypeRef::Scalar(_) => {
+            let decoder = if field.zero_is_none {
+                Decoder::ZeroIsNone
+            } else {
+                Decoder::Lenient
+            };
+            (value_type(module, &field.ty, &encodings), Some(decoder))
+        }
+        TypeRef::Record(_) | TypeRef::Enum(_) => (value_type(module, &field.ty, &encodings), None),
+    }
+}
+
+/// The Rust type of a non-list value. A date's type follows from the formats it arrives in.
+fn value_type(module: &mut Module<'_>, ty: &TypeRef, encodings: &[Encoding]) -> TokenStream {
+    match ty {
+        TypeRef::Scalar(Scalar::String) => quote! { String },
+        TypeRef::Scalar(Scalar::Integer) => quote! { i64 },
+        TypeRef::Scalar(Scalar::Id) => quote! { u64 },
+        TypeRef::Scalar(Scalar::Boolean) => quote! { bool },
+        TypeRef::Scalar(Scalar::Decimal) => {
+            module.uses(Use::Decimal);
+            quote! { Decimal }
+        }
+        TypeRef::Scalar(Scalar::Date) => {
+            let dmy = encodings.contains(&Encoding::Dmy);
+            let epoch = encodings.contains(&Encoding::Epoch);
+            match (dmy, epoch) {
+                (true, false) => {
+                    module.uses(Use::Date);
+                    quote! { Date }
+                }
+                (false, true) => {
+                    module.uses(Use::Timestamp);
+                    quote! { Timestamp }
+                }
+                _ => {
+                    module.uses(Use::DayOrInstant);
+                    quote! { DayOrInstant }
+                }
+            }
+        }
+        TypeRef::Record(name) | TypeRef::Enum(name) => {
+            let name = module.item(name);
+            quote! { #name }
+        }
+        TypeRef::List(element) => {
+            let element = value_type(module, element, encodings);
+            quote! { Vec<#element> }
+        }
+    }
+}
+
+/// The field's doc: the spec text, then what the wire does with it.
+fn field_doc(field: &Field) -> String {
+    let mut notes = vec![field.doc.clone()];
+    notes.push(encoding_note(field));
+    let mut none = Vec::new();
+    match &field.presence {
+        Presence::Always => {}
+        Presence::Optional(None) => none.push("`None` when absent.".to_owned()),
+        Presence::Optional(Some(when)) => none.push(format!("`None` when absent. {when}")),
+        Presence::OnlyIn(methods) => none.push(format!(
+            "Sent only by {}; `None` elsewhere.",
+            code_list(methods)
+        )),
+        Presence::AbsentIn(methods) => none.push(format!(
+            "Absent from the responses of {}, where it is `None`.",
+            code_list(methods)
+        )),
+    }
+    if field.nullable {
+        none.push("`null` on the wire is `None`.".to_owned());
+    }
+    if field.zero_is_none {
+        none.push("`0` on the wire means none and is `None`.".to_owned());
+    }
+    notes.push(none.join(" "));
+    if let Some(documented) = &field.documented_as {
+        notes.push(format!(
+            "The reference documents it as `{documented}` but the service sends `{}`; both are accepted.",
+            field.wire_name
+        ));
+    }
+    if let Some(documented) = &field.documented_type {
+        notes.push(format!(
+            "The reference declares it as `{documented}`, but it is delivered with the fields decoded here."
+        ));
+    }
+    paragraphs(notes)
+}
+
+/// "On the wire: ..." where the wire form is not the plain JSON form of the Rust type.
+fn encoding_note(field: &Field) -> String {
+    let plain = |encoding: Encoding| match field.ty {
+        TypeRef::Scalar(Scalar::String) => encoding == Encoding::String,
+        TypeRef::Scalar(Scalar::Boolean) => true,
+        TypeRef::Scalar(Scalar::Date) => false,
+        TypeRef::Scalar(_) => encoding == Encoding::Number,
+        TypeRef::List(_) => encoding == Encoding::Array,
+        TypeRef::Record(_) | TypeRef::Enum(_) => true,
+    };
+    match &field.encoding {
+        FieldEncoding::Uniform(encoding) if plain(*encoding) => String::new(),
+        FieldEncoding::Uniform(encoding) => format!("On the wire: {}.", encoding.describe()),
+        FieldEncoding::PerMethod(per_method) => {
+            let parts: Vec<String> = per_method
+                .iter()
+                .map(|(method, encoding)| format!("{} in `{method}`", encoding.describe()))
+                .collect();
+            format!("On the wire: {}.", parts.join(", "))
+        }
+    }
+}

@@ -1,0 +1,404 @@
+//! The validated API: every name resolved, every quirk stated as data.
+//!
+//! Built by [`crate::resolve`] from the spec files; read by the emitters (and by any tool that
+//! compares two versions of the spec). Everything is in spec order, so output is deterministic.
+
+/// The whole API, merged from all spec files.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Api {
+    /// The spec files, in load order; items refer to them by index.
+    pub files: Vec<SpecFileInfo>,
+    /// The service, when a file declares it.
+    pub info: Option<ApiInfo>,
+    /// The OAuth endpoints, when a file declares them.
+    pub oauth: Option<OAuth>,
+    /// Error codes.
+    pub errors: Vec<ErrorCode>,
+    /// Enumerations.
+    pub enums: Vec<Enum>,
+    /// Record types.
+    pub records: Vec<Record>,
+    /// Data methods.
+    pub methods: Vec<Method>,
+}
+
+/// One spec file and the module generated from it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecFileInfo {
+    /// The file as named to the loader, e.g. `spec/pay.yaml`.
+    pub path: String,
+    /// The generated module's name (the file stem), e.g. `pay`.
+    pub module: String,
+    /// Documentation of the generated module.
+    pub doc: Option<String>,
+}
+
+/// The service.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiInfo {
+    /// Human-readable name.
+    pub name: String,
+    /// Documentation.
+    pub doc: String,
+    /// Path prefix of the data methods, e.g. `/api`.
+    pub data_path: String,
+    /// The envelope's `apiVersion`.
+    pub api_version: i64,
+    /// Index of the declaring file.
+    pub file: usize,
+}
+
+/// The OAuth 1.0a endpoints and their rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OAuth {
+    /// Documentation.
+    pub doc: String,
+    /// Whether the endpoints must be called over HTTPS.
+    pub https_required: bool,
+    /// The only accepted `oauth_signature_method`.
+    pub signature_method: String,
+    /// The only accepted `oauth_version`.
+    pub version: String,
+    /// How long an access token lives at most.
+    pub token_lifetime_seconds: u64,
+    /// The endpoints: request_token, authorize, access_token, revoke (in that order).
+    pub endpoints: Vec<OAuthEndpoint>,
+    /// Index of the declaring file.
+    pub file: usize,
+}
+
+/// One OAuth endpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OAuthEndpoint {
+    /// `request_token`, `authorize`, `access_token` or `revoke`.
+    pub name: String,
+    /// HTTP method.
+    pub method: String,
+    /// Path below the base URL.
+    pub path: String,
+    /// Documentation.
+    pub doc: String,
+    /// Variables of the form-encoded response body.
+    pub response: Vec<String>,
+}
+
+/// A documented error code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrorCode {
+    /// The code as sent, e.g. `E_VALIDATION_INVALID_ID`.
+    pub code: String,
+    /// The Rust variant name, e.g. `ValidationInvalidId`.
+    pub variant: String,
+    /// Documentation.
+    pub doc: String,
+    /// The reference's error type, e.g. `authentication`.
+    pub kind: Option<String>,
+    /// Methods that return it; `None` means every authenticated method.
+    pub methods: Option<Vec<String>>,
+    /// Index of the declaring file.
+    pub file: usize,
+}
+
+/// An enumeration of wire strings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Enum {
+    /// Rust name.
+    pub name: String,
+    /// Documentation.
+    pub doc: String,
+    /// Whether unknown values are kept (`Other(String)`) instead of refused.
+    pub open: bool,
+    /// The documented values.
+    pub values: Vec<EnumValue>,
+    /// Index of the declaring file.
+    pub file: usize,
+}
+
+/// One documented value of an enumeration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnumValue {
+    /// The value as sent.
+    pub wire: String,
+    /// The Rust variant name.
+    pub variant: String,
+    /// Documentation.
+    pub doc: String,
+}
+
+/// A record type: a JSON object with known fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// Rust name.
+    pub name: String,
+    /// The reference's name for it, when different.
+    pub documented_as: Option<String>,
+    /// Documentation.
+    pub doc: String,
+    /// Fields are not documented: the raw JSON object is kept.
+    pub opaque: bool,
+    /// Fields in spec order.
+    pub fields: Vec<Field>,
+    /// The methods whose responses contain this record, in spec order.
+    pub delivered_by: Vec<String>,
+    /// Index of the declaring file.
+    pub file: usize,
+}
+
+/// A field of a record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    /// The name in JSON.
+    pub wire_name: String,
+    /// The Rust field name.
+    pub rust_name: String,
+    /// Documentation.
+    pub doc: String,
+    /// The value type.
+    pub ty: TypeRef,
+    /// How the value is written on the wire.
+    pub encoding: FieldEncoding,
+    /// When the field is present.
+    pub presence: Presence,
+    /// `null` means none.
+    pub nullable: bool,
+    /// `0` means none.
+    pub zero_is_none: bool,
+    /// The reference's name for the field, when it is delivered under another name.
+    pub documented_as: Option<String>,
+    /// The reference's type for the field, when it is delivered with another type's fields.
+    pub documented_type: Option<String>,
+}
+
+impl Field {
+    /// Whether the Rust field is an `Option`.
+    pub fn is_optional(&self) -> bool {
+        self.presence != Presence::Always || self.nullable || self.zero_is_none
+    }
+}
+
+/// A field's type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeRef {
+    /// A built-in scalar.
+    Scalar(Scalar),
+    /// A collection.
+    List(Box<TypeRef>),
+    /// A record type, by name.
+    Record(String),
+    /// An enumeration, by name.
+    Enum(String),
+}
+
+/// The built-in scalar types of the spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scalar {
+    /// Text.
+    String,
+    /// A signed integer.
+    Integer,
+    /// An object ID.
+    Id,
+    /// An exact decimal (money, hours).
+    Decimal,
+    /// A boolean.
+    Boolean,
+    /// A date (DD-MON-YY text or epoch seconds).
+    Date,
+}
+
+impl Scalar {
+    /// Every scalar with its spec name.
+    pub const ALL: [(Scalar, &'static str); 6] = [
+        (Scalar::String, "string"),
+        (Scalar::Integer, "integer"),
+        (Scalar::Id, "id"),
+        (Scalar::Decimal, "decimal"),
+        (Scalar::Boolean, "boolean"),
+        (Scalar::Date, "date"),
+    ];
+
+    /// The spec name.
+    pub fn spec_name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(scalar, _)| *scalar == self)
+            .map_or("", |(_, name)| name)
+    }
+}
+
+/// How a value is written on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Encoding {
+    /// A JSON number.
+    Number,
+    /// A JSON string.
+    String,
+    /// A JSON string or a JSON number (kept as text).
+    StringOrNumber,
+    /// A JSON boolean.
+    Boolean,
+    /// `DD-MON-YY` text.
+    Dmy,
+    /// Epoch seconds.
+    Epoch,
+    /// A JSON object keyed by index strings `"0"`, `"1"`, ...
+    IndexObject,
+    /// A JSON array.
+    Array,
+}
+
+impl Encoding {
+    /// Every encoding with its spec name.
+    pub const ALL: [(Encoding, &'static str); 8] = [
+        (Encoding::Number, "number"),
+        (Encoding::String, "string"),
+        (Encoding::StringOrNumber, "string_or_number"),
+        (Encoding::Boolean, "boolean"),
+        (Encoding::Dmy, "dmy"),
+        (Encoding::Epoch, "epoch"),
+        (Encoding::IndexObject, "index_object"),
+        (Encoding::Array, "array"),
+    ];
+
+    /// The spec name.
+    pub fn spec_name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(encoding, _)| *encoding == self)
+            .map_or("", |(_, name)| name)
+    }
+
+    /// How the reference says it, for documentation.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Encoding::Number => "a JSON number",
+            Encoding::String => "a JSON string",
+            Encoding::StringOrNumber => "a JSON string or number",
+            Encoding::Boolean => "a JSON boolean",
+            Encoding::Dmy => "`DD-MON-YY` text",
+            Encoding::Epoch => "epoch seconds",
+            Encoding::IndexObject => "an object keyed \"0\", \"1\", ...",
+            Encoding::Array => "a JSON array",
+        }
+    }
+}
+
+/// The encodings of a field: one for all methods, or one per method.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldEncoding {
+    /// The same in every response.
+    Uniform(Encoding),
+    /// Per method that delivers the field, in spec order.
+    PerMethod(Vec<(String, Encoding)>),
+}
+
+impl FieldEncoding {
+    /// Every distinct encoding, sorted.
+    pub fn distinct(&self) -> Vec<Encoding> {
+        let mut encodings: Vec<Encoding> = match self {
+            FieldEncoding::Uniform(encoding) => vec![*encoding],
+            FieldEncoding::PerMethod(per_method) => per_method.iter().map(|(_, e)| *e).collect(),
+        };
+        encodings.sort();
+        encodings.dedup();
+        encodings
+    }
+}
+
+/// When a field is present in a response.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Presence {
+    /// Always.
+    Always,
+    /// Sometimes; the sentence says when, if the spec gives one.
+    Optional(Option<String>),
+    /// Only in these methods' responses.
+    OnlyIn(Vec<String>),
+    /// In every response but these methods'.
+    AbsentIn(Vec<String>),
+}
+
+/// A data method.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Method {
+    /// `group/method`, as in the path.
+    pub name: String,
+    /// The Rust function name.
+    pub rust_name: String,
+    /// Documentation.
+    pub doc: String,
+    /// Path below the base URL, e.g. `/api/pay/getTimesheet`.
+    pub path: String,
+    /// The record type of the envelope's `data`.
+    pub response: String,
+    /// The envelope's `api` as delivered (the method name unless the spec says otherwise).
+    pub delivered_api: String,
+    /// Query parameters in spec order.
+    pub params: Vec<Param>,
+    /// Parameters of which at least one must be sent.
+    pub at_least_one_of: Vec<String>,
+    /// How the method pages, if it does.
+    pub paging: Option<Paging>,
+    /// Error codes it documents.
+    pub errors: Vec<String>,
+    /// Index of the declaring file.
+    pub file: usize,
+}
+
+/// A query parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// The name in the query string.
+    pub wire_name: String,
+    /// The Rust name.
+    pub rust_name: String,
+    /// Documentation.
+    pub doc: String,
+    /// The value type.
+    pub ty: ParamType,
+    /// Whether the server requires it.
+    pub required: bool,
+    /// The server's default.
+    pub default: Option<i64>,
+    /// Smallest accepted value.
+    pub min: Option<i64>,
+    /// The documented cap.
+    pub max: Option<i64>,
+}
+
+/// Types a query parameter can have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamType {
+    /// A signed integer.
+    Integer,
+    /// An object ID.
+    Id,
+    /// Text.
+    String,
+    /// A day, sent as `DD-MON-YY`.
+    Date,
+}
+
+/// How a paged method pages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Paging {
+    /// The page-number parameter.
+    pub page_param: String,
+    /// The page-size parameter.
+    pub size_param: String,
+    /// The response field holding the page's items.
+    pub items: String,
+    /// The response field holding the page count, if the response has one.
+    pub total_pages: Option<String>,
+    /// Which pages come back empty.
+    pub beyond_last: BeyondLast,
+}
+
+/// Which page numbers give an empty page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BeyondLast {
+    /// Pages above totalPages.
+    AboveTotal,
+    /// Pages equal to or above totalPages (the workroom rule).
+    AtOrAboveTotal,
+}

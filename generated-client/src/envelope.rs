@@ -1,0 +1,82 @@
+//! The response envelope shared by every data method, and decoding that says where it failed.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::wire;
+
+/// The JSON object every data method answers with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Envelope<T> {
+    /// `group/method` of the answering method. pay/getPayment and pay/getInvoice carry
+    /// `pay/getBilling` here (the spec's `delivered_api`), so this is kept, not checked.
+    pub api: String,
+    /// Always 1 so far.
+    #[serde(with = "wire::lenient")]
+    pub api_version: i64,
+    /// 1 on success; other values are not documented.
+    #[serde(with = "wire::lenient")]
+    pub rcode: i64,
+    /// The method's data.
+    pub data: T,
+}
+
+/// A response body that does not decode into the expected type.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct DecodeError {
+    /// JSON path of the value that failed, e.g. `data.timesheets.3.rate` (`.` for the root).
+    pub path: String,
+    /// What was wrong with it.
+    pub message: String,
+}
+
+/// Decodes a JSON body, naming the JSON path of the first value that does not fit.
+pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    let value =
+        serde_path_to_error::deserialize(&mut deserializer).map_err(|error| DecodeError {
+            path: error.path().to_string(),
+            message: error.inner().to_string(),
+        })?;
+    deserializer.end().map_err(|error| DecodeError {
+        path: ".".to_owned(),
+        message: error.to_string(),
+    })?;
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    struct Item {
+        #[serde(with = "wire::lenient")]
+        #[allow(dead_code)]
+        rate: rust_decimal::Decimal,
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct Page {
+        #[serde(with = "wire::collection")]
+        #[allow(dead_code)]
+        timesheets: Vec<Item>,
+    }
+
+    #[test]
+    fn names_the_json_path_of_a_bad_element_of_an_index_keyed_object() {
+        let body = br#"{"api":"pay/x","apiVersion":1,"rcode":1,"data":{"timesheets":{
+            "0":{"rate":"1.00"},"1":{"rate":"2.00"},"2":{"rate":"3.00"},"3":{"rate":"1,000.00"}}}}"#;
+        let error = decode::<Envelope<Page>>(body).unwrap_err();
+        assert_eq!(error.path, "data.timesheets.3.rate");
+        assert!(error.message.contains("1,000.00"), "{}", error.message);
+    }
+
+    #[test]
+    fn refuses_trailing_data() {
+        let error = decode::<i64>(b"1 2").unwrap_err();
+        assert_eq!(error.path, ".");
+    }
+}

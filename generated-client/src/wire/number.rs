@@ -1,0 +1,610 @@
+//! Integers and decimals: JSON numbers, or strings of digits, converted exactly.
+//!
+//! List methods send `"30.00"` and `"12"` where single-record methods send `30` and `12`; both
+//! must give the same value, and anything else (spaces, `+`, separators, exponents) is rejected
+//! rather than guessed at.
+
+use core::fmt::{self, Write as _};
+use core::marker::PhantomData;
+
+use rust_decimal::Decimal;
+use serde::de::{self, Visitor};
+use serde::{Deserializer, Serializer};
+
+use super::{Lenient, Zero};
+
+/// Whether `text` is a non-empty run of ASCII digits.
+pub(super) fn all_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Why a value is not an integer of the wanted type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum IntError {
+    Syntax,
+    Fraction,
+    NotFinite,
+    TooLarge,
+    TooSmall,
+}
+
+/// The integer types of the wire, with their exact conversions.
+pub(super) trait Int: Sized {
+    /// The type's name, for error messages.
+    const NAME: &'static str;
+    /// What a string must look like, for error messages.
+    const SYNTAX: &'static str;
+    fn from_u64(value: u64) -> Result<Self, IntError>;
+    fn from_i64(value: i64) -> Result<Self, IntError>;
+    fn from_f64(value: f64) -> Result<Self, IntError>;
+    fn from_text(text: &str) -> Result<Self, IntError>;
+}
+
+/// A float is an integer only if it is finite and has no fractional part.
+fn integral(value: f64) -> Result<f64, IntError> {
+    if !value.is_finite() {
+        Err(IntError::NotFinite)
+    } else if value.trunc() != value {
+        Err(IntError::Fraction)
+    } else {
+        Ok(value)
+    }
+}
+
+impl Int for u64 {
+    const NAME: &'static str = "u64";
+    const SYNTAX: &'static str = "expected only digits";
+
+    fn from_u64(value: u64) -> Result<Self, IntError> {
+        Ok(value)
+    }
+
+    fn from_i64(value: i64) -> Result<Self, IntError> {
+        u64::try_from(value).map_err(|_| IntError::TooSmall)
+    }
+
+    fn from_f64(value: f64) -> Result<Self, IntError> {
+        let value = integral(value)?;
+        if value < 0.0 {
+            Err(IntError::TooSmall)
+        } else if value >= 18_446_744_073_709_551_616.0 {
+            Err(IntError::TooLarge)
+        } else {
+            // In range and integral, so the cast is exact.
+            Ok(value as u64)
+        }
+    }
+
+    fn from_text(text: &str) -> Result<Self, IntError> {
+        if !all_digits(text) {
+            return Err(IntError::Syntax);
+        }
+        // Only digits remain, so the one possible failure is overflow.
+        text.parse().map_err(|_| IntError::TooLarge)
+    }
+}
+
+impl Int for i64 {
+    const NAME: &'static str = "i64";
+    const SYNTAX: &'static str = "expected only digits, optionally after a leading '-'";
+
+    fn from_u64(value: u64) -> Result<Self, IntError> {
+        i64::try_from(value).map_err(|_| IntError::TooLarge)
+    }
+
+    fn from_i64(value: i64) -> Result<Self, IntError> {
+        Ok(value)
+    }
+
+    fn from_f64(value: f64) -> Result<Self, IntError> {
+        let value = integral(value)?;
+        if value < -9_223_372_036_854_775_808.0 {
+            Err(IntError::TooSmall)
+        } else if value >= 9_223_372_036_854_775_808.0 {
+            Err(IntError::TooLarge)
+        } else {
+            // In range and integral, so the cast is exact.
+            Ok(value as i64)
+        }
+    }
+
+    fn from_text(text: &str) -> Result<Self, IntError> {
+        let negative = text.starts_with('-');
+        if !all_digits(text.strip_prefix('-').unwrap_or(text)) {
+            return Err(IntError::Syntax);
+        }
+        text.parse().map_err(|_| {
+            if negative {
+                IntError::TooSmall
+            } else {
+                IntError::TooLarge
+            }
+        })
+    }
+}
+
+/// The error for `value` (already formatted, strings quoted) that is not a `T`.
+pub(super) fn int_error<T: Int, E: de::Error>(error: IntError, value: impl fmt::Display) -> E {
+    let name = T::NAME;
+    match error {
+        IntError::Syntax => E::custom(format_args!("invalid integer {value}: {}", T::SYNTAX)),
+        IntError::Fraction => E::custom(format_args!(
+            "invalid integer {value}: has a fractional part"
+        )),
+        IntError::NotFinite => {
+            E::custom(format_args!("invalid integer {value}: not a finite number"))
+        }
+        IntError::TooLarge => E::custom(format_args!("integer {value} is too large for {name}")),
+        IntError::TooSmall => E::custom(format_args!("integer {value} is too small for {name}")),
+    }
+}
+
+/// Shows a float in error messages: plain when short, in exponent form when huge or tiny.
+pub(super) struct Float(pub f64);
+
+impl fmt::Display for Float {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let magnitude = self.0.abs();
+        if !magnitude.is_finite() || magnitude == 0.0 || (1e-6..1e21).contains(&magnitude) {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
+        }
+    }
+}
+
+/// Decodes an integer of type `T` from a JSON number or a string of digits.
+pub(super) struct IntVisitor<T>(PhantomData<T>);
+
+impl<T> IntVisitor<T> {
+    pub(super) const NEW: Self = IntVisitor(PhantomData);
+}
+
+impl<T: Int> Visitor<'_> for IntVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "an integer ({}) as a JSON number or a string of digits",
+            T::NAME
+        )
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<T, E> {
+        T::from_u64(value).map_err(|error| int_error::<T, E>(error, value))
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<T, E> {
+        T::from_i64(value).map_err(|error| int_error::<T, E>(error, value))
+    }
+
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<T, E> {
+        T::from_f64(value).map_err(|error| int_error::<T, E>(error, Float(value)))
+    }
+
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<T, E> {
+        T::from_text(value).map_err(|error| int_error::<T, E>(error, format_args!("{value:?}")))
+    }
+}
+
+/// A JSON integer, an integral JSON float in range, or a string of ASCII digits.
+impl Lenient for u64 {
+    fn deserialize_lenient<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(IntVisitor::NEW)
+    }
+
+    fn serialize_normalized<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(*self)
+    }
+}
+
+/// A JSON integer, an integral JSON float in range, or a string of ASCII digits with an optional
+/// leading `-`.
+impl Lenient for i64 {
+    fn deserialize_lenient<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(IntVisitor::NEW)
+    }
+
+    fn serialize_normalized<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_i64(*self)
+    }
+}
+
+impl Zero for u64 {
+    fn is_zero(&self) -> bool {
+        *self == 0
+    }
+}
+
+impl Zero for i64 {
+    fn is_zero(&self) -> bool {
+        *self == 0
+    }
+}
+
+/// Why a value is not a [`Decimal`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DecimalError {
+    Syntax,
+    NotFinite,
+    OutOfRange,
+    Inexact,
+}
+
+/// Parses `-?[0-9]+(\.[0-9]+)?` exactly, keeping the scale (`"30.00"` has scale 2).
+fn decimal_from_text(text: &str) -> Result<Decimal, DecimalError> {
+    let unsigned = text.strip_prefix('-').unwrap_or(text);
+    let well_formed = match unsigned.split_once('.') {
+        Some((whole, fraction)) => all_digits(whole) && all_digits(fraction),
+        None => all_digits(unsigned),
+    };
+    if !well_formed {
+        return Err(DecimalError::Syntax);
+    }
+    Decimal::from_str_exact(text).map_err(|error| match error {
+        rust_decimal::Error::Underflow | rust_decimal::Error::ScaleExceedsMaximumPrecision(_) => {
+            DecimalError::Inexact
+        }
+        _ => DecimalError::OutOfRange,
+    })
+}
+
+/// Converts a float through its shortest round-trip text, so `30.1` becomes exactly `30.1`.
+fn decimal_from_f64(value: f64) -> Result<Decimal, DecimalError> {
+    if !value.is_finite() {
+        return Err(DecimalError::NotFinite);
+    }
+    // A Decimal's text is at most 31 bytes ("-0." and 28 places); a float that does not fit is
+    // either too large or has more places than a Decimal keeps.
+    let mut text = StackText::<40>::new();
+    match write!(text, "{value}").ok().and_then(|()| text.as_str()) {
+        Some(text) => decimal_from_text(text),
+        None if value.abs() >= 1.0 => Err(DecimalError::OutOfRange),
+        None => Err(DecimalError::Inexact),
+    }
+}
+
+fn decimal_error<E: de::Error>(error: DecimalError, value: impl fmt::Display) -> E {
+    match error {
+        DecimalError::Syntax => E::custom(format_args!(
+            "invalid decimal {value}: expected digits with an optional leading '-' and an optional \
+             '.' fraction, like \"30.00\""
+        )),
+        DecimalError::NotFinite => {
+            E::custom(format_args!("invalid decimal {value}: not a finite number"))
+        }
+        DecimalError::OutOfRange => {
+            E::custom(format_args!("decimal {value} is out of range for Decimal"))
+        }
+        DecimalError::Inexact => E::custom(format_args!(
+            "decimal {value} has more digits than a Decimal holds exactly (at most 28 decimal places)"
+        )),
+    }
+}
+
+struct DecimalVisitor;
+
+impl Visitor<'_> for DecimalVisitor {
+    type Value = Decimal;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a decimal as a JSON number or a string like \"30.00\"")
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<Decimal, E> {
+        Ok(Decimal::from(value))
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<Decimal, E> {
+        Ok(Decimal::from(value))
+    }
+
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<Decimal, E> {
+        decimal_from_f64(value).map_err(|error| decimal_error(error, Float(value)))
+    }
+
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<Decimal, E> {
+        decimal_from_text(value).map_err(|error| decimal_error(error, format_args!("{value:?}")))
+    }
+}
+
+/// A JSON number (a float through its shortest round-trip text) or a string
+/// `-?[0-9]+(\.[0-9]+)?` kept at its scale; written as a string that keeps the scale (`"30.00"`).
+impl Lenient for Decimal {
+    fn deserialize_lenient<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(DecimalVisitor)
+    }
+
+    fn serialize_normalized<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Written by hand rather than with `Decimal: Serialize`, which rust_decimal's
+        // `serde-float` feature would turn into a lossy float.
+        serializer.serialize_str(self.array_string().as_ref())
+    }
+}
+
+/// A fixed-size text buffer, so formatting a float needs no heap allocation.
+struct StackText<const N: usize> {
+    bytes: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> StackText<N> {
+    fn new() -> Self {
+        StackText {
+            bytes: [0; N],
+            len: 0,
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        core::str::from_utf8(self.bytes.get(..self.len)?).ok()
+    }
+}
+
+impl<const N: usize> fmt::Write for StackText<N> {
+    fn write_str(&mut self, piece: &str) -> fmt::Result {
+        let end = self.len.checked_add(piece.len()).ok_or(fmt::Error)?;
+        let slot = self.bytes.get_mut(self.len..end).ok_or(fmt::Error)?;
+        slot.copy_from_slice(piece.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire;
+    use crate::wire::testing::{decode, decode_err, round_trip};
+    use serde::de::IntoDeserializer;
+    use serde::de::value::Error as ValueError;
+    use serde::{Deserialize, Serialize};
+    use std::str::FromStr;
+
+    #[derive(Debug, PartialEq, Deserialize, Serialize)]
+    struct Unsigned {
+        #[serde(with = "wire::lenient")]
+        v: u64,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, Serialize)]
+    struct Signed {
+        #[serde(with = "wire::lenient")]
+        v: i64,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, Serialize)]
+    struct Amount {
+        #[serde(with = "wire::lenient")]
+        v: Decimal,
+    }
+
+    fn unsigned(json: &str) -> u64 {
+        decode::<Unsigned>(&format!(r#"{{"v":{json}}}"#)).v
+    }
+
+    fn unsigned_err(json: &str) -> String {
+        decode_err::<Unsigned>(&format!(r#"{{"v":{json}}}"#))
+    }
+
+    fn signed(json: &str) -> i64 {
+        decode::<Signed>(&format!(r#"{{"v":{json}}}"#)).v
+    }
+
+    fn signed_err(json: &str) -> String {
+        decode_err::<Signed>(&format!(r#"{{"v":{json}}}"#))
+    }
+
+    fn amount(json: &str) -> Decimal {
+        decode::<Amount>(&format!(r#"{{"v":{json}}}"#)).v
+    }
+
+    fn amount_err(json: &str) -> String {
+        decode_err::<Amount>(&format!(r#"{{"v":{json}}}"#))
+    }
+
+    fn dec(text: &str) -> Decimal {
+        Decimal::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn u64_accepts_numbers_integral_floats_and_digit_strings() {
+        assert_eq!(unsigned("12"), 12);
+        assert_eq!(unsigned("0"), 0);
+        assert_eq!(unsigned("18446744073709551615"), u64::MAX);
+        assert_eq!(unsigned("12.0"), 12);
+        assert_eq!(unsigned("-0.0"), 0);
+        assert_eq!(unsigned("1e3"), 1000);
+        assert_eq!(unsigned(r#""12""#), 12);
+        assert_eq!(unsigned(r#""007""#), 7);
+        assert_eq!(unsigned(r#""18446744073709551615""#), u64::MAX);
+    }
+
+    #[test]
+    fn u64_rejects_other_spellings_naming_the_value() {
+        assert!(
+            unsigned_err(r#""1,000""#)
+                .starts_with(r#"invalid integer "1,000": expected only digits"#)
+        );
+        for bad in [
+            "", " 1", "1 ", "+1", "-1", "1_000", "1.0", "1e3", "0x10", "١",
+        ] {
+            let error = unsigned_err(&format!("{bad:?}"));
+            assert!(
+                error.starts_with(&format!("invalid integer {bad:?}: expected only digits")),
+                "{bad:?}: {error}"
+            );
+        }
+        assert!(unsigned_err("1.5").starts_with("invalid integer 1.5: has a fractional part"));
+        assert!(unsigned_err("-1").starts_with("integer -1 is too small for u64"));
+        assert!(unsigned_err("-2.0").starts_with("integer -2 is too small for u64"));
+        assert!(
+            unsigned_err(r#""18446744073709551616""#)
+                .starts_with(r#"integer "18446744073709551616" is too large for u64"#)
+        );
+        assert!(
+            unsigned_err("18446744073709551616")
+                .starts_with("integer 18446744073709552000 is too large for u64")
+        );
+        assert!(unsigned_err("1e300").starts_with("integer 1e300 is too large for u64"));
+        assert!(
+            unsigned_err("true")
+                .contains("invalid type: boolean `true`, expected an integer (u64)")
+        );
+        assert!(unsigned_err("null").contains("invalid type: null"));
+    }
+
+    #[test]
+    fn i64_accepts_signs_and_limits() {
+        assert_eq!(signed("-12"), -12);
+        assert_eq!(signed(r#""-12""#), -12);
+        assert_eq!(signed(r#""-0""#), 0);
+        assert_eq!(signed("-9223372036854775808"), i64::MIN);
+        assert_eq!(signed(r#""-9223372036854775808""#), i64::MIN);
+        assert_eq!(signed(r#""9223372036854775807""#), i64::MAX);
+        assert_eq!(signed("-3.0"), -3);
+    }
+
+    #[test]
+    fn i64_rejects_other_spellings_naming_the_value() {
+        for bad in ["", "-", "--1", "+1", "- 1", "1-", "1,000"] {
+            let error = signed_err(&format!("{bad:?}"));
+            assert!(
+                error.starts_with(&format!(
+                    "invalid integer {bad:?}: expected only digits, optionally after a leading '-'"
+                )),
+                "{bad:?}: {error}"
+            );
+        }
+        assert!(
+            signed_err("9223372036854775808")
+                .starts_with("integer 9223372036854775808 is too large for i64")
+        );
+        assert!(
+            signed_err(r#""9223372036854775808""#)
+                .starts_with(r#"integer "9223372036854775808" is too large for i64"#)
+        );
+        assert!(
+            signed_err(r#""-9223372036854775809""#)
+                .starts_with(r#"integer "-9223372036854775809" is too small for i64"#)
+        );
+        assert!(
+            signed_err("-1e19").starts_with("integer -10000000000000000000 is too small for i64")
+        );
+        assert!(signed_err("0.5").starts_with("invalid integer 0.5: has a fractional part"));
+    }
+
+    #[test]
+    fn non_finite_floats_are_rejected() {
+        let error = u64::deserialize_lenient(f64::NAN.into_deserializer()).unwrap_err();
+        let error: ValueError = error;
+        assert_eq!(
+            error.to_string(),
+            "invalid integer NaN: not a finite number"
+        );
+        let error: ValueError =
+            Decimal::deserialize_lenient(f64::INFINITY.into_deserializer()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "invalid decimal inf: not a finite number"
+        );
+    }
+
+    #[test]
+    fn integers_round_trip_as_json_numbers() {
+        assert_eq!(round_trip::<Unsigned>(r#"{"v":"42"}"#), r#"{"v":42}"#);
+        assert_eq!(round_trip::<Signed>(r#"{"v":"-42"}"#), r#"{"v":-42}"#);
+        assert_eq!(round_trip::<Signed>(r#"{"v":7.0}"#), r#"{"v":7}"#);
+    }
+
+    #[test]
+    fn decimal_keeps_the_scale_of_strings() {
+        let value = amount(r#""30.00""#);
+        assert_eq!(value, dec("30"));
+        assert_eq!(value.scale(), 2);
+        assert_eq!(value.to_string(), "30.00");
+        assert_eq!(amount(r#""-0.50""#).to_string(), "-0.50");
+        assert_eq!(amount(r#""007""#), dec("7"));
+        assert_eq!(amount(r#""0.0000000000000000000000000001""#).scale(), 28);
+        assert_eq!(amount(r#""79228162514264337593543950335""#), Decimal::MAX);
+    }
+
+    #[test]
+    fn decimal_converts_numbers_exactly() {
+        assert_eq!(amount("30"), dec("30"));
+        assert_eq!(amount("-30"), dec("-30"));
+        assert_eq!(amount("18446744073709551615"), Decimal::from(u64::MAX));
+        assert_eq!(amount("30.1").to_string(), "30.1");
+        assert_eq!(amount("0.1").to_string(), "0.1");
+        assert_eq!(amount("1.5e3").to_string(), "1500");
+        assert_eq!(amount("1e-7").to_string(), "0.0000001");
+        assert_eq!(amount("-0.25").to_string(), "-0.25");
+        // Built without the JSON parser so the test does not depend on float_roundtrip.
+        let sum = 0.1_f64 + 0.2_f64;
+        let value: Result<Decimal, ValueError> =
+            Decimal::deserialize_lenient(sum.into_deserializer());
+        assert_eq!(value.unwrap().to_string(), "0.30000000000000004");
+        let value: Result<Decimal, ValueError> =
+            Decimal::deserialize_lenient(1e28_f64.into_deserializer());
+        assert_eq!(value.unwrap(), dec("10000000000000000000000000000"));
+    }
+
+    #[test]
+    fn decimal_rejects_other_spellings_naming_the_value() {
+        for bad in [
+            "", " 1", "1 ", "+1", "1,5", "1_000", "1e3", "1E3", ".5", "5.", "-", "-.5", "1.2.3",
+            "NaN", "--1",
+        ] {
+            let error = amount_err(&format!("{bad:?}"));
+            assert!(
+                error.starts_with(&format!("invalid decimal {bad:?}: expected digits")),
+                "{bad:?}: {error}"
+            );
+        }
+        assert!(
+            amount_err(r#""79228162514264337593543950336""#).starts_with(
+                r#"decimal "79228162514264337593543950336" is out of range for Decimal"#
+            )
+        );
+        assert!(
+            amount_err(r#""0.00000000000000000000000000001""#).starts_with(
+                r#"decimal "0.00000000000000000000000000001" has more digits than a Decimal holds"#
+            )
+        );
+        assert!(amount_err("1e30").starts_with("decimal 1e30 is out of range for Decimal"));
+        assert!(amount_err("-1e300").starts_with("decimal -1e300 is out of range for Decimal"));
+        assert!(
+            amount_err("1e-40").starts_with("decimal 1e-40 has more digits than a Decimal holds")
+        );
+        assert!(amount_err("true").contains("invalid type: boolean `true`, expected a decimal"));
+    }
+
+    #[test]
+    fn decimal_round_trips_as_a_string_keeping_scale() {
+        assert_eq!(round_trip::<Amount>(r#"{"v":"30.00"}"#), r#"{"v":"30.00"}"#);
+        assert_eq!(round_trip::<Amount>(r#"{"v":30.1}"#), r#"{"v":"30.1"}"#);
+        assert_eq!(round_trip::<Amount>(r#"{"v":-4}"#), r#"{"v":"-4"}"#);
+    }
+
+    #[test]
+    fn float_text_fits_the_stack_buffer_or_fails_cleanly() {
+        let mut text = StackText::<8>::new();
+        assert!(write!(text, "{}", 30.25_f64).is_ok());
+        assert_eq!(text.as_str(), Some("30.25"));
+        let mut text = StackText::<8>::new();
+        assert!(write!(text, "{}", 1e10_f64).is_err());
+        assert_eq!(decimal_from_f64(f64::MAX), Err(DecimalError::OutOfRange));
+        assert_eq!(
+            decimal_from_f64(f64::MIN_POSITIVE),
+            Err(DecimalError::Inexact)
+        );
+        assert_eq!(decimal_from_f64(5e-324), Err(DecimalError::Inexact));
+    }
+
+    #[test]
+    fn zero_is_recognised() {
+        assert!(0_u64.is_zero() && !1_u64.is_zero());
+        assert!(0_i64.is_zero() && !(-1_i64).is_zero());
+    }
+}

@@ -1,0 +1,3 @@
+//! The project's automation: `cargo xtask <command>` (see `main.rs`).
+
+pub mod codegen;
