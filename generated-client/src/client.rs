@@ -1,0 +1,520 @@
+//! [`Client`] (the application: base URL, consumer credentials, HTTP settings, the OAuth flow)
+//! and [`Session`] (the client acting for one user with an access token: the data methods).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use url::Url;
+
+use crate::error::{ApiFailure, Error, excerpt};
+use crate::oauth::{self, AccessToken, RequestToken, Verifier};
+use crate::secret::{ConsumerCredentials, redact};
+use crate::transport::{Call, Response, RetryPolicy, Transport};
+use crate::{Envelope, decode};
+
+/// The marketplace client of one application.
+///
+/// Cheap to clone (the HTTP connection pool is shared). It runs the OAuth flow; a [`Session`]
+/// from [`Client::session`] calls the data methods for the user who authorized it.
+#[derive(Clone, Debug)]
+pub struct Client {
+    transport: Arc<Transport>,
+}
+
+/// Configures a [`Client`].
+#[derive(Debug)]
+#[must_use]
+pub struct ClientBuilder {
+    base_url: String,
+    consumer: ConsumerCredentials,
+    http: Option<reqwest::Client>,
+    timeout: Duration,
+    connect_timeout: Duration,
+    retry: RetryPolicy,
+    page_concurrency: usize,
+    allow_plain_http_oauth: bool,
+}
+
+impl ClientBuilder {
+    /// Uses this `reqwest::Client` (for proxies, extra root certificates, …) instead of a new
+    /// one. Its own timeouts apply in addition to [`Self::timeout`].
+    pub fn http_client(mut self, http: reqwest::Client) -> Self {
+        self.http = Some(http);
+        self
+    }
+
+    /// The longest a single attempt may take, response body included (default 30 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The longest connecting may take (default 10 s); not applied to a client given with
+    /// [`Self::http_client`].
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How transient failures are retried (default [`RetryPolicy::default`]).
+    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// How many pages a paged stream fetches at once once it knows the page count (default 4).
+    pub fn page_concurrency(mut self, pages: usize) -> Self {
+        self.page_concurrency = pages.max(1);
+        self
+    }
+
+    /// Lets the OAuth endpoints use plain HTTP when the base URL is a loopback address, for a
+    /// local test server. The reference requires HTTPS for them; without this, or for any other
+    /// host, plain HTTP is refused before a request is sent.
+    pub fn allow_plain_http_oauth_on_loopback(mut self) -> Self {
+        self.allow_plain_http_oauth = true;
+        self
+    }
+
+    /// Checks the configuration and builds the client.
+    pub fn build(self) -> Result<Client, Error> {
+        let config = |reason: String| Error::Config { reason };
+        let base_url = Url::parse(&self.base_url)
+            .map_err(|error| config(format!("base URL {:?}: {error}", self.base_url)))?;
+        if !matches!(base_url.scheme(), "http" | "https") || base_url.cannot_be_a_base() {
+            return Err(config(format!(
+                "base URL {:?} must be an http or https URL",
+                self.base_url
+            )));
+        }
+        if base_url.query().is_some() || base_url.fragment().is_some() {
+            return Err(config(format!(
+                "base URL {:?} must not have a query or fragment",
+                self.base_url
+            )));
+        }
+        if self.consumer.key.is_empty() {
+            return Err(config("the consumer key is empty".to_owned()));
+        }
+        let http = match self.http {
+            Some(http) => http,
+            None => reqwest::Client::builder()
+                .connect_timeout(self.connect_timeout)
+                .build()
+                .map_err(|error| config(format!("HTTP client: {error}")))?,
+        };
+        Ok(Client {
+            transport: Arc::new(Transport::new(
+                http,
+                base_url,
+                self.consumer,
+                self.timeout,
+                self.retry,
+                self.page_concurrency,
+                self.allow_plain_http_oauth,
+            )),
+        })
+    }
+}
+
+impl Client {
+    /// A client of the service at `base_url` (e.g. `https://marketplace.example`), for the
+    /// application with these credentials.
+    pub fn builder(base_url: impl Into<String>, consumer: ConsumerCredentials) -> ClientBuilder {
+        ClientBuilder {
+            base_url: base_url.into(),
+            consumer,
+            http: None,
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            retry: RetryPolicy::default(),
+            page_concurrency: 4,
+            allow_plain_http_oauth: false,
+        }
+    }
+
+    /// Step 1 of the flow: obtains a request token, signed with the consumer secret and an
+    /// empty token secret. With a `callback` (any URI scheme), the service redirects the user
+    /// there after approval; without, it shows the user a verifier to type into the app.
+    pub async fn request_token(&self, callback: Option<&str>) -> Result<RequestToken, Error> {
+        const METHOD: &str = "oauth/getRequestToken";
+        if let Some(callback) = callback {
+            Url::parse(callback).map_err(|error| Error::InvalidArgument {
+                method: METHOD,
+                name: "oauth_callback".to_owned(),
+                reason: format!("{callback:?} is not an absolute URI: {error}"),
+            })?;
+        }
+        let call = Call {
+            method: METHOD,
+            http_method: reqwest::Method::POST,
+            path: oauth::REQUEST_TOKEN_PATH,
+            query: &[],
+            token: Some(""),
+            token_secret: "",
+            callback,
+            verifier: None,
+            oauth_endpoint: true,
+        };
+        let response = self.transport.send(&call).await?;
+        let mut form = token_response(METHOD, &response)?;
+        Ok(RequestToken {
+            token: form.take(METHOD, "oauth_token")?,
+            secret: crate::Secret::new(form.take(METHOD, "oauth_token_secret")?),
+            callback_confirmed: form.get("oauth_callback_confirmed") == Some("true"),
+        })
+    }
+
+    /// Step 2: where to send the user's browser to approve the request token.
+    pub fn authorization_url(&self, request: &RequestToken) -> Url {
+        self.transport.url(
+            oauth::AUTHORIZE_PATH,
+            &[("oauth_token", request.token.clone())],
+        )
+    }
+
+    /// Step 3 (with a callback): the verifier from the URL the service redirected the user to.
+    /// Refuses a callback whose `oauth_token` is not `request`'s (a forged or mixed-up
+    /// redirect) and one without a verifier (the user did not approve).
+    pub fn verifier_from_callback(
+        &self,
+        request: &RequestToken,
+        callback_url: &str,
+    ) -> Result<Verifier, Error> {
+        let reject = |reason: String| Error::Callback { reason };
+        let url = Url::parse(callback_url)
+            .map_err(|error| reject(format!("{callback_url:?} is not a URL: {error}")))?;
+        let mut token = None;
+        let mut verifier = None;
+        for (name, value) in url.query_pairs() {
+            let slot = match name.as_ref() {
+                "oauth_token" => &mut token,
+                "oauth_verifier" => &mut verifier,
+                _ => continue,
+            };
+            if slot.replace(value.into_owned()).is_some() {
+                return Err(reject(format!("{name} appears more than once")));
+            }
+        }
+        match token {
+            None => return Err(reject("it has no oauth_token".to_owned())),
+            Some(token) if token != request.token => {
+                return Err(reject(format!(
+                    "its oauth_token {token:?} is not the request token {:?}",
+                    request.token
+                )));
+            }
+            Some(_) => {}
+        }
+        let verifier = verifier
+            .ok_or_else(|| reject("it has no oauth_verifier (was access denied?)".to_owned()))?;
+        Verifier::new(&verifier).map_err(|_| reject("its oauth_verifier is empty".to_owned()))
+    }
+
+    /// Step 4: exchanges the approved request token and its verifier for an access token,
+    /// signed with the request token's secret. The service discards the request token.
+    pub async fn access_token(
+        &self,
+        request: &RequestToken,
+        verifier: &Verifier,
+    ) -> Result<AccessToken, Error> {
+        const METHOD: &str = "oauth/getAccessToken";
+        let call = Call {
+            method: METHOD,
+            http_method: reqwest::Method::POST,
+            path: oauth::ACCESS_TOKEN_PATH,
+            query: &[],
+            token: Some(&request.token),
+            token_secret: request.secret.expose(),
+            callback: None,
+            verifier: Some(verifier.as_str()),
+            oauth_endpoint: true,
+        };
+        let granted_at = self.transport.now();
+        let response = self.transport.send(&call).await?;
+        let mut form = token_response(METHOD, &response)?;
+        Ok(AccessToken::new(
+            form.take(METHOD, "oauth_token")?,
+            form.take(METHOD, "oauth_token_secret")?,
+            granted_at,
+        ))
+    }
+
+    /// A session acting for the user who granted `token`.
+    pub fn session(&self, token: AccessToken) -> Session {
+        Session {
+            transport: self.transport.clone(),
+            token: Arc::new(token),
+        }
+    }
+}
+
+/// The client acting for one user: the data methods (generated, one per method of the
+/// reference) and revocation. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Session {
+    transport: Arc<Transport>,
+    token: Arc<AccessToken>,
+}
+
+impl Session {
+    /// The access token in use (to persist it).
+    pub fn token(&self) -> &AccessToken {
+        &self.token
+    }
+
+    /// Ends the access token at once (`oauth/revokeToken`). Later calls with it fail.
+    pub async fn revoke(&self) -> Result<(), Error> {
+        const METHOD: &str = "oauth/revokeToken";
+        self.check_expiry()?;
+        let call = Call {
+            method: METHOD,
+            http_method: reqwest::Method::POST,
+            path: oauth::REVOKE_PATH,
+            query: &[],
+            token: Some(self.token.token()),
+            token_secret: self.token.secret().expose(),
+            callback: None,
+            verifier: None,
+            oauth_endpoint: true,
+        };
+        let response = self.transport.send(&call).await?;
+        // The reference does not show revokeToken's body: any success status will do.
+        match failure(METHOD, &response) {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+
+    /// Pages fetched at once by paged streams.
+    pub(crate) fn page_concurrency(&self) -> usize {
+        self.transport.page_concurrency
+    }
+
+    fn check_expiry(&self) -> Result<(), Error> {
+        if self.token.is_expired_at(self.transport.now()) {
+            return Err(Error::TokenExpired {
+                expires_at: self.token.expires_at(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Calls a data method and decodes its `data`. Used by the generated methods.
+    pub(crate) async fn get<T: DeserializeOwned>(
+        &self,
+        method: &'static str,
+        path: &'static str,
+        query: &[(&'static str, String)],
+    ) -> Result<T, Error> {
+        self.check_expiry()?;
+        let call = Call {
+            method,
+            http_method: reqwest::Method::GET,
+            path,
+            query,
+            token: Some(self.token.token()),
+            token_secret: self.token.secret().expose(),
+            callback: None,
+            verifier: None,
+            oauth_endpoint: false,
+        };
+        let response = self.transport.send(&call).await?;
+        if let Some(error) = failure(method, &response) {
+            return Err(error);
+        }
+        match decode::<Envelope<T>>(&response.body) {
+            Ok(envelope) if envelope.rcode == 1 => Ok(envelope.data),
+            Ok(envelope) => Err(Error::Api {
+                method,
+                status: response.status,
+                failure: ApiFailure::parse(&response.body).unwrap_or_else(|| ApiFailure {
+                    code: None,
+                    rcode: Some(envelope.rcode),
+                    message: None,
+                    body: String::from_utf8_lossy(&response.body).into_owned(),
+                }),
+            }),
+            Err(error) => Err(match ApiFailure::parse(&response.body) {
+                Some(failure) => Error::Api {
+                    method,
+                    status: response.status,
+                    failure,
+                },
+                None => Error::Decode {
+                    method,
+                    path: error.path,
+                    message: match &response.content_type {
+                        Some(kind) if !kind.contains("json") => {
+                            format!("{} (the content type is {kind})", error.message)
+                        }
+                        _ => error.message,
+                    },
+                    excerpt: excerpt(&redact(&String::from_utf8_lossy(&response.body))),
+                },
+            }),
+        }
+    }
+}
+
+/// The error a non-success status stands for, if the status is not a success.
+fn failure(method: &'static str, response: &Response) -> Option<Error> {
+    if (200..300).contains(&response.status) {
+        return None;
+    }
+    Some(match ApiFailure::parse(&response.body) {
+        Some(failure) => Error::Api {
+            method,
+            status: response.status,
+            failure,
+        },
+        None => Error::Status {
+            method,
+            status: response.status,
+            body: redact(&String::from_utf8_lossy(&response.body)),
+        },
+    })
+}
+
+/// The name/value pairs of a token endpoint's form-encoded answer.
+struct TokenForm(Vec<(String, String)>);
+
+impl TokenForm {
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn take(&mut self, method: &'static str, name: &str) -> Result<String, Error> {
+        let index = self.0.iter().position(|(n, v)| n == name && !v.is_empty());
+        match index {
+            Some(index) => Ok(self.0.swap_remove(index).1),
+            None => Err(Error::Decode {
+                method,
+                path: name.to_owned(),
+                message: format!("the answer has no {name}"),
+                excerpt: excerpt(&redact(
+                    &self
+                        .0
+                        .iter()
+                        .map(|(n, v)| format!("{n}={v}"))
+                        .collect::<Vec<_>>()
+                        .join("&"),
+                )),
+            }),
+        }
+    }
+}
+
+fn token_response(method: &'static str, response: &Response) -> Result<TokenForm, Error> {
+    if let Some(error) = failure(method, response) {
+        return Err(error);
+    }
+    if let Some(failure) = ApiFailure::parse(&response.body) {
+        return Err(Error::Api {
+            method,
+            status: response.status,
+            failure,
+        });
+    }
+    Ok(TokenForm(
+        url::form_urlencoded::parse(&response.body)
+            .map(|(name, value)| (name.into_owned(), value.into_owned()))
+            .collect(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client() -> Client {
+        Client::builder(
+            "https://marketplace.example/",
+            ConsumerCredentials::new("key", "secret"),
+        )
+        .build()
+        .unwrap()
+    }
+
+    fn request() -> RequestToken {
+        RequestToken {
+            token: "req-token".to_owned(),
+            secret: crate::Secret::new("req-secret"),
+            callback_confirmed: true,
+        }
+    }
+
+    #[test]
+    fn builds_the_authorization_url() {
+        assert_eq!(
+            client().authorization_url(&request()).as_str(),
+            "https://marketplace.example/oauth/authorizeToken?oauth_token=req-token"
+        );
+    }
+
+    #[test]
+    fn takes_the_verifier_from_a_matching_callback() {
+        let verifier = client()
+            .verifier_from_callback(
+                &request(),
+                "myapp://done?oauth_token=req-token&oauth_verifier=v123",
+            )
+            .unwrap();
+        assert_eq!(verifier.as_str(), "v123");
+    }
+
+    #[test]
+    fn refuses_bad_callbacks() {
+        let refuse = |url: &str| {
+            client()
+                .verifier_from_callback(&request(), url)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(refuse("not a url").contains("is not a URL"));
+        assert!(
+            refuse("https://app/cb?oauth_token=other&oauth_verifier=v")
+                .contains("is not the request token")
+        );
+        assert!(refuse("https://app/cb?oauth_token=req-token").contains("no oauth_verifier"));
+        assert!(refuse("https://app/cb?oauth_verifier=v").contains("no oauth_token"));
+        assert!(
+            refuse("https://app/cb?oauth_token=req-token&oauth_token=req-token&oauth_verifier=v")
+                .contains("more than once")
+        );
+        assert!(refuse("https://app/cb?oauth_token=req-token&oauth_verifier=").contains("empty"));
+    }
+
+    #[test]
+    fn refuses_bad_base_urls() {
+        let build = |url: &str| {
+            Client::builder(url, ConsumerCredentials::new("key", "secret"))
+                .build()
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(build("marketplace.example").contains("base URL"));
+        assert!(build("ftp://marketplace.example").contains("http or https"));
+        assert!(build("https://marketplace.example/?a=1").contains("query"));
+    }
+
+    #[test]
+    fn an_expired_token_fails_without_a_request() {
+        let session = client().session(AccessToken::new(
+            "t",
+            "s",
+            jiff::Timestamp::from_second(1_000_000_000).unwrap(),
+        ));
+        let error = futures::executor::block_on(session.get::<serde_json::Value>(
+            "pay/getTimesheet",
+            "/api/pay/getTimesheet",
+            &[],
+        ))
+        .unwrap_err();
+        assert!(matches!(error, Error::TokenExpired { .. }), "{error}");
+    }
+}

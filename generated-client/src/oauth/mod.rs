@@ -1,0 +1,14 @@
+//! OAuth 1.0a (RFC 5849, HMAC-SHA1): request signing, the three-legged flow's credentials, and
+//! the endpoint constants from the spec.
+//!
+//! The flow itself is on [`Client`](crate::Client): [`request_token`](crate::Client::request_token),
+//! [`authorization_url`](crate::Client::authorization_url),
+//! [`verifier_from_callback`](crate::Client::verifier_from_callback),
+//! [`access_token`](crate::Client::access_token); revocation is
+//! [`Session::revoke`](crate::Session::revoke).
+
+pub mod signature;
+mod token;
+
+pub use crate::generated::api::oauth::*;
+pub use token::{AccessToken, RequestToken, Verifier};

@@ -1,0 +1,822 @@
+//! OAuth 1.0a request signing (RFC 5849), HMAC-SHA1 only.
+//!
+//! [`base_string`] builds the signature base string (section 3.4.1), [`sign`] computes the
+//! HMAC-SHA1 signature (section 3.4.2) and [`authorization_header`] does both and renders the
+//! `Authorization: OAuth ...` header value (section 3.5.1). [`nonce`] draws a fresh nonce from
+//! the OS random source; [`parse_authorization_header`] reads such a header back.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use base64::prelude::{BASE64_STANDARD, Engine as _};
+use hmac::{Hmac, KeyInit as _, Mac as _};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
+use sha1::Sha1;
+
+/// Everything but the RFC 3986 unreserved set (ALPHA / DIGIT / "-" / "." / "_" / "~").
+const ENCODE_SET: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// The only signature method this module implements.
+const SIGNATURE_METHOD: &str = "HMAC-SHA1";
+
+/// RFC 3986 percent-encoding over the unreserved set (ALPHA / DIGIT / "-" / "." / "_" / "~"),
+/// upper-case hex, as RFC 5849 section 3.6 requires.
+///
+/// Every other byte of the UTF-8 encoding is written as `%XX`; a space becomes `%20`, never
+/// `+`. Borrows the input when nothing needs encoding.
+pub fn percent_encode(text: &str) -> Cow<'_, str> {
+    utf8_percent_encode(text, ENCODE_SET).into()
+}
+
+/// Appends the percent-encoding of `text` to `out` without an intermediate allocation.
+fn push_encoded(out: &mut String, text: &str) {
+    out.extend(utf8_percent_encode(text, ENCODE_SET));
+}
+
+/// Percent-encodes an owned-or-borrowed string, reusing the owned buffer when nothing changes.
+fn encode_cow(text: Cow<'_, str>) -> Cow<'_, str> {
+    match text {
+        Cow::Borrowed(text) => percent_encode(text),
+        Cow::Owned(text) => match percent_encode(&text) {
+            Cow::Borrowed(_) => Cow::Owned(text),
+            Cow::Owned(encoded) => Cow::Owned(encoded),
+        },
+    }
+}
+
+/// The OAuth protocol parameters of one request (everything but `oauth_signature`).
+///
+/// `oauth_signature_method` is always `HMAC-SHA1` and is not a field.
+#[derive(Clone, Debug)] // Debug is harmless: this holds no secret.
+pub struct OAuthParams<'a> {
+    /// `oauth_consumer_key`: the client identifier.
+    pub consumer_key: &'a str,
+    /// `oauth_token`. `None`: no oauth_token parameter at all; `Some("")`: sent blank (the
+    /// marketplace's request-token call requires a blank oauth_token).
+    pub token: Option<&'a str>,
+    /// `oauth_nonce`: unique per timestamp, see [`nonce`].
+    pub nonce: &'a str,
+    /// `oauth_timestamp`: seconds since the Unix epoch.
+    pub timestamp: i64,
+    /// `oauth_callback`, sent only when given (the temporary-credentials request).
+    pub callback: Option<&'a str>,
+    /// `oauth_verifier`, sent only when given (the token request).
+    pub verifier: Option<&'a str>,
+    /// `oauth_version`: `Some("1.0")` normally; `None` to omit it (the RFC's examples omit it).
+    pub version: Option<&'a str>,
+}
+
+impl<'a> OAuthParams<'a> {
+    /// The protocol parameters in sorted name order, `None` for those not sent.
+    /// `signature` is `None` for the base string and `Some` for the header.
+    fn fields(
+        &self,
+        timestamp: &'a str,
+        signature: Option<&'a str>,
+    ) -> [(&'static str, Option<&'a str>); 9] {
+        [
+            ("oauth_callback", self.callback),
+            ("oauth_consumer_key", Some(self.consumer_key)),
+            ("oauth_nonce", Some(self.nonce)),
+            ("oauth_signature", signature),
+            ("oauth_signature_method", Some(SIGNATURE_METHOD)),
+            ("oauth_timestamp", Some(timestamp)),
+            ("oauth_token", self.token),
+            ("oauth_verifier", self.verifier),
+            ("oauth_version", self.version),
+        ]
+    }
+}
+
+/// The secrets a signature is keyed with: the consumer secret and the token secret (empty for
+/// the request-token call).
+///
+/// Its `Debug` output shows no secret.
+#[derive(Clone, Copy)]
+pub struct SigningKey<'a> {
+    /// The consumer (client) secret.
+    pub consumer_secret: &'a str,
+    /// The token secret; empty when there is no token yet.
+    pub token_secret: &'a str,
+}
+
+impl fmt::Debug for SigningKey<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SigningKey")
+            .field("consumer_secret", &"<redacted>")
+            .field("token_secret", &"<redacted>")
+            .finish()
+    }
+}
+
+/// A request to sign: method, URL (its query string is part of the signed parameters), and the
+/// form-encoded body parameters (already decoded name/value pairs; empty for GET or for a POST
+/// without a form body).
+#[derive(Clone, Copy, Debug)]
+pub struct SignatureRequest<'a> {
+    /// The HTTP method, in any case (it is upper-cased for signing).
+    pub method: &'a str,
+    /// The request URL, query string included.
+    pub url: &'a url::Url,
+    /// The decoded `application/x-www-form-urlencoded` body parameters, in any order.
+    pub form: &'a [(String, String)],
+}
+
+/// The signature base string (RFC 5849 section 3.4.1): upper-case method, '&', encoded base
+/// string URI (scheme and host lower-cased, default port 80 for http / 443 for https dropped,
+/// path kept, query and fragment removed), '&', encoded normalized parameters (query parameters
+/// decoded from the URL with application/x-www-form-urlencoded rules, form parameters, oauth
+/// parameters; realm and oauth_signature excluded; each name and value percent-encoded, sorted
+/// by encoded name then encoded value, duplicates kept, joined name=value with '&').
+///
+/// An `oauth_signature` parameter in the query or the form is left out; a query or form
+/// parameter named `realm` is an ordinary parameter and is signed (the RFC excludes `realm`
+/// only from the Authorization header, and [`OAuthParams`] has none).
+pub fn base_string(request: &SignatureRequest<'_>, oauth: &OAuthParams<'_>) -> String {
+    let timestamp = oauth.timestamp.to_string();
+    base_string_with(request, oauth, &timestamp)
+}
+
+/// [`base_string`] with the timestamp already formatted (shared with the header builder).
+fn base_string_with(
+    request: &SignatureRequest<'_>,
+    oauth: &OAuthParams<'_>,
+    timestamp: &str,
+) -> String {
+    let url = request.url;
+
+    // The normalized parameters: (encoded name, encoded value), built once and sorted.
+    let mut params: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(request.form.len() + 8);
+    params.extend(
+        url.query_pairs()
+            .filter(|(name, _)| name != "oauth_signature")
+            .map(|(name, value)| (encode_cow(name), encode_cow(value))),
+    );
+    params.extend(
+        request
+            .form
+            .iter()
+            .filter(|(name, _)| name != "oauth_signature")
+            .map(|(name, value)| (percent_encode(name), percent_encode(value))),
+    );
+    params.extend(
+        oauth
+            .fields(timestamp, None)
+            .into_iter()
+            .filter_map(|(name, value)| Some((Cow::Borrowed(name), percent_encode(value?)))),
+    );
+    params.sort_unstable();
+
+    let params_len: usize = params.iter().map(|(n, v)| n.len() + v.len() + 2).sum();
+    let mut out =
+        String::with_capacity(request.method.len() + 2 + 3 * url.as_str().len() + 2 * params_len);
+
+    // 1. The method, upper-cased (and encoded, for a custom method's sake).
+    out.extend(
+        utf8_percent_encode(request.method, ENCODE_SET)
+            .flat_map(str::chars)
+            .map(|c| c.to_ascii_uppercase()),
+    );
+    out.push('&');
+
+    // 2. The base string URI, encoded: scheme://host[:port]path, no userinfo/query/fragment.
+    //    `url` has already lower-cased the scheme (and the host, for http and https), and
+    //    `Url::port` is `None` when the port is the scheme's default (80 / 443).
+    push_encoded(&mut out, url.scheme());
+    out.push_str("%3A%2F%2F");
+    if let Some(host) = url.host_str() {
+        if host.bytes().any(|b| b.is_ascii_uppercase()) {
+            push_encoded(&mut out, &host.to_ascii_lowercase());
+        } else {
+            push_encoded(&mut out, host);
+        }
+    }
+    if let Some(port) = url.port() {
+        out.push_str("%3A");
+        out.push_str(&port.to_string());
+    }
+    push_encoded(&mut out, url.path());
+    out.push('&');
+
+    // 3. The normalized parameters, encoded a second time as a whole ('=' -> %3D, '&' -> %26).
+    for (i, (name, value)) in params.iter().enumerate() {
+        if i > 0 {
+            out.push_str("%26");
+        }
+        push_encoded(&mut out, name);
+        out.push_str("%3D");
+        push_encoded(&mut out, value);
+    }
+    out
+}
+
+/// HMAC-SHA1 over the base string keyed with encode(consumer_secret) & encode(token_secret),
+/// base64 (standard, padded).
+pub fn sign(base_string: &str, key: &SigningKey<'_>) -> String {
+    let consumer_secret = percent_encode(key.consumer_secret);
+    let token_secret = percent_encode(key.token_secret);
+    let mut secret = String::with_capacity(consumer_secret.len() + 1 + token_secret.len());
+    secret.push_str(&consumer_secret);
+    secret.push('&');
+    secret.push_str(&token_secret);
+
+    let mut mac =
+        Hmac::<Sha1>::new_from_slice(secret.as_bytes()).expect("HMAC accepts a key of any length");
+    mac.update(base_string.as_bytes());
+    BASE64_STANDARD.encode(mac.finalize().into_bytes())
+}
+
+/// The full Authorization header value: `OAuth realm="", oauth_consumer_key="...",
+/// oauth_nonce="...", oauth_signature="...", oauth_signature_method="HMAC-SHA1",
+/// oauth_timestamp="...", oauth_token="...", oauth_version="1.0"` (plus oauth_callback /
+/// oauth_verifier when given), every value percent-encoded, an empty realm first (the
+/// marketplace requires `realm=""`).
+///
+/// Parameters are in name order; `oauth_token` and `oauth_version` appear only when
+/// [`OAuthParams`] has them (`oauth_token=""` for `Some("")`).
+pub fn authorization_header(
+    request: &SignatureRequest<'_>,
+    oauth: &OAuthParams<'_>,
+    key: &SigningKey<'_>,
+) -> String {
+    let timestamp = oauth.timestamp.to_string();
+    let signature = sign(&base_string_with(request, oauth, &timestamp), key);
+    let fields = oauth.fields(&timestamp, Some(&signature));
+
+    let len: usize = fields
+        .iter()
+        .filter_map(|&(name, value)| Some(name.len() + 3 * value?.len() + 5))
+        .sum();
+    let mut out = String::with_capacity("OAuth realm=\"\"".len() + len);
+    out.push_str("OAuth realm=\"\"");
+    for (name, value) in fields {
+        if let Some(value) = value {
+            out.push_str(", ");
+            out.push_str(name);
+            out.push_str("=\"");
+            push_encoded(&mut out, value);
+            out.push('"');
+        }
+    }
+    out
+}
+
+/// The OS random source failed while drawing a nonce (see [`nonce`]).
+#[derive(Clone, Copy, Debug, thiserror::Error)]
+#[error("the OS random source failed: {0}")]
+pub struct NonceError(
+    /// The underlying `getrandom` error (shown in the message; not exposed as a `source()`,
+    /// since `getrandom::Error` implements `std::error::Error` only with its `std` feature).
+    pub getrandom::Error,
+);
+
+impl From<getrandom::Error> for NonceError {
+    fn from(error: getrandom::Error) -> Self {
+        Self(error)
+    }
+}
+
+/// A fresh nonce from the OS random source: 32 lowercase hex characters (16 random bytes).
+///
+/// # Errors
+///
+/// [`NonceError`] if the OS random source fails.
+pub fn nonce() -> Result<String, NonceError> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)?;
+    let mut out = String::with_capacity(2 * bytes.len());
+    for byte in bytes {
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0x0f)]));
+    }
+    Ok(out)
+}
+
+/// Parses an Authorization header of the form above back into (name, value) pairs with values
+/// percent-decoded (used by servers and tests); returns None if it is not an `OAuth ` header or
+/// is malformed (never panics).
+///
+/// The scheme is matched case-insensitively and must be followed by a space or tab. Each
+/// parameter is `name="value"`; parameters are separated by commas with optional spaces or
+/// tabs around them. Malformed means: no parameter at all, a missing `=` or quote, an empty or
+/// non-token name, a trailing comma, a backslash or control character in a value, a `%` not
+/// followed by two hex digits, a decoded value that is not UTF-8, or a parameter that appears
+/// twice (RFC 5849 section 3.5.1 forbids that). `realm` is returned like any other parameter.
+pub fn parse_authorization_header(header: &str) -> Option<Vec<(String, String)>> {
+    const OWS: [char; 2] = [' ', '\t'];
+
+    let scheme = header.get(..5)?;
+    if !scheme.eq_ignore_ascii_case("oauth") {
+        return None;
+    }
+    let rest = &header[5..];
+    if !rest.starts_with(OWS) {
+        return None;
+    }
+    let mut rest = rest.trim_start_matches(OWS);
+
+    let mut params: Vec<(String, String)> = Vec::with_capacity(10);
+    loop {
+        let eq = rest.find('=')?;
+        let name = &rest[..eq];
+        if name.is_empty() || !name.bytes().all(is_name_byte) {
+            return None;
+        }
+        let after = rest[eq + 1..].strip_prefix('"')?;
+        let close = after.find('"')?;
+        let name = decode_strict(name)?;
+        let value = decode_strict(&after[..close])?;
+        if params.iter().any(|(seen, _)| *seen == name) {
+            return None;
+        }
+        params.push((name, value));
+
+        rest = after[close + 1..].trim_start_matches(OWS);
+        if rest.is_empty() {
+            return Some(params);
+        }
+        rest = rest.strip_prefix(',')?.trim_start_matches(OWS);
+    }
+}
+
+/// A byte allowed in a (percent-encoded) parameter name: unreserved or `%`.
+fn is_name_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'%')
+}
+
+/// Percent-decodes `text`, rejecting control characters, backslashes, `%` not followed by two
+/// hex digits, and decoded bytes that are not UTF-8.
+fn decode_strict(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    for (i, &byte) in bytes.iter().enumerate() {
+        if byte.is_ascii_control() || byte == b'\\' {
+            return None;
+        }
+        if byte == b'%'
+            && !(bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+        {
+            return None;
+        }
+    }
+    percent_decode_str(text)
+        .decode_utf8()
+        .ok()
+        .map(Cow::into_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(text: &str) -> url::Url {
+        url::Url::parse(text).expect("test URL parses")
+    }
+
+    fn form(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|&(name, value)| (name.to_owned(), value.to_owned()))
+            .collect()
+    }
+
+    /// RFC 5849 section 1.2 consumer credentials.
+    const RFC_CONSUMER_KEY: &str = "dpf43f3p2l4k3l03";
+    const RFC_CONSUMER_SECRET: &str = "kd94hf93k423kf44";
+
+    fn rfc_params<'a>(
+        token: Option<&'a str>,
+        nonce: &'a str,
+        timestamp: i64,
+        callback: Option<&'a str>,
+        verifier: Option<&'a str>,
+    ) -> OAuthParams<'a> {
+        OAuthParams {
+            consumer_key: RFC_CONSUMER_KEY,
+            token,
+            nonce,
+            timestamp,
+            callback,
+            verifier,
+            version: None,
+        }
+    }
+
+    #[test]
+    fn rfc5849_1_2_temporary_credentials() {
+        let url = url("https://photos.example.net/initiate");
+        let request = SignatureRequest {
+            method: "POST",
+            url: &url,
+            form: &[],
+        };
+        let oauth = rfc_params(
+            None,
+            "wIjqoS",
+            137131200,
+            Some("http://printer.example.com/ready"),
+            None,
+        );
+        let key = SigningKey {
+            consumer_secret: RFC_CONSUMER_SECRET,
+            token_secret: "",
+        };
+        let base = base_string(&request, &oauth);
+        assert_eq!(
+            base,
+            "POST&https%3A%2F%2Fphotos.example.net%2Finitiate&oauth_callback%3Dhttp%253A%252F%252F\
+             printer.example.com%252Fready%26oauth_consumer_key%3Ddpf43f3p2l4k3l03%26oauth_nonce\
+             %3DwIjqoS%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D137131200"
+        );
+        assert_eq!(sign(&base, &key), "74KNZJeDHnMBp0EMJ9ZHt/XKycU=");
+
+        let header = authorization_header(&request, &oauth, &key);
+        assert_eq!(
+            header,
+            "OAuth realm=\"\", oauth_callback=\"http%3A%2F%2Fprinter.example.com%2Fready\", \
+             oauth_consumer_key=\"dpf43f3p2l4k3l03\", oauth_nonce=\"wIjqoS\", \
+             oauth_signature=\"74KNZJeDHnMBp0EMJ9ZHt%2FXKycU%3D\", \
+             oauth_signature_method=\"HMAC-SHA1\", oauth_timestamp=\"137131200\""
+        );
+    }
+
+    #[test]
+    fn rfc5849_1_2_token_credentials() {
+        let url = url("https://photos.example.net/token");
+        let request = SignatureRequest {
+            method: "POST",
+            url: &url,
+            form: &[],
+        };
+        let oauth = rfc_params(
+            Some("hh5s93j4hdidpola"),
+            "walatlh",
+            137131201,
+            None,
+            Some("hfdp7dh39dks9884"),
+        );
+        let key = SigningKey {
+            consumer_secret: RFC_CONSUMER_SECRET,
+            token_secret: "hdhd0244k9j7ao03",
+        };
+        let base = base_string(&request, &oauth);
+        assert_eq!(sign(&base, &key), "gKgrFCywp7rO0OXSjdot/IHF7IU=");
+    }
+
+    #[test]
+    fn rfc5849_1_2_protected_resource() {
+        let url = url("http://photos.example.net/photos?file=vacation.jpg&size=original");
+        let request = SignatureRequest {
+            method: "GET",
+            url: &url,
+            form: &[],
+        };
+        let oauth = rfc_params(Some("nnch734d00sl2jdk"), "chapoH", 137131202, None, None);
+        let key = SigningKey {
+            consumer_secret: RFC_CONSUMER_SECRET,
+            token_secret: "pfkkdhi9sl3r4s00",
+        };
+        let base = base_string(&request, &oauth);
+        assert_eq!(
+            base,
+            "GET&http%3A%2F%2Fphotos.example.net%2Fphotos&file%3Dvacation.jpg%26\
+             oauth_consumer_key%3Ddpf43f3p2l4k3l03%26oauth_nonce%3DchapoH%26\
+             oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D137131202%26\
+             oauth_token%3Dnnch734d00sl2jdk%26size%3Doriginal"
+        );
+        assert_eq!(sign(&base, &key), "MdpQcU8iPSUjWoN/UDMsK2sui9I=");
+    }
+
+    #[test]
+    fn twitter_creating_a_signature_example() {
+        let url = url("https://api.twitter.com/1.1/statuses/update.json?include_entities=true");
+        let body = form(&[(
+            "status",
+            "Hello Ladies + Gentlemen, a signed OAuth request!",
+        )]);
+        let request = SignatureRequest {
+            method: "POST",
+            url: &url,
+            form: &body,
+        };
+        let oauth = OAuthParams {
+            consumer_key: "xvz1evFS4wEEPTGEFPHBog",
+            token: Some("370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb"),
+            nonce: "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg",
+            timestamp: 1318622958,
+            callback: None,
+            verifier: None,
+            version: Some("1.0"),
+        };
+        let key = SigningKey {
+            consumer_secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw",
+            token_secret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE",
+        };
+        let base = base_string(&request, &oauth);
+        assert_eq!(
+            base,
+            "POST&https%3A%2F%2Fapi.twitter.com%2F1.1%2Fstatuses%2Fupdate.json&\
+             include_entities%3Dtrue%26oauth_consumer_key%3Dxvz1evFS4wEEPTGEFPHBog%26\
+             oauth_nonce%3DkYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg%26\
+             oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1318622958%26\
+             oauth_token%3D370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb%26\
+             oauth_version%3D1.0%26status%3DHello%2520Ladies%2520%252B%2520Gentlemen%252C\
+             %2520a%2520signed%2520OAuth%2520request%2521"
+        );
+        assert_eq!(sign(&base, &key), "hCtSmYh+iHYCEqBWrE7C7hYmtUk=");
+    }
+
+    #[test]
+    fn rfc5849_3_4_1_1_base_string() {
+        // The body "c2&a3=2+q", decoded; realm "Example" lives only in the header.
+        let url = url("http://example.com/request?b5=%3D%253D&a3=a&c%40=&a2=r%20b");
+        let body = form(&[("c2", ""), ("a3", "2 q")]);
+        let request = SignatureRequest {
+            method: "POST",
+            url: &url,
+            form: &body,
+        };
+        let oauth = OAuthParams {
+            consumer_key: "9djdj82h48djs9d2",
+            token: Some("kkk9d7dh3k39sjv7"),
+            nonce: "7d8f3e4a",
+            timestamp: 137131201,
+            callback: None,
+            verifier: None,
+            version: None,
+        };
+        assert_eq!(
+            base_string(&request, &oauth),
+            "POST&http%3A%2F%2Fexample.com%2Frequest&a2%3Dr%2520b%26a3%3D2%2520q%26a3%3Da%26\
+             b5%3D%253D%25253D%26c%2540%3D%26c2%3D%26oauth_consumer_key%3D9djdj82h48djs9d2%26\
+             oauth_nonce%3D7d8f3e4a%26oauth_signature_method%3DHMAC-SHA1%26\
+             oauth_timestamp%3D137131201%26oauth_token%3Dkkk9d7dh3k39sjv7"
+        );
+    }
+
+    #[test]
+    fn project_base_string_encoding_and_ordering() {
+        // Query, decoded with form rules: x=z, x="%41", x="a b", empty="", "ü"="1",
+        // "a+b"="plus"; its oauth_signature is excluded. Form: "a b"="space", x="ü", x="a|",
+        // x="a_", flag="", and another oauth_signature (excluded).
+        //
+        // Encoded and sorted by encoded name then encoded value:
+        //   %C3%BC=1            ("ü" sorts after "z" raw, first encoded)
+        //   a%20b=space, a%2Bb=plus, empty=, flag=, oauth_* (oauth_token= blank),
+        //   x=%2541, x=%C3%BC, x=a%20b, x=a%7C, x=a_, x=z
+        // (raw, "a_" < "a|" and "z" < "ü"; encoded, "a%7C" < "a_" and "%C3%BC" < "z").
+        let url = url(
+            "https://API.Example.com/v2/jobs?x=z&x=%2541&x=a+b&empty=&%C3%BC=1&a%2Bb=plus\
+             &oauth_signature=bogus#fragment",
+        );
+        let body = form(&[
+            ("a b", "space"),
+            ("x", "ü"),
+            ("x", "a|"),
+            ("x", "a_"),
+            ("flag", ""),
+            ("oauth_signature", "bogus"),
+        ]);
+        let request = SignatureRequest {
+            method: "post",
+            url: &url,
+            form: &body,
+        };
+        let oauth = OAuthParams {
+            consumer_key: "ck",
+            token: Some(""),
+            nonce: "n0nce",
+            timestamp: 1700000000,
+            callback: None,
+            verifier: None,
+            version: Some("1.0"),
+        };
+        assert_eq!(
+            base_string(&request, &oauth),
+            "POST&https%3A%2F%2Fapi.example.com%2Fv2%2Fjobs&\
+             %25C3%25BC%3D1%26a%2520b%3Dspace%26a%252Bb%3Dplus%26empty%3D%26flag%3D%26\
+             oauth_consumer_key%3Dck%26oauth_nonce%3Dn0nce%26\
+             oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1700000000%26\
+             oauth_token%3D%26oauth_version%3D1.0%26\
+             x%3D%252541%26x%3D%25C3%25BC%26x%3Da%2520b%26x%3Da%257C%26x%3Da_%26x%3Dz"
+        );
+
+        // No token at all: no oauth_token parameter.
+        let no_token = OAuthParams {
+            token: None,
+            ..oauth.clone()
+        };
+        assert!(!base_string(&request, &no_token).contains("oauth_token"));
+    }
+
+    /// The base string URI, decoded back from the second segment of a parameterless base string.
+    fn base_uri(text: &str) -> String {
+        let url = url(text);
+        let request = SignatureRequest {
+            method: "GET",
+            url: &url,
+            form: &[],
+        };
+        let oauth = rfc_params(None, "n", 1, None, None);
+        let base = base_string(&request, &oauth);
+        let segment = base.split('&').nth(1).expect("three segments");
+        percent_decode_str(segment)
+            .decode_utf8()
+            .expect("UTF-8")
+            .into_owned()
+    }
+
+    #[test]
+    fn base_string_uri_rules() {
+        assert_eq!(
+            base_uri("https://EXAMPLE.com:443/Path"),
+            "https://example.com/Path"
+        );
+        assert_eq!(base_uri("HTTP://example.com:80/"), "http://example.com/");
+        assert_eq!(
+            base_uri("http://example.com:8080/x"),
+            "http://example.com:8080/x"
+        );
+        assert_eq!(
+            base_uri("https://example.com:80/x"),
+            "https://example.com:80/x"
+        );
+        assert_eq!(
+            base_uri("https://user:pass@example.com/a/b?q=1&r=2#frag"),
+            "https://example.com/a/b"
+        );
+        assert_eq!(base_uri("http://example.com"), "http://example.com/");
+        // The path is kept as sent on the request line (already percent-encoded).
+        assert_eq!(
+            base_uri("http://example.com/r%20v/X?id=123"),
+            "http://example.com/r%20v/X"
+        );
+    }
+
+    #[test]
+    fn percent_encode_rules() {
+        assert_eq!(
+            percent_encode("!#$&'()*+,/:;=?@[]"),
+            "%21%23%24%26%27%28%29%2A%2B%2C%2F%3A%3B%3D%3F%40%5B%5D"
+        );
+        assert_eq!(percent_encode("a b"), "a%20b");
+        assert_eq!(percent_encode("*"), "%2A");
+        assert_eq!(percent_encode("%"), "%25");
+        assert_eq!(percent_encode("\"<>\\^`{|}"), "%22%3C%3E%5C%5E%60%7B%7C%7D");
+        assert_eq!(percent_encode("ü"), "%C3%BC");
+        assert_eq!(percent_encode("€"), "%E2%82%AC");
+        assert_eq!(percent_encode("😀"), "%F0%9F%98%80");
+        assert_eq!(percent_encode("\n\0"), "%0A%00");
+        assert_eq!(percent_encode(""), "");
+        // Unreserved characters are kept, and borrowed.
+        let unreserved = "AZaz09-._~";
+        assert_eq!(percent_encode(unreserved), unreserved);
+        assert!(matches!(percent_encode(unreserved), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn authorization_header_round_trip() {
+        let url = url("https://api.example.com/v1/jobs?page=2");
+        let body = form(&[("title", "Inventory sync & more")]);
+        let request = SignatureRequest {
+            method: "POST",
+            url: &url,
+            form: &body,
+        };
+        let oauth = OAuthParams {
+            consumer_key: "key with space",
+            token: Some(""),
+            nonce: "0123456789abcdef0123456789abcdef",
+            timestamp: 1768000000,
+            callback: Some("oob"),
+            verifier: Some("v/1+2="),
+            version: Some("1.0"),
+        };
+        let key = SigningKey {
+            consumer_secret: "cs&",
+            token_secret: "",
+        };
+        let header = authorization_header(&request, &oauth, &key);
+        assert!(header.starts_with("OAuth realm=\"\", "), "{header}");
+
+        let expected_signature = sign(&base_string(&request, &oauth), &key);
+        let expected = [
+            ("realm", ""),
+            ("oauth_callback", "oob"),
+            ("oauth_consumer_key", "key with space"),
+            ("oauth_nonce", "0123456789abcdef0123456789abcdef"),
+            ("oauth_signature", expected_signature.as_str()),
+            ("oauth_signature_method", "HMAC-SHA1"),
+            ("oauth_timestamp", "1768000000"),
+            ("oauth_token", ""),
+            ("oauth_verifier", "v/1+2="),
+            ("oauth_version", "1.0"),
+        ];
+        for (name, _) in expected {
+            assert_eq!(
+                header.matches(&format!("{name}=\"")).count(),
+                1,
+                "{name} in {header}"
+            );
+        }
+        let parsed = parse_authorization_header(&header).expect("own header parses");
+        let parsed: Vec<(&str, &str)> = parsed
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .collect();
+        assert_eq!(parsed, expected);
+
+        // Values are encoded in the header itself.
+        assert!(header.contains("oauth_consumer_key=\"key%20with%20space\""));
+        assert!(header.contains("oauth_verifier=\"v%2F1%2B2%3D\""));
+        assert!(header.contains("oauth_token=\"\""));
+
+        // Without token and version, neither appears.
+        let bare = OAuthParams {
+            token: None,
+            version: None,
+            callback: None,
+            verifier: None,
+            ..oauth
+        };
+        let header = authorization_header(&request, &bare, &key);
+        assert!(!header.contains("oauth_token"), "{header}");
+        assert!(!header.contains("oauth_version"), "{header}");
+    }
+
+    #[test]
+    fn nonce_is_32_lowercase_hex_and_fresh() {
+        let first = nonce().expect("OS random source");
+        let second = nonce().expect("OS random source");
+        for n in [&first, &second] {
+            assert_eq!(n.len(), 32, "{n}");
+            assert!(
+                n.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
+                "{n}"
+            );
+        }
+        assert_ne!(first, second);
+    }
+
+    #[test]
+    fn parse_authorization_header_accepts_and_rejects() {
+        assert_eq!(
+            parse_authorization_header("oauth  a=\"1\" ,\tb=\"x%20y\""),
+            Some(vec![
+                ("a".to_owned(), "1".to_owned()),
+                ("b".to_owned(), "x y".to_owned())
+            ])
+        );
+        let malformed = [
+            "",
+            "OAuth",
+            "OAuth ",
+            "OAuth    ",
+            "Basic realm=\"\"",
+            "OAuthrealm=\"\"",
+            "realm=\"\", oauth_nonce=\"n\"",
+            "OAuth realm=",
+            "OAuth realm=\"",
+            "OAuth realm=\"\"x",
+            "OAuth realm",
+            "OAuth realm=x",
+            "OAuth realm=\"\",",
+            "OAuth realm=\"\", ",
+            "OAuth realm=\"\",, a=\"b\"",
+            "OAuth realm=\"\" a=\"b\"",
+            "OAuth =\"x\"",
+            "OAuth a b=\"x\"",
+            "OAuth a=\"%\"",
+            "OAuth a=\"%4\"",
+            "OAuth a=\"%zz\"",
+            "OAuth a=\"%FF\"",
+            "OAuth a=\"x\\\"",
+            "OAuth a=\"line\nbreak\"",
+            "OAuth a=\"1\", a=\"2\"",
+            "OAut",
+            "OAü",
+            "ü OAuth a=\"b\"",
+        ];
+        for header in malformed {
+            assert_eq!(parse_authorization_header(header), None, "{header:?}");
+        }
+    }
+
+    #[test]
+    fn signing_key_debug_hides_secrets() {
+        let key = SigningKey {
+            consumer_secret: "very-secret",
+            token_secret: "also-secret",
+        };
+        let debug = format!("{key:?}");
+        assert!(
+            !debug.contains("very-secret") && !debug.contains("also-secret"),
+            "{debug}"
+        );
+    }
+}

@@ -1,0 +1,132 @@
+//! The credentials of the three-legged flow: request token, verifier, access token.
+
+use jiff::{SignedDuration, Timestamp};
+use serde::{Deserialize, Serialize};
+
+use crate::oauth::TOKEN_LIFETIME;
+use crate::secret::Secret;
+
+/// A temporary (request) token from `oauth/getRequestToken`, to be authorized by the user.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestToken {
+    /// The request token (`oauth_token`).
+    pub token: String,
+    /// Its secret; signs the access-token exchange.
+    pub secret: Secret,
+    /// `oauth_callback_confirmed` as sent (always true per the reference).
+    pub callback_confirmed: bool,
+}
+
+/// The `oauth_verifier` the service gives when the user approves: through the callback, or on a
+/// page for the user to type in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verifier(String);
+
+impl Verifier {
+    /// A verifier typed in by the user (surrounding white space is ignored).
+    pub fn new(text: &str) -> Result<Self, crate::Error> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(crate::Error::InvalidArgument {
+                method: "oauth/getAccessToken",
+                name: "oauth_verifier".to_owned(),
+                reason: "the verifier is empty".to_owned(),
+            });
+        }
+        Ok(Verifier(text.to_owned()))
+    }
+
+    /// The verifier as sent.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An access token: acts for the user who approved the application, for at most six hours.
+///
+/// Serialize it to persist a session and deserialize it to restore one; the grant time travels
+/// with it, so a restored token still knows when it expires.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessToken {
+    token: String,
+    secret: Secret,
+    granted_at: Timestamp,
+}
+
+impl AccessToken {
+    /// A token granted at `granted_at`.
+    pub fn new(token: impl Into<String>, secret: impl Into<String>, granted_at: Timestamp) -> Self {
+        AccessToken {
+            token: token.into(),
+            secret: Secret::new(secret),
+            granted_at,
+        }
+    }
+
+    /// The access token (`oauth_token`).
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Its secret.
+    pub fn secret(&self) -> &Secret {
+        &self.secret
+    }
+
+    /// When it was granted.
+    pub fn granted_at(&self) -> Timestamp {
+        self.granted_at
+    }
+
+    /// When it expires: six hours after it was granted, the longest the service allows.
+    pub fn expires_at(&self) -> Timestamp {
+        let lifetime = SignedDuration::try_from(TOKEN_LIFETIME).unwrap_or(SignedDuration::ZERO);
+        self.granted_at
+            .checked_add(lifetime)
+            .unwrap_or(self.granted_at)
+    }
+
+    /// Whether it has expired at `now`.
+    pub fn is_expired_at(&self, now: Timestamp) -> bool {
+        now >= self.expires_at()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expires_six_hours_after_it_was_granted() {
+        let granted = Timestamp::from_second(1_768_000_000).unwrap();
+        let token = AccessToken::new("t", "s", granted);
+        assert_eq!(
+            token.expires_at().as_second() - granted.as_second(),
+            6 * 3600
+        );
+        assert!(
+            !token.is_expired_at(Timestamp::from_second(1_768_000_000 + 6 * 3600 - 1).unwrap())
+        );
+        assert!(token.is_expired_at(Timestamp::from_second(1_768_000_000 + 6 * 3600).unwrap()));
+    }
+
+    #[test]
+    fn survives_a_save_and_restore_and_never_shows_its_secret() {
+        let token = AccessToken::new(
+            "t",
+            "hunter2",
+            Timestamp::from_second(1_768_000_000).unwrap(),
+        );
+        let saved = serde_json::to_string(&token).unwrap();
+        let restored: AccessToken = serde_json::from_str(&saved).unwrap();
+        assert_eq!(restored, token);
+        assert_eq!(restored.expires_at(), token.expires_at());
+        assert!(!format!("{token:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn an_empty_verifier_is_refused() {
+        assert!(Verifier::new("  ").is_err());
+        assert_eq!(Verifier::new(" abc \n").unwrap().as_str(), "abc");
+    }
+}
