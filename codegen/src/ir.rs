@@ -373,8 +373,6 @@ pub enum ParamType {
     Integer,
     /// An object ID.
     Id,
-    /// Text.
-    String,
     /// A day, sent as `DD-MON-YY`.
     Date,
 }

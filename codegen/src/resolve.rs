@@ -972,14 +972,13 @@ impl Resolver<'_> {
         let ty = match param.ty.as_str() {
             "integer" => ir::ParamType::Integer,
             "id" => ir::ParamType::Id,
-            "string" => ir::ParamType::String,
             "date" => ir::ParamType::Date,
             other => {
                 self.report(
                     at(file, &path).key("type"),
                     format!(
-                        "unknown parameter type '{other}'{}; expected integer, id, string or date",
-                        did_you_mean(other, ["integer", "id", "string", "date"])
+                        "unknown parameter type '{other}'{}; expected integer, id or date",
+                        did_you_mean(other, ["integer", "id", "date"])
                     ),
                 );
                 return None;

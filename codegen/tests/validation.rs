@@ -297,7 +297,7 @@ fn parameters_are_checked() {
         errors(&spec),
         [
             "spec/test.yaml:14:26: methods.pay/getTimesheet.params.bidId: 'bidId' is in at_least_one_of and so cannot be required",
-            "spec/test.yaml:15:14: methods.pay/getTimesheet.params.rpp: unknown parameter type 'integr' (did you mean 'integer'?); expected integer, id, string or date",
+            "spec/test.yaml:15:14: methods.pay/getTimesheet.params.rpp: unknown parameter type 'integr' (did you mean 'integer'?); expected integer, id or date",
             "spec/test.yaml:16:30: methods.pay/getTimesheet.params.page: default 0 is outside min..max",
             "spec/test.yaml:16:42: methods.pay/getTimesheet.params.page: min 1 is above max 0",
             "spec/test.yaml:17:5: methods.pay/getTimesheet: unknown parameter 'nope'",

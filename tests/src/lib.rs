@@ -4,3 +4,4 @@
 //! The fake marketplace server and the end-to-end suite build on this crate.
 
 pub mod fixtures;
+pub mod stub;

@@ -4,6 +4,7 @@
 //! them with `prettyplease`, behind a header that says where the file comes from.
 
 mod enumeration;
+mod method;
 mod record;
 mod service;
 
@@ -52,6 +53,9 @@ pub fn generate(api: &Api) -> Result<Vec<GeneratedFile>, EmitError> {
         for record in api.records.iter().filter(|r| r.file == index) {
             items.extend(record::emit(&mut module, record));
         }
+        for method in api.methods.iter().filter(|m| m.file == index) {
+            items.extend(method::emit(&mut module, method));
+        }
         let doc = spec_file
             .doc
             .clone()
@@ -86,7 +90,7 @@ fn mod_file(api: &Api, exports: &[(String, Vec<String>)]) -> Result<GeneratedFil
         let module = ident(module);
         let names = names.iter().map(|name| ident(name));
         quote! {
-            mod #module;
+            pub(crate) mod #module;
             pub use #module::{#(#names),*};
         }
     });
@@ -181,6 +185,11 @@ pub(crate) enum Use {
     Serializer,
     DayOrInstant,
     Wire,
+    Session,
+    Error,
+    Query,
+    Paging,
+    Stream,
     /// An item of another generated module.
     Sibling(String, String),
 }
@@ -248,6 +257,23 @@ impl<'a> Module<'a> {
         .collect();
         if !serde.is_empty() {
             tokens.extend(quote! { use serde::{#(#serde),*}; });
+        }
+        if has(Use::Stream) {
+            tokens.extend(quote! { use futures::Stream; });
+        }
+        let client: Vec<Ident> = [(Use::Error, "Error"), (Use::Session, "Session")]
+            .into_iter()
+            .filter(|(u, _)| self.uses.contains(u))
+            .map(|(_, name)| ident(name))
+            .collect();
+        if !client.is_empty() {
+            tokens.extend(quote! { use crate::{#(#client),*}; });
+        }
+        if has(Use::Paging) {
+            tokens.extend(quote! { use crate::paging; });
+        }
+        if has(Use::Query) {
+            tokens.extend(quote! { use crate::query::Query; });
         }
         if has(Use::DayOrInstant) {
             tokens.extend(quote! { use crate::wire::DayOrInstant; });

@@ -30,7 +30,8 @@ pub(super) fn emit(module: &mut Module<'_>) -> TokenStream {
     }
 
     if let Some(oauth) = api.oauth.as_ref().filter(|o| o.file == file) {
-        module.export("oauth");
+        // Not re-exported at the root: the client's hand-written `oauth` module (the flow and
+        // signing) re-exports these constants.
         let oauth_doc = doc(&oauth.doc);
         let endpoints = oauth.endpoints.iter().map(|endpoint| {
             let name = ident(&format!("{}_PATH", endpoint.name.to_ascii_uppercase()));

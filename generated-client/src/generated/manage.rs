@@ -5,6 +5,10 @@
 
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use futures::Stream;
+use crate::{Error, Session};
+use crate::paging;
+use crate::query::Query;
 use crate::wire;
 use super::api::ScreenData;
 
@@ -58,4 +62,101 @@ pub struct ProviderList {
     /// On the wire: an object keyed "0", "1", ....
     #[serde(with = "wire::collection")]
     pub agents: Vec<Agent>,
+}
+
+impl Session {
+    /// Providers currently employed by the logged-in user, paged. (The method is named in one
+    /// place with group as its prefix; the request path uses manage.)
+    ///
+    /// `GET /api/manage/getMyProviders`
+    ///
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
+    pub fn get_my_providers(&self) -> GetMyProviders {
+        GetMyProviders {
+            session: self.clone(),
+            bid_id: None,
+            rpp: None,
+            page: None,
+        }
+    }
+}
+
+/// A `manage/getMyProviders` request: set its options, then [`send`](Self::send) it, or stream its [`pages`](Self::pages) or [`items`](Self::items).
+#[derive(Clone, Debug)]
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetMyProviders {
+    session: Session,
+    bid_id: Option<u64>,
+    rpp: Option<i64>,
+    page: Option<i64>,
+}
+
+impl GetMyProviders {
+    /// `bidId`: Only the provider of that Workroom is returned.
+    pub fn bid_id(mut self, bid_id: u64) -> Self {
+        self.bid_id = Some(bid_id);
+        self
+    }
+
+    /// `rpp`: Results per page; the service answers a larger value with the cap.
+    ///
+    /// Default 20. At least 1. At most 25, the documented cap: a larger value is refused before sending.
+    pub fn rpp(mut self, rpp: i64) -> Self {
+        self.rpp = Some(rpp);
+        self
+    }
+
+    /// `page`: Page number; a page above totalPages gives zero results.
+    ///
+    /// Default 1. At least 1.
+    pub fn page(mut self, page: i64) -> Self {
+        self.page = Some(page);
+        self
+    }
+
+    /// Sends the request. Arguments are checked first: an invalid one fails without a
+    /// request.
+    pub async fn send(self) -> Result<ProviderList, Error> {
+        let mut query = Query::new("manage/getMyProviders");
+        query.id("bidId", self.bid_id)?;
+        query.integer("rpp", self.rpp, Some(1), Some(25))?;
+        query.integer("page", self.page, Some(1), None)?;
+        self.session
+            .get("manage/getMyProviders", "/api/manage/getMyProviders", query.pairs())
+            .await
+    }
+
+    /// Every page from [`page`](Self::page) (default 1) on, in order. Once the first page gives the page count, the following pages are fetched ahead (see `ClientBuilder::page_concurrency`). The stream ends at the first empty page or the first error.
+    pub fn pages(
+        self,
+    ) -> impl Stream<Item = Result<ProviderList, Error>> + Send + 'static {
+        let walk = paging::Walk {
+            first_page: self.page.unwrap_or(1),
+            page_size: self.rpp.unwrap_or(20),
+            beyond_last: paging::BeyondLast::AboveTotal,
+            concurrency: self.session.page_concurrency(),
+        };
+        paging::pages(walk, move |page| self.clone().page(page).send())
+    }
+
+    /// Every `Agent` of every page, in order (see [`pages`](Self::pages)).
+    pub fn items(self) -> impl Stream<Item = Result<Agent, Error>> + Send + 'static {
+        paging::items(self.pages())
+    }
+}
+
+impl paging::Page for ProviderList {
+    type Item = Agent;
+
+    fn total_pages(&self) -> Option<i64> {
+        Some(self.total_pages)
+    }
+
+    fn len(&self) -> usize {
+        self.agents.len()
+    }
+
+    fn into_items(self) -> Vec<Agent> {
+        self.agents
+    }
 }

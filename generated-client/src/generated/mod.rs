@@ -3,26 +3,28 @@
 
 //! The generated part of the client: one module per spec file, re-exported at the crate root.
 
-mod api;
+pub(crate) mod api;
 
 pub use api::{
-    DATA_PATH, API_VERSION, oauth, ErrorCode, UserType, BidStatus, ReportStatus,
-    ProjectStatus, Bid, ScreenData,
+    DATA_PATH, API_VERSION, ErrorCode, UserType, BidStatus, ReportStatus, ProjectStatus,
+    Bid, ScreenData,
 };
 
-mod manage;
+pub(crate) mod manage;
 
-pub use manage::{Agent, ProviderList};
+pub use manage::{Agent, ProviderList, GetMyProviders};
 
-mod pay;
+pub(crate) mod pay;
 
 pub use pay::{
     WorkItemType, InvoiceType, InvoiceStatus, InvoiceDetailType, InvoiceActivityKind,
     Timesheet, StatusReport, WorkItem, ProgressItem, StatusReportComment, Invoice,
     InvoiceDetail, InvoiceActivity, Payment, Billing, TimesheetList, StatusReportList,
-    TimesheetDetails, StatusReportDetails, BillingDetails, InvoiceSummary, PaymentDetails,
+    TimesheetDetails, StatusReportDetails, BillingDetails, InvoiceSummary,
+    PaymentDetails, GetTimesheetsForBid, GetStatusReportsForBid, GetTimesheet,
+    GetStatusReport, GetBilling, GetInvoice, GetPayment,
 };
 
-mod workroom;
+pub(crate) mod workroom;
 
-pub use workroom::{ScreenBucket, Workview};
+pub use workroom::{ScreenBucket, Workview, GetWorkviewDetails};

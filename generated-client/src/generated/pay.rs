@@ -8,6 +8,10 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use futures::Stream;
+use crate::{Error, Session};
+use crate::paging;
+use crate::query::Query;
 use crate::wire::DayOrInstant;
 use crate::wire;
 use super::api::{Bid, ProjectStatus, ReportStatus, UserType};
@@ -1051,4 +1055,435 @@ pub struct PaymentDetails {
     /// The reference documents it as `invoice` but the service sends `payment`; both are accepted.
     #[serde(alias = "invoice")]
     pub payment: Payment,
+}
+
+impl Session {
+    /// All timesheets of a project in progress, paged.
+    ///
+    /// `GET /api/pay/getTimesheetsForBid`
+    ///
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
+    ///
+    /// Arguments: `bid_id`: Workroom.
+    pub fn get_timesheets_for_bid(&self, bid_id: u64) -> GetTimesheetsForBid {
+        GetTimesheetsForBid {
+            session: self.clone(),
+            bid_id,
+            rpp: None,
+            page: None,
+        }
+    }
+}
+
+/// A `pay/getTimesheetsForBid` request: set its options, then [`send`](Self::send) it, or stream its [`pages`](Self::pages) or [`items`](Self::items).
+#[derive(Clone, Debug)]
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetTimesheetsForBid {
+    session: Session,
+    bid_id: u64,
+    rpp: Option<i64>,
+    page: Option<i64>,
+}
+
+impl GetTimesheetsForBid {
+    /// `rpp`: Results per page; the service answers a larger value with the cap.
+    ///
+    /// Default 10. At least 1. At most 25, the documented cap: a larger value is refused before sending.
+    pub fn rpp(mut self, rpp: i64) -> Self {
+        self.rpp = Some(rpp);
+        self
+    }
+
+    /// `page`: Page number; a page above totalPages gives zero results.
+    ///
+    /// Default 1. At least 1.
+    pub fn page(mut self, page: i64) -> Self {
+        self.page = Some(page);
+        self
+    }
+
+    /// Sends the request. Arguments are checked first: an invalid one fails without a
+    /// request.
+    pub async fn send(self) -> Result<TimesheetList, Error> {
+        let mut query = Query::new("pay/getTimesheetsForBid");
+        query.id("bidId", Some(self.bid_id))?;
+        query.integer("rpp", self.rpp, Some(1), Some(25))?;
+        query.integer("page", self.page, Some(1), None)?;
+        self.session
+            .get(
+                "pay/getTimesheetsForBid",
+                "/api/pay/getTimesheetsForBid",
+                query.pairs(),
+            )
+            .await
+    }
+
+    /// Every page from [`page`](Self::page) (default 1) on, in order. Once the first page gives the page count, the following pages are fetched ahead (see `ClientBuilder::page_concurrency`). The stream ends at the first empty page or the first error.
+    pub fn pages(
+        self,
+    ) -> impl Stream<Item = Result<TimesheetList, Error>> + Send + 'static {
+        let walk = paging::Walk {
+            first_page: self.page.unwrap_or(1),
+            page_size: self.rpp.unwrap_or(10),
+            beyond_last: paging::BeyondLast::AboveTotal,
+            concurrency: self.session.page_concurrency(),
+        };
+        paging::pages(walk, move |page| self.clone().page(page).send())
+    }
+
+    /// Every `Timesheet` of every page, in order (see [`pages`](Self::pages)).
+    pub fn items(self) -> impl Stream<Item = Result<Timesheet, Error>> + Send + 'static {
+        paging::items(self.pages())
+    }
+}
+
+impl paging::Page for TimesheetList {
+    type Item = Timesheet;
+
+    fn total_pages(&self) -> Option<i64> {
+        Some(self.total_pages)
+    }
+
+    fn len(&self) -> usize {
+        self.timesheets.len()
+    }
+
+    fn into_items(self) -> Vec<Timesheet> {
+        self.timesheets
+    }
+}
+
+impl Session {
+    /// All status reports (submitted and in progress) of a project, paged.
+    ///
+    /// `GET /api/pay/getStatusReportsForBid`
+    ///
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
+    ///
+    /// Arguments: `bid_id`: Workroom.
+    pub fn get_status_reports_for_bid(&self, bid_id: u64) -> GetStatusReportsForBid {
+        GetStatusReportsForBid {
+            session: self.clone(),
+            bid_id,
+            rpp: None,
+            page: None,
+        }
+    }
+}
+
+/// A `pay/getStatusReportsForBid` request: set its options, then [`send`](Self::send) it, or stream its [`pages`](Self::pages) or [`items`](Self::items).
+#[derive(Clone, Debug)]
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetStatusReportsForBid {
+    session: Session,
+    bid_id: u64,
+    rpp: Option<i64>,
+    page: Option<i64>,
+}
+
+impl GetStatusReportsForBid {
+    /// `rpp`: Results per page; the service answers a larger value with the cap.
+    ///
+    /// Default 10. At least 1. At most 25, the documented cap: a larger value is refused before sending.
+    pub fn rpp(mut self, rpp: i64) -> Self {
+        self.rpp = Some(rpp);
+        self
+    }
+
+    /// `page`: Page number; a page above totalPages gives zero results.
+    ///
+    /// Default 1. At least 1.
+    pub fn page(mut self, page: i64) -> Self {
+        self.page = Some(page);
+        self
+    }
+
+    /// Sends the request. Arguments are checked first: an invalid one fails without a
+    /// request.
+    pub async fn send(self) -> Result<StatusReportList, Error> {
+        let mut query = Query::new("pay/getStatusReportsForBid");
+        query.id("bidId", Some(self.bid_id))?;
+        query.integer("rpp", self.rpp, Some(1), Some(25))?;
+        query.integer("page", self.page, Some(1), None)?;
+        self.session
+            .get(
+                "pay/getStatusReportsForBid",
+                "/api/pay/getStatusReportsForBid",
+                query.pairs(),
+            )
+            .await
+    }
+
+    /// Every page from [`page`](Self::page) (default 1) on, in order. Once the first page gives the page count, the following pages are fetched ahead (see `ClientBuilder::page_concurrency`). The stream ends at the first empty page or the first error.
+    pub fn pages(
+        self,
+    ) -> impl Stream<Item = Result<StatusReportList, Error>> + Send + 'static {
+        let walk = paging::Walk {
+            first_page: self.page.unwrap_or(1),
+            page_size: self.rpp.unwrap_or(10),
+            beyond_last: paging::BeyondLast::AboveTotal,
+            concurrency: self.session.page_concurrency(),
+        };
+        paging::pages(walk, move |page| self.clone().page(page).send())
+    }
+
+    /// Every `StatusReport` of every page, in order (see [`pages`](Self::pages)).
+    pub fn items(
+        self,
+    ) -> impl Stream<Item = Result<StatusReport, Error>> + Send + 'static {
+        paging::items(self.pages())
+    }
+}
+
+impl paging::Page for StatusReportList {
+    type Item = StatusReport;
+
+    fn total_pages(&self) -> Option<i64> {
+        Some(self.total_pages)
+    }
+
+    fn len(&self) -> usize {
+        self.status_reports.len()
+    }
+
+    fn into_items(self) -> Vec<StatusReport> {
+        self.status_reports
+    }
+}
+
+impl Session {
+    /// One hourly timesheet with its work items.
+    ///
+    /// `GET /api/pay/getTimesheet`
+    ///
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID_BIDID` and `E_VALIDATION_INVALID_ID`.
+    ///
+    /// Selects by `id`: Timesheet ID. The service needs at least one of `id` and `bidId`; add another with its setter.
+    pub fn get_timesheet_by_id(&self, id: u64) -> GetTimesheet {
+        GetTimesheet {
+            session: self.clone(),
+            id: Some(id),
+            bid_id: None,
+        }
+    }
+
+    /// One hourly timesheet with its work items.
+    ///
+    /// `GET /api/pay/getTimesheet`
+    ///
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID_BIDID` and `E_VALIDATION_INVALID_ID`.
+    ///
+    /// Selects by `bidId`: Workroom. Without id, the current (most recent) timesheet of the awarded project is returned. The service needs at least one of `id` and `bidId`; add another with its setter.
+    pub fn get_timesheet_by_bid_id(&self, bid_id: u64) -> GetTimesheet {
+        GetTimesheet {
+            session: self.clone(),
+            id: None,
+            bid_id: Some(bid_id),
+        }
+    }
+}
+
+/// A `pay/getTimesheet` request: set its options, then [`send`](Self::send) it.
+#[derive(Clone, Debug)]
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetTimesheet {
+    session: Session,
+    id: Option<u64>,
+    bid_id: Option<u64>,
+}
+
+impl GetTimesheet {
+    /// `id`: Timesheet ID.
+    pub fn id(mut self, id: u64) -> Self {
+        self.id = Some(id);
+        self
+    }
+
+    /// `bidId`: Workroom. Without id, the current (most recent) timesheet of the awarded project is returned.
+    pub fn bid_id(mut self, bid_id: u64) -> Self {
+        self.bid_id = Some(bid_id);
+        self
+    }
+
+    /// Sends the request. Arguments are checked first: an invalid one fails without a
+    /// request.
+    pub async fn send(self) -> Result<TimesheetDetails, Error> {
+        let mut query = Query::new("pay/getTimesheet");
+        query.id("id", self.id)?;
+        query.id("bidId", self.bid_id)?;
+        self.session
+            .get("pay/getTimesheet", "/api/pay/getTimesheet", query.pairs())
+            .await
+    }
+}
+
+impl Session {
+    /// One fixed-price status report.
+    ///
+    /// `GET /api/pay/getStatusReport`
+    ///
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID_BIDID` and `E_VALIDATION_INVALID_ID`.
+    ///
+    /// Selects by `id`: Status report ID. The service needs at least one of `id` and `bidId`; add another with its setter.
+    pub fn get_status_report_by_id(&self, id: u64) -> GetStatusReport {
+        GetStatusReport {
+            session: self.clone(),
+            id: Some(id),
+            bid_id: None,
+        }
+    }
+
+    /// One fixed-price status report.
+    ///
+    /// `GET /api/pay/getStatusReport`
+    ///
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID_BIDID` and `E_VALIDATION_INVALID_ID`.
+    ///
+    /// Selects by `bidId`: Workroom. Without id, the current report is returned, which may be an unstored draft (its id is `None`). The service needs at least one of `id` and `bidId`; add another with its setter.
+    pub fn get_status_report_by_bid_id(&self, bid_id: u64) -> GetStatusReport {
+        GetStatusReport {
+            session: self.clone(),
+            id: None,
+            bid_id: Some(bid_id),
+        }
+    }
+}
+
+/// A `pay/getStatusReport` request: set its options, then [`send`](Self::send) it.
+#[derive(Clone, Debug)]
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetStatusReport {
+    session: Session,
+    id: Option<u64>,
+    bid_id: Option<u64>,
+}
+
+impl GetStatusReport {
+    /// `id`: Status report ID.
+    pub fn id(mut self, id: u64) -> Self {
+        self.id = Some(id);
+        self
+    }
+
+    /// `bidId`: Workroom. Without id, the current report is returned, which may be an unstored draft (its id is `None`).
+    pub fn bid_id(mut self, bid_id: u64) -> Self {
+        self.bid_id = Some(bid_id);
+        self
+    }
+
+    /// Sends the request. Arguments are checked first: an invalid one fails without a
+    /// request.
+    pub async fn send(self) -> Result<StatusReportDetails, Error> {
+        let mut query = Query::new("pay/getStatusReport");
+        query.id("id", self.id)?;
+        query.id("bidId", self.bid_id)?;
+        self.session
+            .get("pay/getStatusReport", "/api/pay/getStatusReport", query.pairs())
+            .await
+    }
+}
+
+impl Session {
+    /// The combined billing record of one invoice: the invoice, its line items, its activity
+    /// and its payments. The properties are documented as siblings of bidDetails but are
+    /// delivered inside billing.
+    ///
+    /// `GET /api/pay/getBilling`
+    ///
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
+    ///
+    /// Arguments: `id`: Invoice ID, taken from TimesheetData.invoiceId or from an element of StatusReportData.invoiceIds.
+    pub fn get_billing(&self, id: u64) -> GetBilling {
+        GetBilling {
+            session: self.clone(),
+            id,
+        }
+    }
+}
+
+/// A `pay/getBilling` request: set its options, then [`send`](Self::send) it.
+#[derive(Clone, Debug)]
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetBilling {
+    session: Session,
+    id: u64,
+}
+
+impl GetBilling {
+    /// Sends the request. Arguments are checked first: an invalid one fails without a
+    /// request.
+    pub async fn send(self) -> Result<BillingDetails, Error> {
+        let mut query = Query::new("pay/getBilling");
+        query.id("id", Some(self.id))?;
+        self.session.get("pay/getBilling", "/api/pay/getBilling", query.pairs()).await
+    }
+}
+
+impl Session {
+    /// Summary of one invoice only. The envelope's `api` carries pay/getBilling.
+    ///
+    /// `GET /api/pay/getInvoice`
+    ///
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
+    ///
+    /// Arguments: `id`: Invoice ID.
+    pub fn get_invoice(&self, id: u64) -> GetInvoice {
+        GetInvoice {
+            session: self.clone(),
+            id,
+        }
+    }
+}
+
+/// A `pay/getInvoice` request: set its options, then [`send`](Self::send) it.
+#[derive(Clone, Debug)]
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetInvoice {
+    session: Session,
+    id: u64,
+}
+
+impl GetInvoice {
+    /// Sends the request. Arguments are checked first: an invalid one fails without a
+    /// request.
+    pub async fn send(self) -> Result<InvoiceSummary, Error> {
+        let mut query = Query::new("pay/getInvoice");
+        query.id("id", Some(self.id))?;
+        self.session.get("pay/getInvoice", "/api/pay/getInvoice", query.pairs()).await
+    }
+}
+
+impl Session {
+    /// One payment. The related invoice is fetched with pay/getInvoice using
+    /// PaymentData.invoiceId. The envelope's `api` carries pay/getBilling.
+    ///
+    /// `GET /api/pay/getPayment`
+    ///
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
+    ///
+    /// Arguments: `id`: Payment ID, taken from InvoiceData.paymentIds.
+    pub fn get_payment(&self, id: u64) -> GetPayment {
+        GetPayment {
+            session: self.clone(),
+            id,
+        }
+    }
+}
+
+/// A `pay/getPayment` request: set its options, then [`send`](Self::send) it.
+#[derive(Clone, Debug)]
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetPayment {
+    session: Session,
+    id: u64,
+}
+
+impl GetPayment {
+    /// Sends the request. Arguments are checked first: an invalid one fails without a
+    /// request.
+    pub async fn send(self) -> Result<PaymentDetails, Error> {
+        let mut query = Query::new("pay/getPayment");
+        query.id("id", Some(self.id))?;
+        self.session.get("pay/getPayment", "/api/pay/getPayment", query.pairs()).await
+    }
 }

@@ -5,6 +5,10 @@
 
 use jiff::civil::Date;
 use serde::{Deserialize, Serialize};
+use futures::Stream;
+use crate::{Error, Session};
+use crate::paging;
+use crate::query::Query;
 use crate::wire;
 use super::api::{Bid, ScreenData};
 
@@ -61,4 +65,115 @@ pub struct Workview {
     /// On the wire: an object keyed "0", "1", ....
     #[serde(with = "wire::collection")]
     pub screen_buckets: Vec<ScreenBucket>,
+}
+
+impl Session {
+    /// Screen-snapshot records for one workroom user on one day. Data for only one user per
+    /// request. Access depends on the calling user's permission.
+    ///
+    /// `GET /api/workroom/getWorkviewDetails`
+    ///
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_API_NOT_AUTHORIZED`, `E_WORKROOM_INVALID_BID` and `E_WORKROOM_BID_ACCESS`.
+    ///
+    /// Arguments: `bid_id`: Winning bid of the project. `user_id`: User whose snapshots are requested.
+    pub fn get_workview_details(&self, bid_id: u64, user_id: u64) -> GetWorkviewDetails {
+        GetWorkviewDetails {
+            session: self.clone(),
+            bid_id,
+            user_id,
+            date: None,
+            rpp: None,
+            page: None,
+        }
+    }
+}
+
+/// A `workroom/getWorkviewDetails` request: set its options, then [`send`](Self::send) it, or stream its [`pages`](Self::pages) or [`items`](Self::items).
+#[derive(Clone, Debug)]
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetWorkviewDetails {
+    session: Session,
+    bid_id: u64,
+    user_id: u64,
+    date: Option<Date>,
+    rpp: Option<i64>,
+    page: Option<i64>,
+}
+
+impl GetWorkviewDetails {
+    /// `date`: Day (DD-MON-YY); when omitted, the most recent data is returned and prevDate/nextDate are used to navigate.
+    ///
+    /// Sent as `DD-MON-YY`.
+    pub fn date(mut self, date: Date) -> Self {
+        self.date = Some(date);
+        self
+    }
+
+    /// `rpp`: ScreenBucket objects per page; the service answers a larger value with the cap.
+    ///
+    /// Default 6. At least 1. At most 10, the documented cap: a larger value is refused before sending.
+    pub fn rpp(mut self, rpp: i64) -> Self {
+        self.rpp = Some(rpp);
+        self
+    }
+
+    /// `page`: Page number; the reference says a page equal to or above totalPages returns no records, but the response carries no totalPages, so paging stops at the first short or empty page.
+    ///
+    /// Default 1. At least 1.
+    pub fn page(mut self, page: i64) -> Self {
+        self.page = Some(page);
+        self
+    }
+
+    /// Sends the request. Arguments are checked first: an invalid one fails without a
+    /// request.
+    pub async fn send(self) -> Result<Workview, Error> {
+        let mut query = Query::new("workroom/getWorkviewDetails");
+        query.id("bidId", Some(self.bid_id))?;
+        query.id("userId", Some(self.user_id))?;
+        query.date("date", self.date)?;
+        query.integer("rpp", self.rpp, Some(1), Some(10))?;
+        query.integer("page", self.page, Some(1), None)?;
+        self.session
+            .get(
+                "workroom/getWorkviewDetails",
+                "/api/workroom/getWorkviewDetails",
+                query.pairs(),
+            )
+            .await
+    }
+
+    /// Every page from [`page`](Self::page) (default 1) on, in order. The response gives no page count, so pages are fetched one by one until a short or empty page, or the first error.
+    pub fn pages(self) -> impl Stream<Item = Result<Workview, Error>> + Send + 'static {
+        let walk = paging::Walk {
+            first_page: self.page.unwrap_or(1),
+            page_size: self.rpp.unwrap_or(6),
+            beyond_last: paging::BeyondLast::AtOrAboveTotal,
+            concurrency: self.session.page_concurrency(),
+        };
+        paging::pages(walk, move |page| self.clone().page(page).send())
+    }
+
+    /// Every `ScreenBucket` of every page, in order (see [`pages`](Self::pages)).
+    pub fn items(
+        self,
+    ) -> impl Stream<Item = Result<ScreenBucket, Error>> + Send + 'static {
+        paging::items(self.pages())
+    }
+}
+
+impl paging::Page for Workview {
+    type Item = ScreenBucket;
+
+    fn total_pages(&self) -> Option<i64> {
+        None
+    }
+
+    fn len(&self) -> usize {
+        self.screen_buckets.len()
+    }
+
+    fn into_items(self) -> Vec<ScreenBucket> {
+        self.screen_buckets
+    }
 }
