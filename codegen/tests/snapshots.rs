@@ -248,3 +248,38 @@ methods:
 "#
     );
 }
+
+#[test]
+fn paged_methods_and_either_or_parameters() {
+    snapshot!(
+        r#"
+types:
+  TimesheetList:
+    doc: A page of timesheets.
+    fields:
+      totalPages: { type: integer, doc: Number of pages. }
+      timesheets: { type: list<Timesheet>, doc: The page's timesheets. }
+  Timesheet:
+    doc: A timesheet.
+    fields:
+      id: { type: id, doc: ID. }
+methods:
+  pay/getTimesheetsForBid:
+    doc: All timesheets of a workroom, paged.
+    response: TimesheetList
+    params:
+      bidId: { type: id, required: true, doc: Workroom. }
+      rpp: { type: integer, default: 10, min: 1, max: 25, doc: Results per page. }
+      page: { type: integer, default: 1, min: 1, doc: Page number. }
+    paging: { page_param: page, size_param: rpp, items: timesheets, total_pages: totalPages, beyond_last: above_total }
+  pay/getTimesheet:
+    doc: One timesheet.
+    response: Timesheet
+    params:
+      id: { type: id, doc: Timesheet ID. }
+      bidId: { type: id, doc: Workroom; its current timesheet. }
+      date: { type: date, doc: A day. }
+    at_least_one_of: [id, bidId]
+"#
+    );
+}

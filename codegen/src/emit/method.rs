@@ -58,6 +58,11 @@ pub(super) fn emit(module: &mut Module<'_>, method: &Method) -> TokenStream {
         })
         .collect::<Vec<_>>();
 
+    let query_binding = if method.params.is_empty() {
+        quote! { let query = Query::new(#wire_name); }
+    } else {
+        quote! { let mut query = Query::new(#wire_name); }
+    };
     let query_lines = method.params.iter().map(|param| {
         let name = ident(&param.rust_name);
         let wire = &param.wire_name;
@@ -108,7 +113,7 @@ pub(super) fn emit(module: &mut Module<'_>, method: &Method) -> TokenStream {
             /// Sends the request. Arguments are checked first: an invalid one fails without a
             /// request.
             pub async fn send(self) -> Result<#response, Error> {
-                let mut query = Query::new(#wire_name);
+                #query_binding
                 #(#query_lines)*
                 self.session.get(#wire_name, #path, query.pairs()).await
             }
