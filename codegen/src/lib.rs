@@ -6,12 +6,14 @@
 //! Nothing here writes files; `cargo xtask codegen` does, and only when generation succeeded.
 
 pub mod diagnostic;
+pub mod diff;
 mod emit;
 pub mod ir;
 mod location;
 mod model;
 mod naming;
 mod resolve;
+pub mod rust_type;
 
 use std::path::{Path, PathBuf};
 
@@ -64,6 +66,12 @@ pub fn load_spec_dir(dir: &Path, shown_as: &str) -> Result<Vec<SpecSource>, Code
             })
         })
         .collect()
+}
+
+/// Where `path` (e.g. `["types", "Timesheet", "fields", "rate"]`) is written in `source`.
+pub fn locate(source: &SpecSource, path: &[&str]) -> Option<diagnostic::LineCol> {
+    let path: Vec<String> = path.iter().map(|s| (*s).to_owned()).collect();
+    location::LocationIndex::new(&source.text).find(&path)
 }
 
 /// Resolves and generates in one step.

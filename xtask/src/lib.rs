@@ -1,3 +1,4 @@
 //! The project's automation: `cargo xtask <command>` (see `main.rs`).
 
 pub mod codegen;
+pub mod spec_diff;

@@ -2,12 +2,15 @@
 //!
 //! - `cargo xtask codegen` regenerates `generated-client/src/generated/` from `spec/`.
 //! - `cargo xtask codegen --check` fails, with a unified diff, when the committed code is stale.
+//! - `cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json]
+//!   [--fail-on breaking|any]` reviews what a spec change does (see the README).
 
 use std::process::ExitCode;
 
-use xtask::codegen;
+use xtask::{codegen, spec_diff};
 
-const USAGE: &str = "usage: cargo xtask codegen [--check]";
+const USAGE: &str = "usage: cargo xtask codegen [--check]
+       cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json] [--fail-on breaking|any]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,6 +29,29 @@ fn main() -> ExitCode {
                 codegen::SPEC_DIR
             );
         }),
+        ["spec-diff", rest @ ..] => {
+            let options = match spec_diff::Options::parse(rest) {
+                Ok(options) => options,
+                Err(error) => {
+                    eprintln!("error: {error}\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            };
+            return match spec_diff::run(&root, &options) {
+                Ok(outcome) => {
+                    print!("{}", outcome.report);
+                    if outcome.failed {
+                        ExitCode::FAILURE
+                    } else {
+                        ExitCode::SUCCESS
+                    }
+                }
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    ExitCode::from(2)
+                }
+            };
+        }
         ["help" | "--help" | "-h"] => {
             println!("{USAGE}");
             Ok(())

@@ -8,6 +8,7 @@ use quote::quote;
 
 use super::{Module, Use, code_list, doc, ident, paragraphs};
 use crate::ir::{BeyondLast, Method, Param, ParamType, Record, TypeRef};
+use crate::rust_type;
 
 pub(super) fn emit(module: &mut Module<'_>, method: &Method) -> TokenStream {
     let builder_name = method.rust_name.to_upper_camel_case();
@@ -324,14 +325,7 @@ fn element_name(ty: &TypeRef) -> String {
 }
 
 fn param_type(module: &mut Module<'_>, param: &Param) -> TokenStream {
-    match param.ty {
-        ParamType::Integer => quote! { i64 },
-        ParamType::Id => quote! { u64 },
-        ParamType::Date => {
-            module.uses(Use::Date);
-            quote! { Date }
-        }
-    }
+    module.type_tokens(rust_type::param_type(param))
 }
 
 /// A setter's doc: the spec's text, then the rules.

@@ -230,6 +230,29 @@ impl<'a> Module<'a> {
         ident(name)
     }
 
+    /// Tokens for a Rust type written as text by [`crate::rust_type`], importing every runtime
+    /// type and generated item it names.
+    pub(crate) fn type_tokens(&mut self, text: &str) -> TokenStream {
+        for word in text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_') {
+            match word {
+                "Date" => self.uses(Use::Date),
+                "Timestamp" => self.uses(Use::Timestamp),
+                "Decimal" => self.uses(Use::Decimal),
+                "DayOrInstant" => self.uses(Use::DayOrInstant),
+                _ if word.starts_with(|c: char| c.is_ascii_uppercase())
+                    && !matches!(word, "Vec" | "Option" | "String") =>
+                {
+                    self.item(word);
+                }
+                _ => {}
+            }
+        }
+        // The text comes from rust_type, which only writes valid type syntax.
+        syn::parse_str::<syn::Type>(text)
+            .map(|ty| quote! { #ty })
+            .unwrap_or_else(|error| error.to_compile_error())
+    }
+
     fn imports(&self) -> TokenStream {
         let mut tokens = TokenStream::new();
         let has = |u: Use| self.uses.contains(&u);

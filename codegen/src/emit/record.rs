@@ -6,6 +6,7 @@ use quote::quote;
 use super::{Module, Use, code_list, doc, ident, paragraphs};
 use crate::ir::{Encoding, Field, FieldEncoding, Presence, Record, Scalar, TypeRef};
 use crate::naming::serde_camel_case;
+use crate::rust_type;
 
 pub(super) fn emit(module: &mut Module<'_>, record: &Record) -> TokenStream {
     module.export(&record.name);
@@ -125,69 +126,24 @@ impl Decoder {
 
 /// The Rust type of the value (before any `Option`) and the decoder it needs, if any.
 fn rust_type(module: &mut Module<'_>, field: &Field) -> (TokenStream, Option<Decoder>) {
-    let encodings = field.encoding.distinct();
-    match &field.ty {
-        TypeRef::List(element) => {
-            let element_type = value_type(module, element, &[Encoding::Dmy, Encoding::Epoch]);
-            let decoder = match **element {
-                TypeRef::Scalar(_) => Decoder::LenientList,
-                _ => Decoder::Collection,
-            };
-            (quote! { Vec<#element_type> }, Some(decoder))
+    let decoder = match &field.ty {
+        TypeRef::List(element) if matches!(**element, TypeRef::Scalar(_)) => {
+            Some(Decoder::LenientList)
         }
-        TypeRef::Scalar(Scalar::String) if !encodings.contains(&Encoding::StringOrNumber) => {
-            (quote! { String }, None)
+        TypeRef::List(_) => Some(Decoder::Collection),
+        TypeRef::Scalar(Scalar::String)
+            if !field
+                .encoding
+                .distinct()
+                .contains(&Encoding::StringOrNumber) =>
+        {
+            None
         }
-        TypeRef::Scalar(_) => {
-            let decoder = if field.zero_is_none {
-                Decoder::ZeroIsNone
-            } else {
-                Decoder::Lenient
-            };
-            (value_type(module, &field.ty, &encodings), Some(decoder))
-        }
-        TypeRef::Record(_) | TypeRef::Enum(_) => (value_type(module, &field.ty, &encodings), None),
-    }
-}
-
-/// The Rust type of a non-list value. A date's type follows from the formats it arrives in.
-fn value_type(module: &mut Module<'_>, ty: &TypeRef, encodings: &[Encoding]) -> TokenStream {
-    match ty {
-        TypeRef::Scalar(Scalar::String) => quote! { String },
-        TypeRef::Scalar(Scalar::Integer) => quote! { i64 },
-        TypeRef::Scalar(Scalar::Id) => quote! { u64 },
-        TypeRef::Scalar(Scalar::Boolean) => quote! { bool },
-        TypeRef::Scalar(Scalar::Decimal) => {
-            module.uses(Use::Decimal);
-            quote! { Decimal }
-        }
-        TypeRef::Scalar(Scalar::Date) => {
-            let dmy = encodings.contains(&Encoding::Dmy);
-            let epoch = encodings.contains(&Encoding::Epoch);
-            match (dmy, epoch) {
-                (true, false) => {
-                    module.uses(Use::Date);
-                    quote! { Date }
-                }
-                (false, true) => {
-                    module.uses(Use::Timestamp);
-                    quote! { Timestamp }
-                }
-                _ => {
-                    module.uses(Use::DayOrInstant);
-                    quote! { DayOrInstant }
-                }
-            }
-        }
-        TypeRef::Record(name) | TypeRef::Enum(name) => {
-            let name = module.item(name);
-            quote! { #name }
-        }
-        TypeRef::List(element) => {
-            let element = value_type(module, element, encodings);
-            quote! { Vec<#element> }
-        }
-    }
+        TypeRef::Scalar(_) if field.zero_is_none => Some(Decoder::ZeroIsNone),
+        TypeRef::Scalar(_) => Some(Decoder::Lenient),
+        TypeRef::Record(_) | TypeRef::Enum(_) => None,
+    };
+    (module.type_tokens(&rust_type::value_type(field)), decoder)
 }
 
 /// The field's doc: the spec text, then what the wire does with it.

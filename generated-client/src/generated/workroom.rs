@@ -117,7 +117,7 @@ impl GetWorkviewDetails {
         self
     }
 
-    /// `page`: Page number; the reference says a page equal to or above totalPages returns no records, but the response carries no totalPages, so paging stops at the first short or empty page.
+    /// `page`: Page number. The reference says "when equal to or above totalPages, no records are returned"; read literally with pages counted from 1, the last page could never be fetched, so it is read as the zero-based page index (page - 1) reaching totalPages, the same rule as the other methods. The response carries no totalPages, so paging stops at the first short or empty page.
     ///
     /// Default 1. At least 1.
     pub fn page(mut self, page: i64) -> Self {
@@ -148,7 +148,7 @@ impl GetWorkviewDetails {
         let walk = paging::Walk {
             first_page: self.page.unwrap_or(1),
             page_size: self.rpp.unwrap_or(6),
-            beyond_last: paging::BeyondLast::AtOrAboveTotal,
+            beyond_last: paging::BeyondLast::AboveTotal,
             concurrency: self.session.page_concurrency(),
         };
         paging::pages(walk, move |page| self.clone().page(page).send())

@@ -1,0 +1,419 @@
+//! `cargo xtask spec-diff`: what a spec change does to the API and to the generated Rust.
+//!
+//! Both revisions are read with git (`git show REV:spec/…`; the head defaults to the work
+//! tree), resolved, compared rule by rule ([`marketplace_codegen::diff`]) and generated in
+//! memory; the report ends with the unified diff of the generated code. Nothing is written.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+use marketplace_codegen::diff::{self, Change, Impact, Side};
+use marketplace_codegen::{SpecSource, ir::Api};
+use serde::Serialize;
+
+use crate::codegen::{GENERATED_DIR, SPEC_DIR};
+
+/// The report's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// For a terminal.
+    Text,
+    /// Ready to paste into a pull request.
+    Markdown,
+    /// Stable, documented, for tools (`schema` names its version).
+    Json,
+}
+
+/// When the command fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// Never (the default): the report is the product.
+    Nothing,
+    /// When any change breaks the wire or the Rust API.
+    Breaking,
+    /// When anything changed at all.
+    Any,
+}
+
+/// The command's options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Base revision; `None`: the merge base of `HEAD` and `main`.
+    pub base: Option<String>,
+    /// Head revision; `None`: the work tree.
+    pub head: Option<String>,
+    /// Report format.
+    pub format: Format,
+    /// When to exit non-zero.
+    pub fail_on: FailOn,
+}
+
+impl Options {
+    /// Parses `[--base REV] [--head REV] [--format text|markdown|json] [--fail-on breaking|any]`.
+    pub fn parse(args: &[&str]) -> Result<Options, String> {
+        let mut options = Options {
+            base: None,
+            head: None,
+            format: Format::Text,
+            fail_on: FailOn::Nothing,
+        };
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            let mut value = || {
+                args.next()
+                    .copied()
+                    .ok_or_else(|| format!("{arg} needs a value"))
+            };
+            match *arg {
+                "--base" => options.base = Some(value()?.to_owned()),
+                "--head" => options.head = Some(value()?.to_owned()),
+                "--format" => {
+                    options.format = match value()? {
+                        "text" => Format::Text,
+                        "markdown" => Format::Markdown,
+                        "json" => Format::Json,
+                        other => {
+                            return Err(format!(
+                                "unknown format {other:?}: use text, markdown or json"
+                            ));
+                        }
+                    }
+                }
+                "--fail-on" => {
+                    options.fail_on = match value()? {
+                        "breaking" => FailOn::Breaking,
+                        "any" => FailOn::Any,
+                        other => {
+                            return Err(format!(
+                                "unknown --fail-on {other:?}: use breaking or any"
+                            ));
+                        }
+                    }
+                }
+                other => return Err(format!("unknown argument {other:?}")),
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// What the command produced.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The report.
+    pub report: String,
+    /// The changes found.
+    pub changes: Vec<Change>,
+    /// Whether `--fail-on` is met.
+    pub failed: bool,
+}
+
+/// Why the command could not compare.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecDiffError {
+    /// git failed (unknown revision, not a repository, …).
+    #[error("git {args}: {message}")]
+    Git {
+        /// The git arguments.
+        args: String,
+        /// What git said.
+        message: String,
+    },
+    /// A spec at one revision is invalid.
+    #[error("the spec at {revision} is invalid:\n{errors}")]
+    InvalidSpec {
+        /// Which revision.
+        revision: String,
+        /// The located errors.
+        errors: marketplace_codegen::SpecErrors,
+    },
+    /// The work tree's spec could not be read.
+    #[error(transparent)]
+    Codegen(#[from] marketplace_codegen::CodegenError),
+    /// Generating code failed (a generator bug).
+    #[error(transparent)]
+    Emit(#[from] marketplace_codegen::EmitError),
+}
+
+/// Runs the comparison in the repository at `root`.
+pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecDiffError> {
+    let base_rev = match &options.base {
+        Some(rev) => rev.clone(),
+        None => git(root, &["merge-base", "HEAD", "main"])?
+            .trim()
+            .to_owned(),
+    };
+    let base_label = describe(root, &base_rev);
+    let base_sources = sources_at(root, &base_rev)?;
+    let (head_label, head_sources) = match &options.head {
+        Some(rev) => (describe(root, rev), sources_at(root, rev)?),
+        None => (
+            "the work tree".to_owned(),
+            marketplace_codegen::load_spec_dir(&root.join(SPEC_DIR), SPEC_DIR)?,
+        ),
+    };
+    let base = resolve(&base_label, &base_sources)?;
+    let head = resolve(&head_label, &head_sources)?;
+    let changes = diff::diff(
+        Side {
+            api: &base,
+            sources: &base_sources,
+        },
+        Side {
+            api: &head,
+            sources: &head_sources,
+        },
+    );
+    let generated = generated_diff(&base, &head)?;
+    let breaking = changes
+        .iter()
+        .any(|c| c.wire == Impact::Breaking || c.rust == Impact::Breaking);
+    let failed = match options.fail_on {
+        FailOn::Nothing => false,
+        FailOn::Breaking => breaking,
+        FailOn::Any => !changes.is_empty(),
+    };
+    let report = Report {
+        base: &base_label,
+        head: &head_label,
+        changes: &changes,
+        generated: &generated,
+    };
+    let report = match options.format {
+        Format::Text => report.text(),
+        Format::Markdown => report.markdown(),
+        Format::Json => report.json(),
+    };
+    Ok(Outcome {
+        report,
+        changes,
+        failed,
+    })
+}
+
+fn resolve(label: &str, sources: &[SpecSource]) -> Result<Api, SpecDiffError> {
+    marketplace_codegen::resolve(sources).map_err(|errors| SpecDiffError::InvalidSpec {
+        revision: label.to_owned(),
+        errors,
+    })
+}
+
+fn git(root: &Path, args: &[&str]) -> Result<String, SpecDiffError> {
+    let failed = |message: String| SpecDiffError::Git {
+        args: args.join(" "),
+        message,
+    };
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .output()
+        .map_err(|error| failed(error.to_string()))?;
+    if !output.status.success() {
+        return Err(failed(
+            String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        ));
+    }
+    String::from_utf8(output.stdout).map_err(|error| failed(error.to_string()))
+}
+
+/// `abc1234 (subject)` for a revision, or the revision as given when git cannot say.
+fn describe(root: &Path, rev: &str) -> String {
+    match git(root, &["log", "-1", "--format=%h %s", rev]) {
+        Ok(line) if !line.trim().is_empty() => format!("{rev} ({})", line.trim()),
+        _ => rev.to_owned(),
+    }
+}
+
+/// The spec files at a revision, read with git.
+fn sources_at(root: &Path, rev: &str) -> Result<Vec<SpecSource>, SpecDiffError> {
+    let listing = git(
+        root,
+        &["ls-tree", "--name-only", rev, &format!("{SPEC_DIR}/")],
+    )?;
+    let mut paths: Vec<&str> = listing.lines().filter(|p| p.ends_with(".yaml")).collect();
+    paths.sort_unstable();
+    paths
+        .into_iter()
+        .map(|path| {
+            Ok(SpecSource {
+                path: path.to_owned(),
+                text: git(root, &["show", &format!("{rev}:{path}")])?,
+            })
+        })
+        .collect()
+}
+
+/// The unified diff of the generated code of both sides, generated in memory.
+fn generated_diff(base: &Api, head: &Api) -> Result<String, SpecDiffError> {
+    let old = marketplace_codegen::generate(base)?;
+    let new = marketplace_codegen::generate(head)?;
+    let mut names: Vec<&str> = old.iter().chain(&new).map(|f| f.path.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut out = String::new();
+    for name in names {
+        let text = |files: &[marketplace_codegen::GeneratedFile]| {
+            files
+                .iter()
+                .find(|f| f.path == name)
+                .map(|f| f.contents.clone())
+                .unwrap_or_default()
+        };
+        let (before, after) = (text(&old), text(&new));
+        if before != after {
+            let path = format!("{GENERATED_DIR}/{name}");
+            let _ = write!(
+                out,
+                "{}",
+                similar::TextDiff::from_lines(&before, &after)
+                    .unified_diff()
+                    .context_radius(3)
+                    .header(&format!("a/{path}"), &format!("b/{path}"))
+            );
+        }
+    }
+    Ok(out)
+}
+
+struct Report<'a> {
+    base: &'a str,
+    head: &'a str,
+    changes: &'a [Change],
+    generated: &'a str,
+}
+
+fn impact(impact: Impact) -> &'static str {
+    match impact {
+        Impact::Breaking => "breaking",
+        Impact::NonBreaking => "ok",
+    }
+}
+
+fn location(location: &Option<diff::Location>) -> String {
+    location.as_ref().map_or("-".to_owned(), |l| {
+        format!("{}:{}:{}", l.file, l.line, l.column)
+    })
+}
+
+impl Report<'_> {
+    fn count(&self, side: fn(&Change) -> Impact) -> usize {
+        self.changes
+            .iter()
+            .filter(|c| side(c) == Impact::Breaking)
+            .count()
+    }
+
+    fn summary(&self) -> String {
+        if self.changes.is_empty() {
+            return "No change to the API.".to_owned();
+        }
+        format!(
+            "{} change{}: {} breaking on the wire, {} breaking for the Rust API (semver-major).",
+            self.changes.len(),
+            if self.changes.len() == 1 { "" } else { "s" },
+            self.count(|c| c.wire),
+            self.count(|c| c.rust),
+        )
+    }
+
+    fn text(&self) -> String {
+        let mut out = format!(
+            "spec-diff: {} -> {}\n{}\n",
+            self.base,
+            self.head,
+            self.summary()
+        );
+        for change in self.changes {
+            let _ = write!(
+                out,
+                "\n{:<7} {:<26} wire: {:<8} rust: {}\n  {}: {}\n  base {}  head {}\n",
+                format!("{:?}", change.level).to_uppercase(),
+                change.rule,
+                impact(change.wire),
+                impact(change.rust),
+                change.subject,
+                change.message,
+                location(&change.base),
+                location(&change.head),
+            );
+        }
+        if !self.generated.is_empty() {
+            let _ = write!(out, "\nGenerated code:\n{}", self.generated);
+        }
+        out
+    }
+
+    fn markdown(&self) -> String {
+        let mut out = format!(
+            "### Spec changes\n\n`{}` → `{}`\n\n**{}**\n",
+            self.base,
+            self.head,
+            self.summary()
+        );
+        if !self.changes.is_empty() {
+            out.push_str("\n| rule | wire | Rust API | what | where |\n|---|---|---|---|---|\n");
+            for change in self.changes {
+                let mark = |impact: Impact| match impact {
+                    Impact::Breaking => "❌ breaking",
+                    Impact::NonBreaking => "✅",
+                };
+                let _ = writeln!(
+                    out,
+                    "| `{}` | {} | {} | `{}`: {} | {} |",
+                    change.rule,
+                    mark(change.wire),
+                    mark(change.rust),
+                    change.subject,
+                    change.message.replace('|', "\\|"),
+                    location(if change.head.is_some() {
+                        &change.head
+                    } else {
+                        &change.base
+                    }),
+                );
+            }
+        }
+        if !self.generated.is_empty() {
+            let _ = write!(
+                out,
+                "\n<details><summary>Generated code</summary>\n\n```diff\n{}```\n\n</details>\n",
+                self.generated
+            );
+        }
+        out
+    }
+
+    fn json(&self) -> String {
+        #[derive(Serialize)]
+        struct Json<'a> {
+            schema: &'static str,
+            base: &'a str,
+            head: &'a str,
+            summary: Summary,
+            changes: &'a [Change],
+            generated_diff: &'a str,
+        }
+        #[derive(Serialize)]
+        struct Summary {
+            changes: usize,
+            wire_breaking: usize,
+            rust_breaking: usize,
+        }
+        let json = Json {
+            schema: "marketplace-spec-diff/1",
+            base: self.base,
+            head: self.head,
+            summary: Summary {
+                changes: self.changes.len(),
+                wire_breaking: self.count(|c| c.wire),
+                rust_breaking: self.count(|c| c.rust),
+            },
+            changes: self.changes,
+            generated_diff: self.generated,
+        };
+        serde_json::to_string_pretty(&json)
+            .unwrap_or_else(|error| format!("{{\"error\": \"{error}\"}}"))
+    }
+}

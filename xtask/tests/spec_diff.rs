@@ -1,0 +1,318 @@
+//! `cargo xtask spec-diff`: one base/head fixture pair per rule (in `spec-diff/<case>/`, with the
+//! expected rule and verdicts in `expect`), and the command itself on a scratch git repository.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use marketplace_codegen::diff::{self, Impact, RULES, Side};
+use marketplace_codegen::{SpecSource, resolve};
+use xtask::spec_diff::{FailOn, Format, Options, SpecDiffError, run};
+
+fn cases_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spec-diff")
+}
+
+fn source(text: String) -> Vec<SpecSource> {
+    vec![SpecSource {
+        path: "spec/api.yaml".to_owned(),
+        text,
+    }]
+}
+
+fn verdict(impact: Impact) -> &'static str {
+    match impact {
+        Impact::Breaking => "breaking",
+        Impact::NonBreaking => "ok",
+    }
+}
+
+#[test]
+fn each_fixture_pair_reports_its_rule_with_both_verdicts() {
+    let mut cases: Vec<PathBuf> = fs::read_dir(cases_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    cases.sort();
+    let mut covered = Vec::new();
+    for case in &cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let read = |file: &str| fs::read_to_string(case.join(file)).unwrap();
+        let expect = read("expect");
+        let mut words = expect.split_whitespace();
+        let rule = words.next().unwrap();
+        let wanted: Vec<&str> = words.collect();
+        let (base_sources, head_sources) = (source(read("base.yaml")), source(read("head.yaml")));
+        let base = resolve(&base_sources).unwrap_or_else(|e| panic!("{name} base: {e}"));
+        let head = resolve(&head_sources).unwrap_or_else(|e| panic!("{name} head: {e}"));
+        let changes = diff::diff(
+            Side {
+                api: &base,
+                sources: &base_sources,
+            },
+            Side {
+                api: &head,
+                sources: &head_sources,
+            },
+        );
+        let main: Vec<_> = changes
+            .iter()
+            .filter(|c| c.rule != diff::rule::DOC_CHANGED || rule == diff::rule::DOC_CHANGED)
+            .collect();
+        assert_eq!(
+            main.len(),
+            1,
+            "{name}: expected only {rule}, got {changes:#?}"
+        );
+        let change = main[0];
+        assert_eq!(change.rule, rule, "{name}");
+        let got = [
+            format!("wire={}", verdict(change.wire)),
+            format!("rust={}", verdict(change.rust)),
+        ];
+        assert_eq!(got.to_vec(), wanted, "{name}: {change:#?}");
+        assert!(
+            change.base.is_some() || change.head.is_some(),
+            "{name}: located"
+        );
+        covered.push(rule.to_owned());
+    }
+    for rule in RULES {
+        assert!(
+            covered.iter().any(|c| c == rule.id),
+            "rule {} has no fixture pair",
+            rule.id
+        );
+    }
+}
+
+#[test]
+fn changes_are_located_in_both_specs() {
+    let case = cases_dir().join("field-type-widened");
+    let base_sources = source(fs::read_to_string(case.join("base.yaml")).unwrap());
+    let head_sources = source(fs::read_to_string(case.join("head.yaml")).unwrap());
+    let (base, head) = (
+        resolve(&base_sources).unwrap(),
+        resolve(&head_sources).unwrap(),
+    );
+    let changes = diff::diff(
+        Side {
+            api: &base,
+            sources: &base_sources,
+        },
+        Side {
+            api: &head,
+            sources: &head_sources,
+        },
+    );
+    let change = &changes[0];
+    assert_eq!(change.subject, "types.Timesheet.fields.hours");
+    assert_eq!(change.message, "Timesheet.hours: i64 -> Decimal");
+    let at = change.head.as_ref().unwrap();
+    assert_eq!(
+        (at.file.as_str(), at.line, at.column),
+        ("spec/api.yaml", 21, 7)
+    );
+    assert_eq!(change.base.as_ref().unwrap().line, 21);
+}
+
+// ---- the command on a git repository --------------------------------------------------------
+
+struct Repo {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Repo {
+    /// A repository on branch `main` whose first commit holds the real spec.
+    fn new() -> Repo {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let real = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap()
+            .join("spec");
+        fs::create_dir_all(root.join("spec")).unwrap();
+        for entry in fs::read_dir(real).unwrap() {
+            let path = entry.unwrap().path();
+            fs::copy(&path, root.join("spec").join(path.file_name().unwrap())).unwrap();
+        }
+        let repo = Repo { _dir: dir, root };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo.commit("the spec");
+        repo
+    }
+
+    fn git(&self, args: &[&str]) {
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(&self.root)
+            .args([
+                "-c",
+                "user.name=Test",
+                "-c",
+                "user.email=test@example.com",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    fn commit(&self, message: &str) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "--allow-empty", "-m", message]);
+    }
+
+    fn edit(&self, file: &str, from: &str, to: &str) {
+        let path = self.root.join("spec").join(file);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{from:?}");
+        fs::write(path, text.replacen(from, to, 1)).unwrap();
+    }
+
+    fn run(&self, args: &[&str]) -> Result<xtask::spec_diff::Outcome, SpecDiffError> {
+        run(&self.root, &Options::parse(args).unwrap())
+    }
+}
+
+#[test]
+fn a_clean_tree_reports_no_change_and_succeeds() {
+    let repo = Repo::new();
+    let outcome = repo.run(&["--fail-on", "any"]).unwrap();
+    assert!(outcome.changes.is_empty());
+    assert!(!outcome.failed);
+    assert!(
+        outcome.report.contains("No change to the API."),
+        "{}",
+        outcome.report
+    );
+}
+
+#[test]
+fn fail_on_breaking_fails_exactly_when_a_change_breaks() {
+    let repo = Repo::new();
+    repo.edit(
+        "pay.yaml",
+        "doc: Date the timesheet was submitted.",
+        "doc: When the timesheet was submitted.",
+    );
+    let outcome = repo.run(&["--fail-on", "breaking"]).unwrap();
+    assert_eq!(outcome.changes.len(), 1);
+    assert!(!outcome.failed, "a documentation change breaks nobody");
+    assert!(repo.run(&["--fail-on", "any"]).unwrap().failed);
+
+    repo.edit(
+        "workroom.yaml",
+        "      userName:\n",
+        "      user_name_removed:\n",
+    );
+    let outcome = repo.run(&["--fail-on", "breaking"]).unwrap();
+    assert!(outcome.failed, "{}", outcome.report);
+    assert!(
+        outcome.report.contains("field-removed"),
+        "{}",
+        outcome.report
+    );
+    assert!(
+        outcome.report.contains("Generated code:"),
+        "{}",
+        outcome.report
+    );
+    assert!(
+        outcome.report.contains("-    pub user_name: String,"),
+        "{}",
+        outcome.report
+    );
+}
+
+#[test]
+fn revisions_are_read_with_git_and_the_work_tree_is_left_alone() {
+    let repo = Repo::new();
+    repo.edit(
+        "workroom.yaml",
+        "      hours:\n        type: integer",
+        "      hours:\n        type: decimal",
+    );
+    repo.commit("hours are decimal");
+    let before = fs::read_to_string(repo.root.join("spec/workroom.yaml")).unwrap();
+    let outcome = repo
+        .run(&["--base", "HEAD~1", "--head", "HEAD", "--format", "json"])
+        .unwrap();
+    assert_eq!(
+        fs::read_to_string(repo.root.join("spec/workroom.yaml")).unwrap(),
+        before
+    );
+    let json: serde_json::Value = serde_json::from_str(&outcome.report).unwrap();
+    assert_eq!(json["schema"], "marketplace-spec-diff/1");
+    assert_eq!(json["summary"]["changes"], 1);
+    let change = &json["changes"][0];
+    assert_eq!(change["rule"], "field-type-widened");
+    assert_eq!(change["wire"], "breaking");
+    assert_eq!(change["rust"], "breaking");
+    assert_eq!(change["head"]["file"], "spec/workroom.yaml");
+    assert!(
+        json["generated_diff"]
+            .as_str()
+            .unwrap()
+            .contains("+    pub hours: Decimal,")
+    );
+}
+
+#[test]
+fn markdown_is_a_table_with_the_generated_diff_folded() {
+    let repo = Repo::new();
+    repo.edit(
+        "pay.yaml",
+        "      Released: Released.\n",
+        "      Released: Released.\n      Cancelled: Cancelled.\n",
+    );
+    let outcome = repo.run(&["--format", "markdown"]).unwrap();
+    let report = &outcome.report;
+    assert!(report.starts_with("### Spec changes"), "{report}");
+    assert!(
+        report.contains("| rule | wire | Rust API | what | where |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| `enum-value-added` | ✅ | ✅ |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("<details><summary>Generated code</summary>"),
+        "{report}"
+    );
+}
+
+#[test]
+fn an_invalid_spec_at_a_revision_is_reported_with_its_location() {
+    let repo = Repo::new();
+    repo.edit("pay.yaml", "type: decimal", "type: decimall");
+    repo.commit("typo");
+    let error = repo
+        .run(&["--base", "HEAD~1", "--head", "HEAD"])
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("the spec at HEAD"), "{error}");
+    assert!(error.contains("spec/pay.yaml:"), "{error}");
+    assert!(
+        error.contains("unknown type 'decimall' (did you mean 'decimal'?)"),
+        "{error}"
+    );
+    let error = repo.run(&["--base", "no-such-revision"]).unwrap_err();
+    assert!(matches!(error, SpecDiffError::Git { .. }), "{error}");
+}
+
+#[test]
+fn options_are_checked() {
+    assert!(Options::parse(&["--format", "yaml"]).is_err());
+    assert!(Options::parse(&["--fail-on"]).is_err());
+    assert!(Options::parse(&["--surprise"]).is_err());
+    let options = Options::parse(&["--format", "json", "--fail-on", "breaking"]).unwrap();
+    assert_eq!(
+        (options.format, options.fail_on),
+        (Format::Json, FailOn::Breaking)
+    );
+}
