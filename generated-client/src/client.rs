@@ -136,10 +136,12 @@ impl Client {
 
     /// Step 1 of the flow: obtains a request token, signed with the consumer secret and an
     /// empty token secret. With a `callback` (any URI scheme), the service redirects the user
-    /// there after approval; without, it shows the user a verifier to type into the app.
+    /// there after approval; without (or with RFC 5849's `"oob"`), it shows the user a
+    /// verifier to type into the app.
     pub async fn request_token(&self, callback: Option<&str>) -> Result<RequestToken, Error> {
         const METHOD: &str = "oauth/getRequestToken";
-        if let Some(callback) = callback {
+        // "oob" (out of band) is RFC 5849's word for no callback; anything else must be a URI.
+        if let Some(callback) = callback.filter(|c| *c != "oob") {
             Url::parse(callback).map_err(|error| Error::InvalidArgument {
                 method: METHOD,
                 name: "oauth_callback".to_owned(),

@@ -3,5 +3,6 @@
 //!
 //! The fake marketplace server and the end-to-end suite build on this crate.
 
+pub mod fake;
 pub mod fixtures;
 pub mod stub;

@@ -2,7 +2,6 @@
 //! every paged stream, retries, clock correction, expiry, each error kind, and secrets kept out
 //! of debug output, errors and logs.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
@@ -917,96 +916,4 @@ async fn an_html_page_with_status_200_is_a_decode_error_naming_the_content_type(
         text.contains("text/html") && text.contains("<html>maintenance"),
         "{text}"
     );
-}
-
-// ---- secrets ------------------------------------------------------------------------------------
-
-/// A tracing writer into a shared buffer.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-#[tokio::test]
-async fn secrets_never_appear_in_debug_output_errors_or_logs() {
-    let logs = Captured::default();
-    let writer = logs.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
-
-    let (stub, client) = start().await;
-    stub.enqueue(
-        "/oauth/getRequestToken",
-        Reply::text(
-            200,
-            "text/plain",
-            format!(
-                "oauth_token=req&oauth_token_secret={REQUEST_SECRET}&oauth_callback_confirmed=true"
-            ),
-        ),
-    );
-    // A token answer without oauth_token: the error shows the body, secret redacted.
-    stub.enqueue(
-        "/oauth/getAccessToken",
-        Reply::text(
-            200,
-            "text/plain",
-            format!("oauth_token_secret={ACCESS_SECRET}"),
-        ),
-    );
-    stub.enqueue(
-        "/api/pay/getTimesheet",
-        Reply::text(500, "text/plain", "down"),
-    );
-    stub.enqueue(
-        "/api/pay/getTimesheet",
-        Reply::json(200, fixture("pay/getTimesheet.json")),
-    );
-
-    let request = client.request_token(None).await.unwrap();
-    let verifier = Verifier::new("v").unwrap();
-    let access_error = client.access_token(&request, &verifier).await.unwrap_err();
-    let session = session(&client);
-    session.get_timesheet_by_id(880104).send().await.unwrap();
-
-    let mut shown = vec![
-        format!("{client:?}"),
-        format!("{session:?}"),
-        format!("{request:?}"),
-        format!("{:?}", session.token()),
-        format!("{access_error}"),
-        format!("{access_error:?}"),
-    ];
-    let logs = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
-    assert!(
-        logs.contains("marketplace_call"),
-        "spans are logged: {logs}"
-    );
-    assert!(
-        logs.contains("method=\"pay/getTimesheet\"") || logs.contains("method=pay/getTimesheet"),
-        "{logs}"
-    );
-    assert!(logs.contains("attempt=2"), "{logs}");
-    assert!(logs.contains("status=200"), "{logs}");
-    assert!(logs.contains("latency_ms"), "{logs}");
-    shown.push(logs);
-    for text in &shown {
-        for secret in [CONSUMER_SECRET, ACCESS_SECRET, REQUEST_SECRET] {
-            assert!(!text.contains(secret), "{secret} leaked in: {text}");
-        }
-    }
-    assert!(shown[5].contains("[redacted]"), "{}", shown[5]);
 }

@@ -1,0 +1,145 @@
+//! [`FakeMarketplace::authorize`]: the user's browser at the authorization step.
+
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_TYPE, LOCATION};
+use url::Url;
+
+use super::server::{Authorization, FakeMarketplace};
+
+impl FakeMarketplace {
+    /// Plays the user's browser at the authorization step: GETs the authorization URL (the
+    /// login page), then POSTs its login form with `login`, the demo password, and Approve or
+    /// Deny. Returns where the service sent the browser: the callback redirect, the page with
+    /// the verifier, or the access-denied page.
+    ///
+    /// # Errors
+    ///
+    /// A description of anything else: a connection failure, a login page that is not
+    /// served (unknown token), a refused login, an unexpected answer.
+    pub async fn authorize(
+        &self,
+        authorization_url: &str,
+        login: &str,
+        approve: bool,
+    ) -> Result<Authorization, String> {
+        let page_url = Url::parse(authorization_url)
+            .map_err(|error| format!("{authorization_url:?} is not a URL: {error}"))?;
+        let (status, page) = fetch(self.browser().get(page_url.clone())).await?;
+        if status != StatusCode::OK {
+            return Err(format!("the login page answered HTTP {status}: {page}"));
+        }
+        let token = attribute_after(&page, "name=\"oauth_token\"", "value")
+            .ok_or_else(|| format!("the login page has no oauth_token field: {page}"))?;
+        let action = attribute_after(&page, "<form", "action")
+            .ok_or_else(|| format!("the login page has no form: {page}"))?;
+        let action = page_url
+            .join(&action)
+            .map_err(|error| format!("form action {action:?}: {error}"))?;
+
+        let form = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("oauth_token", &token)
+            .append_pair("login", login)
+            .append_pair("password", &self.credentials().password)
+            .append_pair("action", if approve { "approve" } else { "deny" })
+            .finish();
+        let response = self
+            .browser()
+            .post(action)
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(form)
+            .send()
+            .await
+            .map_err(|error| format!("posting the login form failed: {error}"))?;
+        let status = response.status();
+        if status.is_redirection() {
+            let location = response
+                .headers()
+                .get(LOCATION)
+                .and_then(|value| value.to_str().ok())
+                .ok_or_else(|| format!("HTTP {status} without a Location"))?;
+            let target = Url::parse(location)
+                .map_err(|error| format!("redirect to {location:?}: {error}"))?;
+            return Ok(Authorization::Callback(target));
+        }
+        let page = response
+            .text()
+            .await
+            .map_err(|error| format!("reading the answer failed: {error}"))?;
+        if status != StatusCode::OK {
+            return Err(format!("the login form answered HTTP {status}: {page}"));
+        }
+        if let Some(verifier) = element_text(&page, "<code id=\"oauth_verifier\">", "</code>") {
+            return Ok(Authorization::Verifier(verifier));
+        }
+        if page.contains("Access denied") {
+            return Ok(Authorization::Denied);
+        }
+        Err(format!("unexpected page: {page}"))
+    }
+}
+
+/// Sends a request and reads the answer as text.
+async fn fetch(request: reqwest::RequestBuilder) -> Result<(StatusCode, String), String> {
+    let response = request
+        .send()
+        .await
+        .map_err(|error| format!("the request failed: {error}"))?;
+    let status = response.status();
+    let text = response
+        .text()
+        .await
+        .map_err(|error| format!("reading the page failed: {error}"))?;
+    Ok((status, text))
+}
+
+/// The value of `attribute="..."` in the first tag after `marker` (HTML entities for `&` and
+/// `"` decoded).
+fn attribute_after(page: &str, marker: &str, attribute: &str) -> Option<String> {
+    let start = page.find(marker)?;
+    let tag_start = page[..start].rfind('<').unwrap_or(start);
+    let tag_end = start + page[start..].find('>')?;
+    let tag = &page[tag_start..tag_end];
+    let needle = format!("{attribute}=\"");
+    let value_start = tag.find(&needle)? + needle.len();
+    let value_len = tag[value_start..].find('"')?;
+    Some(unescape(&tag[value_start..value_start + value_len]))
+}
+
+/// The text between `open` and `close`.
+fn element_text(page: &str, open: &str, close: &str) -> Option<String> {
+    let start = page.find(open)? + open.len();
+    let len = page[start..].find(close)?;
+    Some(unescape(page[start..start + len].trim()))
+}
+
+/// Decodes the entities the fake's pages use.
+fn unescape(text: &str) -> String {
+    text.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_form() {
+        let page = "<form method=\"post\" action=\"/oauth/authorizeToken\">\n\
+                    <input type=\"hidden\" name=\"oauth_token\" value=\"a&amp;b\">";
+        assert_eq!(
+            attribute_after(page, "name=\"oauth_token\"", "value").as_deref(),
+            Some("a&b")
+        );
+        assert_eq!(
+            attribute_after(page, "<form", "action").as_deref(),
+            Some("/oauth/authorizeToken")
+        );
+        assert_eq!(
+            element_text("<code id=\"v\"> 12 </code>", "<code id=\"v\">", "</code>").as_deref(),
+            Some("12")
+        );
+    }
+}

@@ -1,0 +1,558 @@
+//! The OAuth token lifecycle: request tokens, the user's approval on the login page, access
+//! tokens with their six-hour lifetime and revocation, nonces, and the four `/oauth/...`
+//! endpoints.
+//!
+//! Every rejected signed request answers 401 with `E_API_AUTH_SIGNATURE_MISMATCH` (error type
+//! `authentication`) and a message saying what was wrong.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use jiff::{SignedDuration, Timestamp};
+
+use super::data::error_body;
+use super::server::{App, DemoCredentials, ReadRequest, json_response};
+use super::verify::{OAuthRequest, TIMESTAMP_TOLERANCE_SECS};
+
+/// How long an access token is valid after it was granted.
+pub(crate) const ACCESS_TOKEN_LIFETIME: SignedDuration = SignedDuration::from_hours(6);
+
+/// The error code of every OAuth failure.
+const SIGNATURE_MISMATCH: &str = "E_API_AUTH_SIGNATURE_MISMATCH";
+
+/// Every token the fake has issued, and the nonces seen recently.
+#[derive(Debug, Default)]
+pub(crate) struct Tokens {
+    requests: HashMap<String, RequestToken>,
+    access: HashMap<String, AccessToken>,
+    /// (consumer key, token, nonce) -> the request's `oauth_timestamp`.
+    nonces: HashMap<(String, String, String), i64>,
+}
+
+/// An issued request token.
+#[derive(Debug)]
+struct RequestToken {
+    secret: String,
+    consumer_key: String,
+    /// `None` for `oob` or no callback: the verifier is shown on a page.
+    callback: Option<String>,
+    approval: Option<Approval>,
+}
+
+/// A user's approval of a request token.
+#[derive(Debug)]
+struct Approval {
+    user: u64,
+    verifier: String,
+}
+
+/// An issued access token.
+#[derive(Debug)]
+struct AccessToken {
+    secret: String,
+    consumer_key: String,
+    user: u64,
+    granted_at: Timestamp,
+    revoked: bool,
+}
+
+/// Which kind of `oauth_token` a signed request must carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expect {
+    /// Present and blank (getRequestToken).
+    Blank,
+    /// An issued request token (getAccessToken).
+    Request,
+    /// An issued access token (revokeToken, data calls).
+    Access,
+}
+
+impl Tokens {
+    /// Checks a signed request: consumer key, protocol parameters, token kind, signature and
+    /// nonce (recorded when everything else is right). Returns the `oauth_token`.
+    fn authenticate(
+        &mut self,
+        credentials: &DemoCredentials,
+        request: &OAuthRequest,
+        expect: Expect,
+        now: Timestamp,
+    ) -> Result<String, String> {
+        let consumer = request
+            .get("oauth_consumer_key")
+            .ok_or("oauth_consumer_key is missing")?;
+        if consumer != credentials.consumer_key {
+            return Err(format!("unknown consumer key {consumer:?}"));
+        }
+        request.check_protocol(now)?;
+        let token = request.get("oauth_token").ok_or("oauth_token is missing")?;
+        let (token_secret, owner) = match expect {
+            Expect::Blank if token.is_empty() => ("", consumer),
+            Expect::Blank => {
+                return Err("oauth_token must be sent blank to obtain a request token".to_owned());
+            }
+            Expect::Request => match self.requests.get(token) {
+                Some(issued) => (issued.secret.as_str(), issued.consumer_key.as_str()),
+                None if self.access.contains_key(token) => {
+                    return Err("oauth_token is an access token, not a request token".to_owned());
+                }
+                None => {
+                    return Err(
+                        "unknown request token (never issued, or already exchanged for \
+                                an access token)"
+                            .to_owned(),
+                    );
+                }
+            },
+            Expect::Access => match self.access.get(token) {
+                Some(issued) => (issued.secret.as_str(), issued.consumer_key.as_str()),
+                None if self.requests.contains_key(token) => {
+                    return Err("oauth_token is a request token, not an access token".to_owned());
+                }
+                None => return Err("unknown access token".to_owned()),
+            },
+        };
+        if owner != consumer {
+            return Err("the token was issued to another application".to_owned());
+        }
+        request.check_signature(&credentials.consumer_secret, token_secret)?;
+
+        let timestamp = request
+            .get("oauth_timestamp")
+            .and_then(|t| t.parse::<i64>().ok())
+            .unwrap_or_default();
+        let oldest = now.as_second().saturating_sub(TIMESTAMP_TOLERANCE_SECS);
+        self.nonces.retain(|_, seen| *seen >= oldest);
+        let key = (
+            consumer.to_owned(),
+            token.to_owned(),
+            request.get("oauth_nonce").unwrap_or_default().to_owned(),
+        );
+        if self.nonces.contains_key(&key) {
+            return Err("oauth_nonce has already been used (replayed request)".to_owned());
+        }
+        self.nonces.insert(key, timestamp);
+        Ok(token.to_owned())
+    }
+
+    /// The user of a live access token: refuses a revoked or expired one.
+    fn access_user(&self, token: &str, now: Timestamp) -> Result<u64, String> {
+        let issued = self.access.get(token).ok_or("unknown access token")?;
+        if issued.revoked {
+            return Err(
+                "the access token has been revoked; the user must authorize the \
+                        application again"
+                    .to_owned(),
+            );
+        }
+        let expires_at = issued
+            .granted_at
+            .checked_add(ACCESS_TOKEN_LIFETIME)
+            .unwrap_or(issued.granted_at);
+        if now >= expires_at {
+            return Err(format!(
+                "the access token expired at {expires_at}; the user must authorize the \
+                 application again"
+            ));
+        }
+        Ok(issued.user)
+    }
+
+    /// Whether `token` is an issued, not yet exchanged request token.
+    fn has_request(&self, token: &str) -> bool {
+        self.requests.contains_key(token)
+    }
+}
+
+/// The 401 answer to a request that failed OAuth.
+pub(crate) fn auth_error(api: &str, message: &str) -> Response {
+    json_response(
+        StatusCode::UNAUTHORIZED,
+        &error_body(api, SIGNATURE_MISMATCH, "authentication", message),
+    )
+}
+
+/// Parses and checks the OAuth parameters of a data call; returns the caller's user ID, or why
+/// the call is refused (for [`auth_error`]).
+pub(crate) fn authenticate_data_call(app: &App, read: &ReadRequest) -> Result<u64, String> {
+    let request = OAuthRequest::parse(&read.raw(app.scheme))?;
+    let now = app.clock.now();
+    let mut tokens = app.tokens();
+    let token = tokens.authenticate(&app.credentials, &request, Expect::Access, now)?;
+    tokens.access_user(&token, now)
+}
+
+/// Reads and checks a signed OAuth endpoint request.
+async fn signed(
+    app: &App,
+    api: &str,
+    request: Request,
+    expect: Expect,
+) -> Result<(OAuthRequest, String), Response> {
+    let read = ReadRequest::read(app, request).await?;
+    let request = OAuthRequest::parse(&read.raw(app.scheme)).map_err(|m| auth_error(api, &m))?;
+    let token = app
+        .tokens()
+        .authenticate(&app.credentials, &request, expect, app.clock.now())
+        .map_err(|m| auth_error(api, &m))?;
+    Ok((request, token))
+}
+
+/// `POST /oauth/getRequestToken`: a new unauthorized request token.
+pub(crate) async fn get_request_token(State(app): State<Arc<App>>, request: Request) -> Response {
+    const API: &str = "oauth/getRequestToken";
+    let (request, _) = match signed(&app, API, request, Expect::Blank).await {
+        Ok(checked) => checked,
+        Err(response) => return response,
+    };
+    let callback = match request.get("oauth_callback") {
+        None | Some("oob") => None,
+        Some(callback) if url::Url::parse(callback).is_ok() => Some(callback.to_owned()),
+        Some(callback) => {
+            return json_response(
+                StatusCode::BAD_REQUEST,
+                &error_body(
+                    API,
+                    "E_VALIDATION_INVALID_CALLBACK",
+                    "validation",
+                    &format!("oauth_callback {callback:?} is not an absolute URI or \"oob\""),
+                ),
+            );
+        }
+    };
+    let (Some(token), Some(secret)) = (random_hex(16), random_hex(20)) else {
+        return no_randomness(API);
+    };
+    let consumer_key = app.credentials.consumer_key.clone();
+    app.tokens().requests.insert(
+        token.clone(),
+        RequestToken {
+            secret: secret.clone(),
+            consumer_key,
+            callback,
+            approval: None,
+        },
+    );
+    form_response(&[
+        ("oauth_token", &token),
+        ("oauth_token_secret", &secret),
+        ("oauth_callback_confirmed", "true"),
+    ])
+}
+
+/// `POST /oauth/getAccessToken`: exchanges an authorized request token and its verifier for
+/// an access token; the request token is discarded.
+pub(crate) async fn get_access_token(State(app): State<Arc<App>>, request: Request) -> Response {
+    const API: &str = "oauth/getAccessToken";
+    let (request, request_token) = match signed(&app, API, request, Expect::Request).await {
+        Ok(checked) => checked,
+        Err(response) => return response,
+    };
+    let (Some(token), Some(secret)) = (random_hex(16), random_hex(20)) else {
+        return no_randomness(API);
+    };
+    let now = app.clock.now();
+    let mut tokens = app.tokens();
+    let Some(issued) = tokens.requests.get(&request_token) else {
+        return auth_error(API, "unknown request token");
+    };
+    let Some(approval) = &issued.approval else {
+        return auth_error(API, "the request token has not been authorized by the user");
+    };
+    match request.get("oauth_verifier") {
+        None | Some("") => return auth_error(API, "oauth_verifier is missing"),
+        Some(verifier) if verifier != approval.verifier => {
+            return auth_error(API, "oauth_verifier is wrong for this request token");
+        }
+        Some(_) => {}
+    }
+    let user = approval.user;
+    let consumer_key = issued.consumer_key.clone();
+    tokens.requests.remove(&request_token);
+    tokens.access.insert(
+        token.clone(),
+        AccessToken {
+            secret: secret.clone(),
+            consumer_key,
+            user,
+            granted_at: now,
+            revoked: false,
+        },
+    );
+    drop(tokens);
+    form_response(&[("oauth_token", &token), ("oauth_token_secret", &secret)])
+}
+
+/// `POST /oauth/revokeToken`: expires the access token the request is signed with.
+pub(crate) async fn revoke_token(State(app): State<Arc<App>>, request: Request) -> Response {
+    const API: &str = "oauth/revokeToken";
+    let (_, token) = match signed(&app, API, request, Expect::Access).await {
+        Ok(checked) => checked,
+        Err(response) => return response,
+    };
+    let now = app.clock.now();
+    let mut tokens = app.tokens();
+    if let Err(message) = tokens.access_user(&token, now) {
+        return auth_error(API, &message);
+    }
+    if let Some(issued) = tokens.access.get_mut(&token) {
+        issued.revoked = true;
+    }
+    Response::new(Body::empty())
+}
+
+/// `GET /oauth/authorizeToken?oauth_token=...`: the login page where the user approves or
+/// denies the application.
+pub(crate) async fn login_page(State(app): State<Arc<App>>, request: Request) -> Response {
+    let token = request
+        .uri()
+        .query()
+        .and_then(|query| {
+            url::form_urlencoded::parse(query.as_bytes())
+                .find(|(name, _)| name == "oauth_token")
+                .map(|(_, value)| value.into_owned())
+        })
+        .unwrap_or_default();
+    if !app.tokens().has_request(&token) {
+        return unknown_token_page(&token);
+    }
+    html(
+        StatusCode::OK,
+        "Authorize the application",
+        &login_form(&token, None),
+    )
+}
+
+/// `POST /oauth/authorizeToken` (the login form): checks the user's login and password, then
+/// approves (redirect to the callback, or a page showing the verifier) or denies.
+pub(crate) async fn login(State(app): State<Arc<App>>, request: Request) -> Response {
+    let read = match ReadRequest::read(&app, request).await {
+        Ok(read) => read,
+        Err(response) => return response,
+    };
+    let body: &[u8] = &read.body;
+    let field = |wanted: &str| {
+        url::form_urlencoded::parse(body)
+            .find(|(name, _)| name == wanted)
+            .map(|(_, value)| value.into_owned())
+            .unwrap_or_default()
+    };
+    let (token, login, password, action) = (
+        field("oauth_token"),
+        field("login"),
+        field("password"),
+        field("action"),
+    );
+    let Some(user) = app.world.user_by_login(&login).map(|user| user.id) else {
+        return wrong_login(&app, &token);
+    };
+    if password != app.credentials.password {
+        return wrong_login(&app, &token);
+    }
+    let approve = match action.as_str() {
+        "approve" => true,
+        "deny" => false,
+        _ => {
+            return html(
+                StatusCode::BAD_REQUEST,
+                "Authorize the application",
+                "<p>Choose <b>Approve</b> or <b>Deny</b>.</p>",
+            );
+        }
+    };
+    let mut tokens = app.tokens();
+    let Some(issued) = tokens.requests.get_mut(&token) else {
+        drop(tokens);
+        return unknown_token_page(&token);
+    };
+    if !approve {
+        return html(
+            StatusCode::OK,
+            "Access denied",
+            "<p id=\"denied\">Access denied: the application was not authorized.</p>",
+        );
+    }
+    let Some(verifier) = random_hex(10) else {
+        return html(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Error",
+            "<p>No randomness available.</p>",
+        );
+    };
+    issued.approval = Some(Approval {
+        user,
+        verifier: verifier.clone(),
+    });
+    match &issued.callback {
+        Some(callback) => {
+            let target = callback_target(callback, &token, &verifier);
+            let Ok(location) = HeaderValue::from_str(&target) else {
+                return html(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "Error",
+                    "<p>The callback cannot be used as a redirect target.</p>",
+                );
+            };
+            let mut response = Response::new(Body::empty());
+            *response.status_mut() = StatusCode::FOUND;
+            response.headers_mut().insert(header::LOCATION, location);
+            response
+        }
+        None => html(
+            StatusCode::OK,
+            "Application authorized",
+            &format!(
+                "<p>Enter this verification code in the application:</p>\n\
+                 <p><code id=\"oauth_verifier\">{verifier}</code></p>"
+            ),
+        ),
+    }
+}
+
+/// The callback URI with `oauth_token` and `oauth_verifier` appended to its query (before any
+/// fragment).
+fn callback_target(callback: &str, token: &str, verifier: &str) -> String {
+    let (base, fragment) = match callback.find('#') {
+        Some(at) => callback.split_at(at),
+        None => (callback, ""),
+    };
+    let separator = match base.find('?') {
+        None => "?",
+        Some(at) if at + 1 == base.len() || base.ends_with('&') => "",
+        Some(_) => "&",
+    };
+    format!("{base}{separator}oauth_token={token}&oauth_verifier={verifier}{fragment}")
+}
+
+/// 401: the login page again, with an error.
+fn wrong_login(app: &App, token: &str) -> Response {
+    if !app.tokens().has_request(token) {
+        return unknown_token_page(token);
+    }
+    html(
+        StatusCode::UNAUTHORIZED,
+        "Authorize the application",
+        &login_form(token, Some("Wrong login or password.")),
+    )
+}
+
+/// 400: a page for an unknown request token.
+fn unknown_token_page(token: &str) -> Response {
+    html(
+        StatusCode::BAD_REQUEST,
+        "Unknown request token",
+        &format!(
+            "<p>The request token <code>{}</code> is unknown or has already been used.</p>",
+            escape(token)
+        ),
+    )
+}
+
+/// The login form for a request token.
+fn login_form(token: &str, error: Option<&str>) -> String {
+    let error = error
+        .map(|error| format!("<p class=\"error\">{}</p>\n", escape(error)))
+        .unwrap_or_default();
+    format!(
+        "<p>An application asks to access your marketplace account.</p>\n{error}\
+         <form method=\"post\" action=\"/oauth/authorizeToken\">\n\
+         <input type=\"hidden\" name=\"oauth_token\" value=\"{}\">\n\
+         <label>Login <input type=\"text\" name=\"login\"></label>\n\
+         <label>Password <input type=\"password\" name=\"password\"></label>\n\
+         <button type=\"submit\" name=\"action\" value=\"approve\">Approve</button>\n\
+         <button type=\"submit\" name=\"action\" value=\"deny\">Deny</button>\n\
+         </form>",
+        escape(token)
+    )
+}
+
+/// An HTML page.
+fn html(status: StatusCode, title: &str, content: &str) -> Response {
+    let page = format!(
+        "<!DOCTYPE html>\n<html>\n<head><meta charset=\"utf-8\"><title>{title}</title></head>\n\
+         <body>\n<h1>{title}</h1>\n{content}\n</body>\n</html>\n"
+    );
+    let mut response = Response::new(Body::from(page));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    response
+}
+
+/// Escapes text for HTML content and attribute values.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A token endpoint's `application/x-www-form-urlencoded` answer.
+fn form_response(pairs: &[(&str, &str)]) -> Response {
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish();
+    let mut response = Response::new(Body::from(body));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/x-www-form-urlencoded"),
+    );
+    response
+}
+
+/// 500 when the OS random source fails.
+fn no_randomness(api: &str) -> Response {
+    json_response(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        &error_body(api, "E_API_INTERNAL", "internal", "no randomness available"),
+    )
+}
+
+/// `bytes` random bytes from the OS, as lower-case hex.
+pub(crate) fn random_hex(bytes: usize) -> Option<String> {
+    let mut buffer = vec![0u8; bytes];
+    getrandom::fill(&mut buffer).ok()?;
+    Some(buffer.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appends_to_the_callback_query() {
+        assert_eq!(
+            callback_target("myapp://cb", "t", "v"),
+            "myapp://cb?oauth_token=t&oauth_verifier=v"
+        );
+        assert_eq!(
+            callback_target("https://app/cb?x=1#top", "t", "v"),
+            "https://app/cb?x=1&oauth_token=t&oauth_verifier=v#top"
+        );
+        assert_eq!(
+            callback_target("https://app/cb?", "t", "v"),
+            "https://app/cb?oauth_token=t&oauth_verifier=v"
+        );
+    }
+
+    #[test]
+    fn escapes_html() {
+        assert_eq!(
+            escape("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+    }
+}

@@ -1,0 +1,493 @@
+//! [`FakeMarketplace`]: the listener (HTTPS or plain HTTP on 127.0.0.1), the router of the
+//! OAuth endpoints and the data methods, and the front layer every request passes (request
+//! count, injected faults, the `Date` header from the [`FakeClock`]).
+
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::{get, post};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
+use tokio::task::{JoinHandle, JoinSet};
+use tokio_rustls::TlsAcceptor;
+
+use super::clock::FakeClock;
+use super::data::{error_body, respond};
+use super::faults::{self, ConnectionKill, Faults};
+use super::oauth::{self, Tokens, random_hex};
+use super::tls;
+use super::verify::RawRequest;
+use super::world::World;
+
+/// The data methods served under `/api/<group>/<method>`.
+const DATA_METHODS: [&str; 9] = [
+    "pay/getTimesheetsForBid",
+    "pay/getStatusReportsForBid",
+    "pay/getTimesheet",
+    "pay/getStatusReport",
+    "pay/getBilling",
+    "pay/getInvoice",
+    "pay/getPayment",
+    "manage/getMyProviders",
+    "workroom/getWorkviewDetails",
+];
+
+/// The largest request body read.
+const MAX_BODY: usize = 64 * 1024;
+/// The longest a TLS handshake may take.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Pause after a failed `accept` so that a persistent error cannot spin.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
+/// The demo users' password.
+const DEMO_PASSWORD: &str = "demo-password";
+
+/// A running fake marketplace on 127.0.0.1 with an OS-chosen port, served over HTTPS with a
+/// certificate generated at start (rcgen; SANs `127.0.0.1` and `localhost`), or over plain
+/// HTTP.
+///
+/// It is stateful (issued tokens, nonces, the seeded [`World`]) and checks every OAuth
+/// signature with its own code. Dropping it stops the accept loop and closes every open
+/// connection.
+#[derive(Debug)]
+pub struct FakeMarketplace {
+    app: Arc<App>,
+    base_url: String,
+    certificate_pem: String,
+    http: reqwest::Client,
+    browser: reqwest::Client,
+    accept_task: JoinHandle<()>,
+}
+
+/// The demo application's credentials and the demo users' logins, as printed by the
+/// `fake-marketplace` binary.
+///
+/// `Debug` shows neither the consumer secret nor the password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DemoCredentials {
+    /// The demo application's consumer key (developer API key).
+    pub consumer_key: String,
+    /// Its consumer secret.
+    pub consumer_secret: String,
+    /// The password of every demo user.
+    pub password: String,
+    /// The logins of the demo users, in the order of [`World::users`].
+    pub logins: Vec<String>,
+}
+
+impl std::fmt::Debug for DemoCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DemoCredentials")
+            .field("consumer_key", &self.consumer_key)
+            .field("consumer_secret", &"[redacted]")
+            .field("password", &"[redacted]")
+            .field("logins", &self.logins)
+            .finish()
+    }
+}
+
+/// Where the service sent the user's browser after the login form (see
+/// [`FakeMarketplace::authorize`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Authorization {
+    /// Approved with a callback: the redirect target, carrying `oauth_token` and
+    /// `oauth_verifier` in its query.
+    Callback(url::Url),
+    /// Approved without a callback: the verifier shown on the page.
+    Verifier(String),
+    /// The user denied access; the callback was not used.
+    Denied,
+}
+
+/// The state shared by every request.
+#[derive(Debug)]
+pub(crate) struct App {
+    pub(crate) world: World,
+    pub(crate) credentials: DemoCredentials,
+    pub(crate) clock: FakeClock,
+    pub(crate) faults: Faults,
+    /// `https` or `http`.
+    pub(crate) scheme: &'static str,
+    /// `127.0.0.1:PORT`, the host of a request without `Host`.
+    authority: String,
+    tokens: Mutex<Tokens>,
+    served: AtomicUsize,
+}
+
+impl App {
+    /// The token store, locked.
+    pub(crate) fn tokens(&self) -> MutexGuard<'_, Tokens> {
+        self.tokens.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl FakeMarketplace {
+    /// Starts the fake over HTTPS on the current tokio runtime.
+    ///
+    /// # Errors
+    ///
+    /// Fails if the certificate cannot be generated or the socket cannot be bound.
+    pub async fn start() -> io::Result<FakeMarketplace> {
+        FakeMarketplace::launch(true).await
+    }
+
+    /// Starts the same fake over plain HTTP (for manual use with curl, and for tests of a
+    /// client's refusal of plain HTTP); [`certificate_pem`](Self::certificate_pem) is empty.
+    ///
+    /// # Errors
+    ///
+    /// Fails if the socket cannot be bound.
+    pub async fn start_plain_http() -> io::Result<FakeMarketplace> {
+        FakeMarketplace::launch(false).await
+    }
+
+    async fn launch(https: bool) -> io::Result<FakeMarketplace> {
+        let tls = if https { Some(tls::generate()?) } else { None };
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
+        let addr: SocketAddr = listener.local_addr()?;
+        let scheme = if https { "https" } else { "http" };
+        let world = World::seeded();
+        let random = |bytes| {
+            random_hex(bytes).ok_or_else(|| io::Error::other("the OS random source failed"))
+        };
+        let credentials = DemoCredentials {
+            consumer_key: format!("demo-{}", random(8)?),
+            // Characters that need percent-encoding, to exercise the signing key's encoding.
+            consumer_secret: format!("{}+/=", random(16)?),
+            password: DEMO_PASSWORD.to_owned(),
+            logins: world.users().iter().map(|u| u.login.clone()).collect(),
+        };
+        let app = Arc::new(App {
+            world,
+            credentials,
+            clock: FakeClock::new(),
+            faults: Faults::default(),
+            scheme,
+            authority: addr.to_string(),
+            tokens: Mutex::new(Tokens::default()),
+            served: AtomicUsize::new(0),
+        });
+        let certificate_pem = tls
+            .as_ref()
+            .map(|tls| tls.certificate_pem.clone())
+            .unwrap_or_default();
+        let pem = tls.as_ref().map(|tls| tls.certificate_pem.as_str());
+        let http = tls::http_client(pem, true).map_err(io::Error::other)?;
+        let browser = tls::http_client(pem, false).map_err(io::Error::other)?;
+        let accept_task = tokio::spawn(accept_loop(
+            listener,
+            tls.map(|tls| tls.acceptor),
+            router(Arc::clone(&app)),
+        ));
+        Ok(FakeMarketplace {
+            app,
+            base_url: format!("{scheme}://{addr}"),
+            certificate_pem,
+            http,
+            browser,
+            accept_task,
+        })
+    }
+
+    /// `https://127.0.0.1:PORT` (or `http://` for a plain-HTTP fake), without a trailing
+    /// slash.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The demo application's consumer key and secret, and the demo users' logins and
+    /// password.
+    pub fn credentials(&self) -> &DemoCredentials {
+        &self.app.credentials
+    }
+
+    /// The server certificate, PEM-encoded (empty for a plain-HTTP fake).
+    pub fn certificate_pem(&self) -> &str {
+        &self.certificate_pem
+    }
+
+    /// A `reqwest` client that trusts the fake's certificate (and only it) and ignores proxy
+    /// settings. Cheap: clones of one client share a connection pool.
+    pub fn http_client(&self) -> reqwest::Client {
+        self.http.clone()
+    }
+
+    /// The fake's clock, to move time (token expiry, timestamp tolerance).
+    pub fn clock(&self) -> &FakeClock {
+        &self.app.clock
+    }
+
+    /// The faults to apply to coming requests.
+    pub fn faults(&self) -> &Faults {
+        &self.app.faults
+    }
+
+    /// How many HTTP requests reached the service so far (faulted ones included).
+    pub fn requests_served(&self) -> usize {
+        self.app.served.load(Ordering::SeqCst)
+    }
+
+    /// The browser used by [`authorize`](Self::authorize): trusts the certificate, follows no
+    /// redirects.
+    pub(crate) fn browser(&self) -> &reqwest::Client {
+        &self.browser
+    }
+}
+
+impl Drop for FakeMarketplace {
+    fn drop(&mut self) {
+        self.accept_task.abort();
+    }
+}
+
+/// The routes, behind the front layer.
+fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/oauth/getRequestToken", post(oauth::get_request_token))
+        .route(
+            "/oauth/authorizeToken",
+            get(oauth::login_page).post(oauth::login),
+        )
+        .route("/oauth/getAccessToken", post(oauth::get_access_token))
+        .route("/oauth/revokeToken", post(oauth::revoke_token))
+        .route("/api/{group}/{method}", get(data_call))
+        .fallback(not_found)
+        .layer(middleware::from_fn_with_state(Arc::clone(&app), front))
+        .with_state(app)
+}
+
+/// Every request: counted, faults applied, the `Date` header set from the fake's clock.
+async fn front(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    app.served.fetch_add(1, Ordering::SeqCst);
+    let path = request.uri().path().to_owned();
+    let mut response = match app.faults.take(&path) {
+        Some(fault) => faults::apply(fault, &path, request, next).await,
+        None => next.run(request).await,
+    };
+    let date = jiff::fmt::rfc2822::DateTimePrinter::new()
+        .timestamp_to_rfc9110_string(&app.clock.now())
+        .ok()
+        .and_then(|date| HeaderValue::from_str(&date).ok());
+    if let Some(date) = date {
+        response.headers_mut().insert(header::DATE, date);
+    }
+    response
+}
+
+/// `GET /api/<group>/<method>`: a data method, for the user of the access token.
+async fn data_call(State(app): State<Arc<App>>, request: Request) -> Response {
+    let api = request
+        .uri()
+        .path()
+        .strip_prefix("/api/")
+        .unwrap_or_default()
+        .to_owned();
+    if !DATA_METHODS.contains(&api.as_str()) {
+        return json_response(
+            StatusCode::NOT_FOUND,
+            &error_body(
+                &api,
+                "E_API_UNKNOWN_METHOD",
+                "request",
+                &format!("there is no method {api:?}"),
+            ),
+        );
+    }
+    let read = match ReadRequest::read(&app, request).await {
+        Ok(read) => read,
+        Err(response) => return response,
+    };
+    let user = match oauth::authenticate_data_call(&app, &read) {
+        Ok(user) => user,
+        Err(message) => return oauth::auth_error(&api, &message),
+    };
+    let query: Vec<(String, String)> = read
+        .query
+        .as_deref()
+        .map(|query| {
+            url::form_urlencoded::parse(query.as_bytes())
+                .filter(|(name, _)| !name.starts_with("oauth_"))
+                .map(|(name, value)| (name.into_owned(), value.into_owned()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let now = app.clock.now();
+    // A bug in the data half answers 500 rather than dropping the connection.
+    let answered = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        respond(&app.world, user, &api, &query, now)
+    }));
+    let Ok(reply) = answered else {
+        return json_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &error_body(
+                &api,
+                "E_API_INTERNAL",
+                "internal",
+                "the fake's data half panicked",
+            ),
+        );
+    };
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    json_response(status, &reply.body)
+}
+
+/// Any other path.
+async fn not_found(request: Request) -> Response {
+    let path = request.uri().path();
+    let api = path.strip_prefix('/').unwrap_or(path);
+    json_response(
+        StatusCode::NOT_FOUND,
+        &error_body(
+            api,
+            "E_API_NOT_FOUND",
+            "request",
+            &format!("there is nothing at {path:?}"),
+        ),
+    )
+}
+
+/// A JSON response.
+pub(crate) fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {
+    let mut response = Response::new(Body::from(serde_json::to_vec(body).unwrap_or_default()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// The parts of a request that the OAuth checks and the login form read, body included.
+#[derive(Debug)]
+pub(crate) struct ReadRequest {
+    method: Method,
+    host: String,
+    path: String,
+    /// The raw query string.
+    pub(crate) query: Option<String>,
+    authorization: Option<String>,
+    /// The whole body.
+    pub(crate) body: Bytes,
+    is_form: bool,
+}
+
+impl ReadRequest {
+    /// Reads the request and its body (up to 64 KiB; 413 beyond).
+    pub(crate) async fn read(app: &App, request: Request) -> Result<ReadRequest, Response> {
+        let (parts, body) = request.into_parts();
+        let Ok(body) = axum::body::to_bytes(body, MAX_BODY).await else {
+            return Err(json_response(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &error_body(
+                    parts.uri.path().trim_start_matches('/'),
+                    "E_API_REQUEST_TOO_LARGE",
+                    "request",
+                    "the request body is too large or could not be read",
+                ),
+            ));
+        };
+        let text = |name: header::HeaderName| {
+            parts
+                .headers
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned)
+        };
+        let host = parts
+            .uri
+            .authority()
+            .map(|authority| authority.as_str().to_owned())
+            .or_else(|| text(header::HOST))
+            .unwrap_or_else(|| app.authority.clone());
+        let is_form = text(header::CONTENT_TYPE).is_some_and(|kind| {
+            kind.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        });
+        Ok(ReadRequest {
+            host,
+            path: parts.uri.path().to_owned(),
+            query: parts.uri.query().map(str::to_owned),
+            authorization: text(header::AUTHORIZATION),
+            is_form,
+            method: parts.method,
+            body,
+        })
+    }
+
+    /// The request as the signature checks see it.
+    pub(crate) fn raw(&self, scheme: &'static str) -> RawRequest<'_> {
+        RawRequest {
+            method: self.method.as_str(),
+            scheme,
+            host: &self.host,
+            path: &self.path,
+            query: self.query.as_deref(),
+            authorization: self.authorization.as_deref(),
+            form: (self.is_form && self.method == Method::POST).then_some(&self.body[..]),
+        }
+    }
+}
+
+/// Accepts connections until aborted; each is served on its own task, and aborting this task
+/// aborts them all.
+async fn accept_loop(listener: TcpListener, tls: Option<TlsAcceptor>, router: Router) {
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((tcp, _)) => {
+                    let router = router.clone();
+                    match tls.clone() {
+                        Some(acceptor) => connections.spawn(async move {
+                            if let Ok(Ok(stream)) =
+                                tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await
+                            {
+                                serve_connection(stream, router).await;
+                            }
+                        }),
+                        None => connections.spawn(serve_connection(tcp, router)),
+                    };
+                }
+                Err(_) => tokio::time::sleep(ACCEPT_BACKOFF).await,
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+}
+
+/// Serves HTTP/1.1 (or HTTP/2) on one connection until it closes or a request asks for it to
+/// be dropped ([`Fault::Reset`](super::Fault::Reset)).
+async fn serve_connection<I>(io: I, router: Router)
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let kill = ConnectionKill::default();
+    let handle = kill.clone();
+    let tower = TowerToHyperService::new(router);
+    let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+        request.extensions_mut().insert(handle.clone());
+        hyper::service::Service::call(&tower, request)
+    });
+    let builder = auto::Builder::new(TokioExecutor::new());
+    let connection = builder.serve_connection(TokioIo::new(io), service);
+    tokio::select! {
+        _ = connection => {}
+        () = kill.0.notified() => {}
+    }
+}

@@ -1,0 +1,889 @@
+//! The fake marketplace server: the OAuth flow end to end with the client (approve with and
+//! without a callback, deny), every reason a signed request is refused, token expiry and
+//! revocation by the fake's clock, each injected fault on a raw request, plain HTTP, and the
+//! `Date` header.
+
+use std::time::{Duration, Instant};
+
+use jiff::{SignedDuration, Timestamp};
+use marketplace_client::oauth::signature::{self, OAuthParams, SignatureRequest, SigningKey};
+use marketplace_client::oauth::{RequestToken, Verifier};
+use marketplace_client::{
+    Client, ConsumerCredentials, Error, ErrorCode, RetryPolicy, Secret, Session,
+};
+use marketplace_tests::fake::{Authorization, FakeMarketplace, Fault};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, DATE, RETRY_AFTER};
+use serde_json::Value;
+use url::Url;
+
+/// A data path every test can call.
+const PROVIDERS: &str = "/api/manage/getMyProviders";
+
+async fn start() -> FakeMarketplace {
+    FakeMarketplace::start().await.expect("the fake starts")
+}
+
+fn client_with(fake: &FakeMarketplace, key: &str, secret: &str) -> Client {
+    Client::builder(fake.base_url(), ConsumerCredentials::new(key, secret))
+        .http_client(fake.http_client())
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap()
+}
+
+fn client(fake: &FakeMarketplace) -> Client {
+    let credentials = fake.credentials();
+    client_with(
+        fake,
+        &credentials.consumer_key,
+        &credentials.consumer_secret,
+    )
+}
+
+fn login(fake: &FakeMarketplace) -> String {
+    fake.credentials().logins[0].clone()
+}
+
+/// The whole flow with a callback: an access token's session.
+async fn session(fake: &FakeMarketplace, client: &Client) -> Session {
+    let request = client.request_token(Some("myapp://done")).await.unwrap();
+    let url = client.authorization_url(&request);
+    let Authorization::Callback(callback) = fake
+        .authorize(url.as_str(), &login(fake), true)
+        .await
+        .unwrap()
+    else {
+        panic!("approval with a callback redirects");
+    };
+    let verifier = client
+        .verifier_from_callback(&request, callback.as_str())
+        .unwrap();
+    client.session(client.access_token(&request, &verifier).await.unwrap())
+}
+
+fn url(fake: &FakeMarketplace, path_and_query: &str) -> Url {
+    Url::parse(&format!("{}{path_and_query}", fake.base_url())).unwrap()
+}
+
+/// An Authorization header for `method url` signed with the demo consumer and `token`.
+fn oauth_header(
+    fake: &FakeMarketplace,
+    method: &str,
+    url: &Url,
+    token: Option<(&str, &str)>,
+    timestamp: i64,
+    nonce: &str,
+) -> String {
+    let credentials = fake.credentials();
+    signature::authorization_header(
+        &SignatureRequest {
+            method,
+            url,
+            form: &[],
+        },
+        &OAuthParams {
+            consumer_key: &credentials.consumer_key,
+            token: Some(token.map_or("", |(token, _)| token)),
+            nonce,
+            timestamp,
+            callback: None,
+            verifier: None,
+            version: Some("1.0"),
+        },
+        &SigningKey {
+            consumer_secret: &credentials.consumer_secret,
+            token_secret: token.map_or("", |(_, secret)| secret),
+        },
+    )
+}
+
+fn nonce() -> String {
+    signature::nonce().unwrap()
+}
+
+fn access(session: &Session) -> (&str, &str) {
+    (session.token().token(), session.token().secret().expose())
+}
+
+async fn get(fake: &FakeMarketplace, url: &Url, header: &str) -> reqwest::Response {
+    fake.http_client()
+        .get(url.clone())
+        .header(AUTHORIZATION, header)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// A freshly signed GET of `path_and_query` with the session's access token.
+async fn signed_get(
+    fake: &FakeMarketplace,
+    session: &Session,
+    path_and_query: &str,
+) -> reqwest::Response {
+    let url = url(fake, path_and_query);
+    let timestamp = fake.clock().now().as_second();
+    let header = oauth_header(
+        fake,
+        "GET",
+        &url,
+        Some(access(session)),
+        timestamp,
+        &nonce(),
+    );
+    get(fake, &url, &header).await
+}
+
+async fn json(response: reqwest::Response) -> Value {
+    serde_json::from_slice(&response.bytes().await.unwrap()).unwrap()
+}
+
+/// Asserts a 401 `E_API_AUTH_SIGNATURE_MISMATCH` whose message contains `reason`.
+async fn assert_refused(response: reqwest::Response, reason: &str) {
+    assert_eq!(response.status(), 401);
+    let body = json(response).await;
+    assert_eq!(
+        body["error"]["code"], "E_API_AUTH_SIGNATURE_MISMATCH",
+        "{body}"
+    );
+    assert_eq!(body["error"]["type"], "authentication", "{body}");
+    assert_eq!(body["rcode"], 0, "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains(reason), "{message:?} lacks {reason:?}");
+}
+
+/// Asserts a client error that is the service's signature mismatch, mentioning `reason`.
+fn assert_mismatch(error: &Error, reason: &str) {
+    assert_eq!(
+        error.code(),
+        Some(&ErrorCode::ApiAuthSignatureMismatch),
+        "{error}"
+    );
+    assert_eq!(error.status(), Some(401), "{error}");
+    assert!(
+        error.to_string().contains(reason),
+        "{error} lacks {reason:?}"
+    );
+}
+
+#[tokio::test]
+async fn approving_with_a_callback_redirects_there_and_grants_an_access_token() {
+    let fake = start().await;
+    assert!(fake.base_url().starts_with("https://127.0.0.1:"));
+    assert!(fake.certificate_pem().contains("BEGIN CERTIFICATE"));
+    let client = client(&fake);
+    let request = client
+        .request_token(Some("https://app.example/cb?state=a%20b#top"))
+        .await
+        .unwrap();
+    assert!(request.callback_confirmed);
+    let url = client.authorization_url(&request);
+    let Ok(Authorization::Callback(callback)) =
+        fake.authorize(url.as_str(), &login(&fake), true).await
+    else {
+        panic!("approval with a callback redirects");
+    };
+    assert_eq!(callback.host_str(), Some("app.example"));
+    assert_eq!(callback.fragment(), Some("top"));
+    let query: Vec<(String, String)> = callback.query_pairs().into_owned().collect();
+    assert_eq!(query[0], ("state".to_owned(), "a b".to_owned()));
+    assert_eq!(query[1], ("oauth_token".to_owned(), request.token.clone()));
+    assert_eq!(query[2].0, "oauth_verifier");
+
+    let verifier = client
+        .verifier_from_callback(&request, callback.as_str())
+        .unwrap();
+    let session = client.session(client.access_token(&request, &verifier).await.unwrap());
+    let providers = session.get_my_providers().send().await.unwrap();
+    let _ = providers;
+}
+
+/// A request token obtained with a raw request carrying `oauth_callback`.
+async fn raw_request_token(fake: &FakeMarketplace, callback: &str) -> RequestToken {
+    let endpoint = url(fake, "/oauth/getRequestToken");
+    let credentials = fake.credentials();
+    let header = signature::authorization_header(
+        &SignatureRequest {
+            method: "POST",
+            url: &endpoint,
+            form: &[],
+        },
+        &OAuthParams {
+            consumer_key: &credentials.consumer_key,
+            token: Some(""),
+            nonce: &nonce(),
+            timestamp: Timestamp::now().as_second(),
+            callback: Some(callback),
+            verifier: None,
+            version: Some("1.0"),
+        },
+        &SigningKey {
+            consumer_secret: &credentials.consumer_secret,
+            token_secret: "",
+        },
+    );
+    let response = fake
+        .http_client()
+        .post(endpoint)
+        .header(AUTHORIZATION, header)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let body = response.bytes().await.unwrap();
+    let form: std::collections::HashMap<String, String> =
+        url::form_urlencoded::parse(&body).into_owned().collect();
+    RequestToken {
+        token: form["oauth_token"].clone(),
+        secret: Secret::new(form["oauth_token_secret"].clone()),
+        callback_confirmed: form["oauth_callback_confirmed"] == "true",
+    }
+}
+
+#[tokio::test]
+async fn approving_without_a_callback_shows_the_verifier() {
+    let fake = start().await;
+    let client = client(&fake);
+    for callback in [None, Some("oob")] {
+        // The client accepts only absolute URIs; "oob" is sent raw.
+        let request = match callback {
+            None => client.request_token(None).await.unwrap(),
+            Some(callback) => raw_request_token(&fake, callback).await,
+        };
+        let url = client.authorization_url(&request);
+        let Ok(Authorization::Verifier(verifier)) =
+            fake.authorize(url.as_str(), &login(&fake), true).await
+        else {
+            panic!("approval without a callback shows the verifier");
+        };
+        let verifier = Verifier::new(&verifier).unwrap();
+        let session = client.session(client.access_token(&request, &verifier).await.unwrap());
+        session.get_my_providers().send().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn denying_leaves_the_request_token_unauthorized() {
+    let fake = start().await;
+    let client = client(&fake);
+    let request = client.request_token(Some("myapp://done")).await.unwrap();
+    let url = client.authorization_url(&request);
+    assert_eq!(
+        fake.authorize(url.as_str(), &login(&fake), false).await,
+        Ok(Authorization::Denied)
+    );
+    let error = client
+        .access_token(&request, &Verifier::new("guess").unwrap())
+        .await
+        .unwrap_err();
+    assert_mismatch(&error, "not been authorized");
+    // The user may still change their mind.
+    let approved = fake.authorize(url.as_str(), &login(&fake), true).await;
+    assert!(
+        matches!(approved, Ok(Authorization::Callback(_))),
+        "{approved:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_login_page_refuses_unknown_tokens_and_users() {
+    let fake = start().await;
+    let client = client(&fake);
+    let request = client.request_token(None).await.unwrap();
+    let url = client.authorization_url(&request);
+    let error = fake
+        .authorize(url.as_str(), "nobody", true)
+        .await
+        .unwrap_err();
+    assert!(error.contains("HTTP 401"), "{error}");
+    let unknown = format!("{}/oauth/authorizeToken?oauth_token=nope", fake.base_url());
+    let error = fake
+        .authorize(&unknown, &login(&fake), true)
+        .await
+        .unwrap_err();
+    assert!(error.contains("HTTP 400"), "{error}");
+}
+
+#[tokio::test]
+async fn the_request_token_is_discarded_after_the_exchange() {
+    let fake = start().await;
+    let client = client(&fake);
+    let request = client.request_token(None).await.unwrap();
+    let url = client.authorization_url(&request);
+    let Ok(Authorization::Verifier(verifier)) =
+        fake.authorize(url.as_str(), &login(&fake), true).await
+    else {
+        panic!("approval shows the verifier");
+    };
+    let verifier = Verifier::new(&verifier).unwrap();
+    client.access_token(&request, &verifier).await.unwrap();
+    let error = client.access_token(&request, &verifier).await.unwrap_err();
+    assert_mismatch(&error, "unknown request token");
+}
+
+#[tokio::test]
+async fn a_wrong_verifier_is_refused() {
+    let fake = start().await;
+    let client = client(&fake);
+    let request = client.request_token(None).await.unwrap();
+    let url = client.authorization_url(&request);
+    let Ok(Authorization::Verifier(verifier)) =
+        fake.authorize(url.as_str(), &login(&fake), true).await
+    else {
+        panic!("approval shows the verifier");
+    };
+    let wrong = Verifier::new(&format!("{verifier}0")).unwrap();
+    let error = client.access_token(&request, &wrong).await.unwrap_err();
+    assert_mismatch(&error, "oauth_verifier is wrong");
+    // The request token survives a wrong guess.
+    let right = Verifier::new(&verifier).unwrap();
+    client.access_token(&request, &right).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_tampered_signature_is_refused() {
+    let fake = start().await;
+    let session = session(&fake, &client(&fake)).await;
+    let signed = url(&fake, &format!("{PROVIDERS}?rpp=5"));
+    let header = oauth_header(
+        &fake,
+        "GET",
+        &signed,
+        Some(access(&session)),
+        Timestamp::now().as_second(),
+        &nonce(),
+    );
+    // Another query than the one signed.
+    let other = url(&fake, &format!("{PROVIDERS}?rpp=6"));
+    assert_refused(get(&fake, &other, &header).await, "does not match").await;
+    // Another signature value.
+    let start = header.find("oauth_signature=\"").unwrap() + "oauth_signature=\"".len();
+    let mut tampered = header.clone();
+    tampered.replace_range(start..start + 4, "AAAA");
+    assert_refused(get(&fake, &signed, &tampered).await, "does not match").await;
+    // The untouched header passes.
+    assert_eq!(get(&fake, &signed, &header).await.status(), 200);
+}
+
+#[tokio::test]
+async fn an_unknown_consumer_key_is_refused() {
+    let fake = start().await;
+    let secret = fake.credentials().consumer_secret.clone();
+    let error = client_with(&fake, "someone-else", &secret)
+        .request_token(None)
+        .await
+        .unwrap_err();
+    assert_mismatch(&error, "unknown consumer key");
+    // The right key with a wrong secret is a plain mismatch.
+    let key = fake.credentials().consumer_key.clone();
+    let error = client_with(&fake, &key, "wrong")
+        .request_token(None)
+        .await
+        .unwrap_err();
+    assert_mismatch(&error, "does not match");
+}
+
+#[tokio::test]
+async fn a_stale_timestamp_is_refused() {
+    let fake = start().await;
+    let client = client(&fake);
+    let session = session(&fake, &client).await;
+    fake.clock().set_offset(SignedDuration::from_mins(10));
+    let url = url(&fake, PROVIDERS);
+    let header = oauth_header(
+        &fake,
+        "GET",
+        &url,
+        Some(access(&session)),
+        Timestamp::now().as_second(),
+        &nonce(),
+    );
+    assert_refused(get(&fake, &url, &header).await, "oauth_timestamp").await;
+    // The client learns the fake's clock from the Date header and retries once.
+    session.get_my_providers().send().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_replayed_nonce_is_refused() {
+    let fake = start().await;
+    let session = session(&fake, &client(&fake)).await;
+    let url = url(&fake, PROVIDERS);
+    let header = oauth_header(
+        &fake,
+        "GET",
+        &url,
+        Some(access(&session)),
+        Timestamp::now().as_second(),
+        &nonce(),
+    );
+    assert_eq!(get(&fake, &url, &header).await.status(), 200);
+    assert_refused(get(&fake, &url, &header).await, "oauth_nonce").await;
+}
+
+#[tokio::test]
+async fn unsupported_protocol_values_are_refused() {
+    let fake = start().await;
+    let session = session(&fake, &client(&fake)).await;
+    let url = url(&fake, PROVIDERS);
+    let now = Timestamp::now().as_second();
+    let header = oauth_header(&fake, "GET", &url, Some(access(&session)), now, &nonce());
+    let plaintext = header.replace("HMAC-SHA1", "PLAINTEXT");
+    assert_refused(get(&fake, &url, &plaintext).await, "oauth_signature_method").await;
+
+    let credentials = fake.credentials();
+    let versioned = |version| {
+        signature::authorization_header(
+            &SignatureRequest {
+                method: "GET",
+                url: &url,
+                form: &[],
+            },
+            &OAuthParams {
+                consumer_key: &credentials.consumer_key,
+                token: Some(access(&session).0),
+                nonce: &nonce(),
+                timestamp: now,
+                callback: None,
+                verifier: None,
+                version,
+            },
+            &SigningKey {
+                consumer_secret: &credentials.consumer_secret,
+                token_secret: access(&session).1,
+            },
+        )
+    };
+    assert_refused(
+        get(&fake, &url, &versioned(Some("2.0"))).await,
+        "oauth_version",
+    )
+    .await;
+    assert_eq!(get(&fake, &url, &versioned(None)).await.status(), 200);
+}
+
+#[tokio::test]
+async fn tokens_of_the_wrong_kind_are_refused() {
+    let fake = start().await;
+    let client = client(&fake);
+    let session = session(&fake, &client).await;
+    // A request token where an access token is expected.
+    let request = client.request_token(None).await.unwrap();
+    let url = url(&fake, PROVIDERS);
+    let now = Timestamp::now().as_second();
+    let header = oauth_header(
+        &fake,
+        "GET",
+        &url,
+        Some((&request.token, request.secret.expose())),
+        now,
+        &nonce(),
+    );
+    assert_refused(get(&fake, &url, &header).await, "is a request token").await;
+    // An access token where a request token is expected.
+    let posing = RequestToken {
+        token: access(&session).0.to_owned(),
+        secret: Secret::new(access(&session).1),
+        callback_confirmed: true,
+    };
+    let error = client
+        .access_token(&posing, &Verifier::new("v").unwrap())
+        .await
+        .unwrap_err();
+    assert_mismatch(&error, "is an access token");
+    // A made-up token.
+    let header = oauth_header(&fake, "GET", &url, Some(("made-up", "x")), now, &nonce());
+    assert_refused(get(&fake, &url, &header).await, "unknown access token").await;
+    // getRequestToken needs a blank oauth_token.
+    let endpoint = self::url(&fake, "/oauth/getRequestToken");
+    let header = oauth_header(
+        &fake,
+        "POST",
+        &endpoint,
+        Some(access(&session)),
+        now,
+        &nonce(),
+    );
+    let response = fake
+        .http_client()
+        .post(endpoint)
+        .header(AUTHORIZATION, header)
+        .send()
+        .await
+        .unwrap();
+    assert_refused(response, "blank").await;
+}
+
+#[tokio::test]
+async fn header_values_win_over_body_values() {
+    let fake = start().await;
+    let endpoint = url(&fake, "/oauth/getRequestToken");
+    let credentials = fake.credentials();
+    let form = [("extra".to_owned(), "a b".to_owned())];
+    let header = signature::authorization_header(
+        &SignatureRequest {
+            method: "POST",
+            url: &endpoint,
+            form: &form,
+        },
+        &OAuthParams {
+            consumer_key: &credentials.consumer_key,
+            token: Some(""),
+            nonce: &nonce(),
+            timestamp: Timestamp::now().as_second(),
+            callback: None,
+            verifier: None,
+            version: Some("1.0"),
+        },
+        &SigningKey {
+            consumer_secret: &credentials.consumer_secret,
+            token_secret: "",
+        },
+    );
+    let response = fake
+        .http_client()
+        .post(endpoint)
+        .header(AUTHORIZATION, header)
+        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(
+            "oauth_consumer_key=bogus&oauth_signature=bogus&oauth_nonce=x&oauth_timestamp=1\
+             &oauth_signature_method=PLAINTEXT&extra=a+b",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()[CONTENT_TYPE],
+        "application/x-www-form-urlencoded"
+    );
+    let body = response.text().await.unwrap();
+    assert!(
+        body.starts_with("oauth_token=") && body.ends_with("&oauth_callback_confirmed=true"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn oauth_parameters_may_come_in_the_body() {
+    let fake = start().await;
+    let endpoint = url(&fake, "/oauth/getRequestToken");
+    let credentials = fake.credentials();
+    let (nonce, timestamp) = (nonce(), Timestamp::now().as_second());
+    let oauth = OAuthParams {
+        consumer_key: &credentials.consumer_key,
+        token: Some(""),
+        nonce: &nonce,
+        timestamp,
+        callback: Some("oob"),
+        verifier: None,
+        version: Some("1.0"),
+    };
+    let base = signature::base_string(
+        &SignatureRequest {
+            method: "POST",
+            url: &endpoint,
+            form: &[],
+        },
+        &oauth,
+    );
+    let signed = signature::sign(
+        &base,
+        &SigningKey {
+            consumer_secret: &credentials.consumer_secret,
+            token_secret: "",
+        },
+    );
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("oauth_consumer_key", &credentials.consumer_key)
+        .append_pair("oauth_token", "")
+        .append_pair("oauth_nonce", &nonce)
+        .append_pair("oauth_timestamp", &timestamp.to_string())
+        .append_pair("oauth_signature_method", "HMAC-SHA1")
+        .append_pair("oauth_callback", "oob")
+        .append_pair("oauth_version", "1.0")
+        .append_pair("oauth_signature", &signed)
+        .finish();
+    let response = fake
+        .http_client()
+        .post(endpoint)
+        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+}
+
+#[tokio::test]
+async fn an_access_token_expires_six_hours_after_it_was_granted() {
+    let fake = start().await;
+    let session = session(&fake, &client(&fake)).await;
+    fake.clock()
+        .advance(SignedDuration::from_hours(6) - SignedDuration::from_mins(1));
+    assert_eq!(signed_get(&fake, &session, PROVIDERS).await.status(), 200);
+    fake.clock().advance(SignedDuration::from_mins(1));
+    assert_refused(signed_get(&fake, &session, PROVIDERS).await, "expired").await;
+    // The client's own local check does not know the fake's clock; the fake refuses.
+    let error = session.get_my_providers().send().await.unwrap_err();
+    assert_mismatch(&error, "expired");
+}
+
+#[tokio::test]
+async fn a_revoked_token_is_refused() {
+    let fake = start().await;
+    let session = session(&fake, &client(&fake)).await;
+    session.revoke().await.unwrap();
+    let error = session.get_my_providers().send().await.unwrap_err();
+    assert_mismatch(&error, "revoked");
+    let error = session.revoke().await.unwrap_err();
+    assert_mismatch(&error, "revoked");
+}
+
+#[tokio::test]
+async fn latency_delays_the_normal_answer() {
+    let fake = start().await;
+    let url = url(&fake, PROVIDERS);
+    fake.faults().inject(
+        Some(PROVIDERS),
+        Fault::Latency(Duration::from_millis(300)),
+        1,
+    );
+    let started = Instant::now();
+    let response = get(&fake, &url, "none").await;
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    assert_refused(response, "no OAuth parameters").await;
+}
+
+#[tokio::test]
+async fn a_status_fault_answers_that_status_on_its_path_only() {
+    let fake = start().await;
+    let url = url(&fake, PROVIDERS);
+    let fault = Fault::Status {
+        status: 503,
+        retry_after: Some(7),
+    };
+    fake.faults().inject(Some(PROVIDERS), fault, 2);
+    let other = self::url(&fake, "/api/pay/getInvoice?id=1");
+    assert_eq!(get(&fake, &other, "none").await.status(), 401);
+    for _ in 0..2 {
+        let response = get(&fake, &url, "none").await;
+        assert_eq!(response.status(), 503);
+        assert_eq!(response.headers()[RETRY_AFTER], "7");
+        assert!(response.text().await.unwrap().contains("503"));
+    }
+    assert_eq!(get(&fake, &url, "none").await.status(), 401);
+    assert_eq!(fake.requests_served(), 4);
+}
+
+#[tokio::test]
+async fn the_client_retries_through_status_faults() {
+    let fake = start().await;
+    let client = Client::builder(
+        fake.base_url(),
+        ConsumerCredentials::new(
+            &fake.credentials().consumer_key,
+            &fake.credentials().consumer_secret,
+        ),
+    )
+    .http_client(fake.http_client())
+    .build()
+    .unwrap();
+    let session = session(&fake, &client).await;
+    let fault = Fault::Status {
+        status: 503,
+        retry_after: Some(0),
+    };
+    fake.faults().inject(Some(PROVIDERS), fault, 2);
+    let before = fake.requests_served();
+    session.get_my_providers().send().await.unwrap();
+    assert_eq!(fake.requests_served() - before, 3);
+}
+
+#[tokio::test]
+async fn a_reset_closes_the_connection_without_an_answer() {
+    let fake = start().await;
+    let url = url(&fake, PROVIDERS);
+    fake.faults().inject(None, Fault::Reset, 1);
+    let error = fake
+        .http_client()
+        .get(url.clone())
+        .send()
+        .await
+        .unwrap_err();
+    assert!(error.status().is_none(), "{error}");
+    assert_eq!(fake.requests_served(), 1);
+    // The next request is served normally.
+    assert_eq!(get(&fake, &url, "none").await.status(), 401);
+}
+
+#[tokio::test]
+async fn a_truncated_answer_breaks_off_halfway() {
+    let fake = start().await;
+    let url = url(&fake, PROVIDERS);
+    let full = get(&fake, &url, "none").await.bytes().await.unwrap();
+    fake.faults().inject(Some(PROVIDERS), Fault::Truncated, 1);
+    let response = get(&fake, &url, "none").await;
+    assert_eq!(response.status(), 401);
+    assert_eq!(response.content_length(), Some(full.len() as u64));
+    assert!(response.bytes().await.is_err());
+}
+
+#[tokio::test]
+async fn an_html_error_page_answers_html() {
+    let fake = start().await;
+    fake.faults()
+        .inject(Some(PROVIDERS), Fault::HtmlErrorPage { status: 502 }, 1);
+    let response = get(&fake, &url(&fake, PROVIDERS), "none").await;
+    assert_eq!(response.status(), 502);
+    assert!(
+        response.headers()[CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let body = response.text().await.unwrap();
+    assert!(
+        body.starts_with("<html>") && body.trim_end().ends_with("</html>"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn a_wrong_content_type_labels_the_normal_body_html() {
+    let fake = start().await;
+    let session = session(&fake, &client(&fake)).await;
+    fake.faults()
+        .inject(Some(PROVIDERS), Fault::WrongContentType, 1);
+    let response = signed_get(&fake, &session, PROVIDERS).await;
+    assert_eq!(response.status(), 200);
+    assert!(
+        response.headers()[CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    assert_eq!(json(response).await["rcode"], 1);
+}
+
+#[tokio::test]
+async fn an_rcode_fault_answers_an_empty_envelope() {
+    let fake = start().await;
+    fake.faults().inject(None, Fault::Rcode(7), 1);
+    let response = get(&fake, &url(&fake, PROVIDERS), "none").await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        json(response).await,
+        serde_json::json!({"api": "manage/getMyProviders", "apiVersion": 1, "rcode": 7, "data": {}})
+    );
+}
+
+#[tokio::test]
+async fn cleared_faults_are_not_applied() {
+    let fake = start().await;
+    fake.faults().inject(None, Fault::Reset, 3);
+    fake.faults().clear();
+    assert_eq!(
+        get(&fake, &url(&fake, PROVIDERS), "none").await.status(),
+        401
+    );
+}
+
+#[tokio::test]
+async fn plain_http_serves_the_same_fake() {
+    let fake = FakeMarketplace::start_plain_http().await.unwrap();
+    assert!(fake.base_url().starts_with("http://127.0.0.1:"));
+    assert_eq!(fake.certificate_pem(), "");
+    // The client refuses plain HTTP for the OAuth endpoints unless told otherwise.
+    let error = client(&fake).request_token(None).await.unwrap_err();
+    assert!(matches!(error, Error::Config { .. }), "{error}");
+    assert_eq!(fake.requests_served(), 0);
+
+    let credentials = fake.credentials();
+    let client = Client::builder(
+        fake.base_url(),
+        ConsumerCredentials::new(&credentials.consumer_key, &credentials.consumer_secret),
+    )
+    .http_client(fake.http_client())
+    .allow_plain_http_oauth_on_loopback()
+    .build()
+    .unwrap();
+    let session = session(&fake, &client).await;
+    session.get_my_providers().send().await.unwrap();
+}
+
+#[tokio::test]
+async fn every_answer_carries_the_fake_clocks_date() {
+    let fake = start().await;
+    fake.clock().set_offset(SignedDuration::from_hours(30));
+    let read_date = |response: &reqwest::Response| {
+        let date = response.headers()[DATE].to_str().unwrap().to_owned();
+        assert!(date.ends_with(" GMT"), "{date}");
+        let date = jiff::fmt::rfc2822::DateTimeParser::new()
+            .parse_timestamp(&date)
+            .unwrap();
+        let off = date.duration_since(fake.clock().now()).abs();
+        assert!(off < SignedDuration::from_secs(5), "{date}");
+    };
+    read_date(&get(&fake, &url(&fake, PROVIDERS), "none").await);
+    read_date(&get(&fake, &url(&fake, "/nowhere"), "none").await);
+    fake.faults()
+        .inject(None, Fault::HtmlErrorPage { status: 500 }, 1);
+    read_date(&get(&fake, &url(&fake, PROVIDERS), "none").await);
+}
+
+#[tokio::test]
+async fn garbage_is_refused_without_harm() {
+    let fake = start().await;
+    let http = fake.http_client();
+    let endpoint = url(&fake, "/oauth/getRequestToken");
+    for header in [
+        "OAuth ",
+        "OAuth oauth_nonce=\"%zz\"",
+        "OAuth oauth_nonce=\"a\", oauth_nonce=\"b\"",
+        "OAuth oauth_consumer_key=\"x\",",
+        "Basic dXNlcjpwYXNz",
+    ] {
+        let response = http
+            .post(endpoint.clone())
+            .header(AUTHORIZATION, header)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 401, "{header}");
+    }
+    let response = http
+        .post(endpoint.clone())
+        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(vec![b'a'; 100 * 1024])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 413);
+    let response = http
+        .post(url(&fake, "/oauth/authorizeToken"))
+        .body("oauth_token=%ff&login=%&password")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    let response = http
+        .get(url(&fake, "/api/pay/nothing"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+    assert_eq!(
+        json(response).await["error"]["code"],
+        "E_API_UNKNOWN_METHOD"
+    );
+    let response = http
+        .get(url(&fake, "/oauth/getRequestToken"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 405);
+    // Still serving.
+    assert_eq!(
+        get(&fake, &url(&fake, PROVIDERS), "none").await.status(),
+        401
+    );
+}
