@@ -41,10 +41,19 @@ fn push_encoded(out: &mut String, text: &str) {
 fn encode_cow(text: Cow<'_, str>) -> Cow<'_, str> {
     match text {
         Cow::Borrowed(text) => percent_encode(text),
-        Cow::Owned(text) => match percent_encode(&text) {
-            Cow::Borrowed(_) => Cow::Owned(text),
-            Cow::Owned(encoded) => Cow::Owned(encoded),
-        },
+        Cow::Owned(text) => {
+            // A borrowed result is not always `text` itself: one reserved character encodes to
+            // a borrowed static string such as "%20".
+            let encoded = match percent_encode(&text) {
+                Cow::Borrowed(same)
+                    if same.as_ptr() == text.as_ptr() && same.len() == text.len() =>
+                {
+                    None
+                }
+                changed => Some(changed.into_owned()),
+            };
+            Cow::Owned(encoded.unwrap_or(text))
+        }
     }
 }
 
@@ -656,6 +665,31 @@ mod tests {
             base_uri("http://example.com/r%20v/X?id=123"),
             "http://example.com/r%20v/X"
         );
+    }
+
+    #[test]
+    fn a_decoded_query_value_of_one_reserved_character_is_encoded() {
+        // Regression (found by the property test against the fake's verifier): `a=+` decodes
+        // to a lone space, which must appear as %20 (so %2520 in the base string).
+        for query in ["a=+", "a=%20", "%20=x"] {
+            let url = url::Url::parse(&format!("https://example.com/p?{query}")).unwrap();
+            let request = SignatureRequest {
+                method: "GET",
+                url: &url,
+                form: &[],
+            };
+            let oauth = OAuthParams {
+                consumer_key: "k",
+                token: None,
+                nonce: "n",
+                timestamp: 1,
+                callback: None,
+                verifier: None,
+                version: None,
+            };
+            let base = base_string(&request, &oauth);
+            assert!(base.contains("%2520"), "{query}: {base}");
+        }
     }
 
     #[test]

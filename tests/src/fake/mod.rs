@@ -37,7 +37,7 @@ mod faults;
 mod oauth;
 mod server;
 mod tls;
-mod verify;
+pub mod verify;
 
 pub use clock::FakeClock;
 pub use faults::{Fault, Faults};

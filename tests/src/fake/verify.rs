@@ -40,7 +40,7 @@ pub(crate) struct OAuthRequest {
 
 /// The parts of an HTTP request that OAuth looks at.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct RawRequest<'a> {
+pub struct RawRequest<'a> {
     /// The HTTP method.
     pub method: &'a str,
     /// `http` or `https`.
@@ -220,6 +220,21 @@ impl OAuthRequest {
             ))
         }
     }
+}
+
+/// Checks a request's OAuth signature exactly as the fake marketplace does, with its own code
+/// (not the client's): for tests of any signer.
+///
+/// # Errors
+///
+/// What is wrong: a malformed header, a missing parameter, or the service's base string when
+/// the signatures differ.
+pub fn check_signature(
+    raw: &RawRequest<'_>,
+    consumer_secret: &str,
+    token_secret: &str,
+) -> Result<(), String> {
+    OAuthRequest::parse(raw)?.check_signature(consumer_secret, token_secret)
 }
 
 /// HMAC-SHA1 of `text` keyed with `enc(consumer_secret)&enc(token_secret)`, base64.
