@@ -10,7 +10,7 @@ use url::Url;
 use crate::error::{ApiFailure, Error, excerpt};
 use crate::oauth::{self, AccessToken, RequestToken, Verifier};
 use crate::secret::{ConsumerCredentials, redact};
-use crate::transport::{Call, Response, RetryPolicy, Transport};
+use crate::transport::{Call, Response, RetryPolicy, Settings, Transport};
 use crate::{Envelope, decode};
 
 /// The marketplace client of one application.
@@ -29,11 +29,8 @@ pub struct ClientBuilder {
     base_url: String,
     consumer: ConsumerCredentials,
     http: Option<reqwest::Client>,
-    timeout: Duration,
     connect_timeout: Duration,
-    retry: RetryPolicy,
-    page_concurrency: usize,
-    allow_plain_http_oauth: bool,
+    settings: Settings,
 }
 
 impl ClientBuilder {
@@ -46,7 +43,7 @@ impl ClientBuilder {
 
     /// The longest a single attempt may take, response body included (default 30 s).
     pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
+        self.settings.timeout = timeout;
         self
     }
 
@@ -59,13 +56,20 @@ impl ClientBuilder {
 
     /// How transient failures are retried (default [`RetryPolicy::default`]).
     pub fn retry(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
+        self.settings.retry = retry;
         self
     }
 
     /// How many pages a paged stream fetches at once once it knows the page count (default 4).
     pub fn page_concurrency(mut self, pages: usize) -> Self {
-        self.page_concurrency = pages.max(1);
+        self.settings.page_concurrency = pages.max(1);
+        self
+    }
+
+    /// The largest response body the client reads (default 32 MiB); a larger one fails with
+    /// [`Error::ResponseTooLarge`] instead of growing memory without bound.
+    pub fn max_response_bytes(mut self, bytes: u64) -> Self {
+        self.settings.max_response_bytes = bytes;
         self
     }
 
@@ -73,7 +77,7 @@ impl ClientBuilder {
     /// local test server. The reference requires HTTPS for them; without this, or for any other
     /// host, plain HTTP is refused before a request is sent.
     pub fn allow_plain_http_oauth_on_loopback(mut self) -> Self {
-        self.allow_plain_http_oauth = true;
+        self.settings.allow_plain_http_oauth = true;
         self
     }
 
@@ -105,15 +109,7 @@ impl ClientBuilder {
                 .map_err(|error| config(format!("HTTP client: {error}")))?,
         };
         Ok(Client {
-            transport: Arc::new(Transport::new(
-                http,
-                base_url,
-                self.consumer,
-                self.timeout,
-                self.retry,
-                self.page_concurrency,
-                self.allow_plain_http_oauth,
-            )),
+            transport: Arc::new(Transport::new(http, base_url, self.consumer, self.settings)),
         })
     }
 }
@@ -126,11 +122,14 @@ impl Client {
             base_url: base_url.into(),
             consumer,
             http: None,
-            timeout: Duration::from_secs(30),
             connect_timeout: Duration::from_secs(10),
-            retry: RetryPolicy::default(),
-            page_concurrency: 4,
-            allow_plain_http_oauth: false,
+            settings: Settings {
+                timeout: Duration::from_secs(30),
+                retry: RetryPolicy::default(),
+                page_concurrency: 4,
+                allow_plain_http_oauth: false,
+                max_response_bytes: 32 << 20,
+            },
         }
     }
 
@@ -291,7 +290,7 @@ impl Session {
 
     /// Pages fetched at once by paged streams.
     pub(crate) fn page_concurrency(&self) -> usize {
-        self.transport.page_concurrency
+        self.transport.settings.page_concurrency
     }
 
     fn check_expiry(&self) -> Result<(), Error> {

@@ -33,11 +33,18 @@ pub struct DecodeError {
 }
 
 /// Decodes a JSON body, naming the JSON path of the first value that does not fit.
+///
+/// Path tracking costs an allocation per object key, so a body is decoded without it first; only
+/// a body that fails is decoded again with it (decoding is deterministic, so the second pass
+/// fails at the same place with the same message).
 pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
+    if let Ok(value) = serde_json::from_slice(body) {
+        return Ok(value);
+    }
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let value =
         serde_path_to_error::deserialize(&mut deserializer).map_err(|error| DecodeError {
-            path: error.path().to_string(),
+            path: show_path(error.path()),
             message: error.inner().to_string(),
         })?;
     deserializer.end().map_err(|error| DecodeError {
@@ -45,6 +52,29 @@ pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
         message: error.to_string(),
     })?;
     Ok(value)
+}
+
+/// A JSON path for people: `data.timesheets.3.rate`; `.` for the whole body; a key that is
+/// empty or could be misread (`.`, `[`, space) is quoted: `data.[""]`, `data.["a.b"]`.
+fn show_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let segments: Vec<String> = path
+        .iter()
+        .map(|segment| match segment {
+            Segment::Seq { index } => index.to_string(),
+            Segment::Map { key } if key.is_empty() || key.contains(['.', '[', ']', ' ']) => {
+                format!("[{key:?}]")
+            }
+            Segment::Map { key } => key.clone(),
+            Segment::Enum { variant } => variant.clone(),
+            Segment::Unknown => "?".to_owned(),
+        })
+        .collect();
+    if segments.is_empty() {
+        ".".to_owned()
+    } else {
+        segments.join(".")
+    }
 }
 
 #[cfg(test)]
@@ -72,6 +102,18 @@ mod tests {
         let error = decode::<Envelope<Page>>(body).unwrap_err();
         assert_eq!(error.path, "data.timesheets.3.rate");
         assert!(error.message.contains("1,000.00"), "{}", error.message);
+    }
+
+    #[test]
+    fn paths_are_never_empty_and_odd_keys_are_quoted() {
+        // Found by the decode_response fuzz target: an empty key used to give an empty path.
+        let error = decode::<Envelope<Page>>(b"{\n  \"\":  ").unwrap_err();
+        assert_eq!(error.path, "[\"\"]");
+        let error =
+            decode::<Envelope<Page>>(br#"{"data": {"timesheets": {"a.b": {}}}}"#).unwrap_err();
+        assert!(error.path.starts_with("data.timesheets"), "{}", error.path);
+        let error = decode::<Envelope<Page>>(b"").unwrap_err();
+        assert_eq!(error.path, ".");
     }
 
     #[test]

@@ -25,6 +25,14 @@ pub enum Error {
         #[source]
         source: reqwest::Error,
     },
+    /// The response body is larger than `ClientBuilder::max_response_bytes`; it was not read.
+    #[error("{method}: the response is larger than the limit of {limit} bytes")]
+    ResponseTooLarge {
+        /// The API method.
+        method: &'static str,
+        /// The limit.
+        limit: u64,
+    },
     /// A non-success HTTP status without a recognizable API error in its body.
     #[error("{method}: HTTP {status}: {}", excerpt(body))]
     Status {

@@ -57,16 +57,24 @@ impl RetryPolicy {
 /// A local clock more than this far from the service's is corrected.
 const CLOCK_TOLERANCE: SignedDuration = SignedDuration::from_secs(60);
 
+/// How calls are made, as configured on the `ClientBuilder`.
+#[derive(Clone, Debug)]
+pub(crate) struct Settings {
+    pub(crate) timeout: Duration,
+    pub(crate) retry: RetryPolicy,
+    pub(crate) page_concurrency: usize,
+    pub(crate) allow_plain_http_oauth: bool,
+    /// The largest response body read; a larger one is an error, not an allocation.
+    pub(crate) max_response_bytes: u64,
+}
+
 /// The HTTP side of a [`Client`](crate::Client).
 #[derive(Debug)]
 pub(crate) struct Transport {
     pub(crate) http: reqwest::Client,
     pub(crate) base_url: Url,
     pub(crate) consumer: ConsumerCredentials,
-    pub(crate) timeout: Duration,
-    pub(crate) retry: RetryPolicy,
-    pub(crate) page_concurrency: usize,
-    pub(crate) allow_plain_http_oauth: bool,
+    pub(crate) settings: Settings,
     /// Seconds to add to the local clock, learned from the service's `Date` header.
     clock_offset: AtomicI64,
 }
@@ -105,19 +113,13 @@ impl Transport {
         http: reqwest::Client,
         base_url: Url,
         consumer: ConsumerCredentials,
-        timeout: Duration,
-        retry: RetryPolicy,
-        page_concurrency: usize,
-        allow_plain_http_oauth: bool,
+        settings: Settings,
     ) -> Self {
         Transport {
             http,
             base_url,
             consumer,
-            timeout,
-            retry,
-            page_concurrency,
-            allow_plain_http_oauth,
+            settings,
             clock_offset: AtomicI64::new(0),
         }
     }
@@ -182,7 +184,7 @@ impl Transport {
         retry_transient: bool,
         clock_corrected: &mut bool,
     ) -> Next {
-        let may_retry = retry_transient && attempt < self.retry.max_attempts;
+        let may_retry = retry_transient && attempt < self.settings.retry.max_attempts;
         let header = match self.authorization(call, url) {
             Ok(header) => header,
             Err(error) => return Next::Done(Err(error)),
@@ -192,7 +194,7 @@ impl Transport {
             .http
             .request(call.http_method.clone(), url.clone())
             .header(AUTHORIZATION, header)
-            .timeout(self.timeout)
+            .timeout(self.settings.timeout)
             .send()
             .await;
         let span = tracing::Span::current();
@@ -209,22 +211,46 @@ impl Transport {
                 }))
             }
         };
-        let response = match sent {
+        let mut response = match sent {
             Ok(response) => response,
             Err(source) => return transport_error(source),
         };
         let status = response.status().as_u16();
         let headers = response.headers().clone();
-        let body = match response.bytes().await {
-            Ok(body) => body,
-            Err(source) => return transport_error(source),
+        let too_large = || {
+            Next::Done(Err(Error::ResponseTooLarge {
+                method: call.method,
+                limit: self.settings.max_response_bytes,
+            }))
         };
+        if response
+            .content_length()
+            .is_some_and(|length| length > self.settings.max_response_bytes)
+        {
+            return too_large();
+        }
+        // Read chunk by chunk so that a body without a Content-Length is capped too.
+        let expected = response.content_length().unwrap_or(0).min(1 << 20);
+        let mut body = bytes::BytesMut::with_capacity(usize::try_from(expected).unwrap_or(0));
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    if (body.len() + chunk.len()) as u64 > self.settings.max_response_bytes {
+                        return too_large();
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                Ok(None) => break,
+                Err(source) => return transport_error(source),
+            }
+        }
+        let body = body.freeze();
         span.record("status", status);
         span.record("latency_ms", started.elapsed().as_millis() as u64);
 
         if may_retry && (status == 429 || (500..600).contains(&status)) {
             match retry_after(&headers, self.now()) {
-                Some(wait) if wait > self.retry.max_retry_after => {}
+                Some(wait) if wait > self.settings.retry.max_retry_after => {}
                 Some(wait) => {
                     return Next::Retry {
                         after: wait,
@@ -240,7 +266,7 @@ impl Transport {
             }
         }
 
-        if !*clock_corrected && self.correct_clock(&headers, &body) {
+        if !*clock_corrected && self.correct_clock(status, &headers, &body) {
             *clock_corrected = true;
             return Next::Retry {
                 after: Duration::ZERO,
@@ -286,14 +312,25 @@ impl Transport {
     }
 
     /// When the service rejected the signature and its clock differs from ours by more than the
-    /// tolerance, adopts its clock and says so.
-    fn correct_clock(&self, headers: &reqwest::header::HeaderMap, body: &[u8]) -> bool {
-        let rejected = ApiFailure::parse(body).is_some_and(|f| f.is_signature_mismatch());
-        let Some(server_now) = rejected.then(|| http_date(headers.get(DATE)?)).flatten() else {
+    /// tolerance, adopts its clock and says so. Cheap checks first: a success never parses the
+    /// body, and neither does a response without a skewed `Date`.
+    fn correct_clock(
+        &self,
+        status: u16,
+        headers: &reqwest::header::HeaderMap,
+        body: &[u8],
+    ) -> bool {
+        if (200..300).contains(&status) {
+            return false;
+        }
+        let Some(server_now) = headers.get(DATE).and_then(http_date) else {
             return false;
         };
         let skew = server_now.duration_since(Timestamp::now());
         if skew.abs() <= CLOCK_TOLERANCE {
+            return false;
+        }
+        if !ApiFailure::parse(body).is_some_and(|f| f.is_signature_mismatch()) {
             return false;
         }
         tracing::warn!(
@@ -308,10 +345,11 @@ impl Transport {
     fn backoff(&self, attempt: u32) -> Duration {
         let exponent = attempt.saturating_sub(1).min(16);
         let ceiling = self
+            .settings
             .retry
             .base_delay
             .saturating_mul(1 << exponent)
-            .min(self.retry.max_delay);
+            .min(self.settings.retry.max_delay);
         let random = getrandom::u64().unwrap_or(u64::MAX);
         let fraction = (random >> 11) as f64 / (1u64 << 53) as f64;
         ceiling.mul_f64(fraction)
@@ -327,7 +365,7 @@ impl Transport {
             Some(url::Host::Domain(domain)) => domain == "localhost",
             None => false,
         };
-        if self.allow_plain_http_oauth && loopback {
+        if self.settings.allow_plain_http_oauth && loopback {
             return Ok(());
         }
         Err(Error::Config {
@@ -369,10 +407,13 @@ mod tests {
             reqwest::Client::new(),
             Url::parse("https://example.com/base/").unwrap(),
             ConsumerCredentials::new("key", "secret"),
-            Duration::from_secs(5),
-            retry,
-            4,
-            false,
+            Settings {
+                timeout: Duration::from_secs(5),
+                retry,
+                page_concurrency: 4,
+                allow_plain_http_oauth: false,
+                max_response_bytes: 1 << 20,
+            },
         )
     }
 
@@ -428,7 +469,7 @@ mod tests {
         assert!(error.to_string().contains("must use HTTPS"), "{error}");
 
         let mut t = t;
-        t.allow_plain_http_oauth = true;
+        t.settings.allow_plain_http_oauth = true;
         assert!(t.check_https("oauth/getRequestToken", &plain).is_ok());
         let remote = Url::parse("http://example.com/oauth/getRequestToken").unwrap();
         assert!(t.check_https("oauth/getRequestToken", &remote).is_err());

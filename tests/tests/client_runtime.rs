@@ -808,6 +808,30 @@ async fn a_slow_response_times_out() {
 }
 
 #[tokio::test]
+async fn a_response_larger_than_the_limit_is_an_error_not_an_allocation() {
+    let stub = StubServer::start().await.unwrap();
+    let client = Client::builder(stub.base_url(), consumer())
+        .max_response_bytes(1024)
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let body = fixture("pay/getBilling.json");
+    assert!(body.len() > 1024);
+    stub.fallback("/api/pay/getBilling", Reply::json(200, body));
+    let error = session(&client).get_billing(9003).send().await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::ResponseTooLarge {
+                limit: 1024,
+                method: "pay/getBilling"
+            }
+        ),
+        "{error}"
+    );
+}
+
+#[tokio::test]
 async fn a_caller_supplied_http_client_is_used() {
     let stub = StubServer::start().await.unwrap();
     let mut headers = reqwest::header::HeaderMap::new();

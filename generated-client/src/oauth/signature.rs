@@ -10,15 +10,8 @@ use std::fmt;
 
 use base64::prelude::{BASE64_STANDARD, Engine as _};
 use hmac::{Hmac, KeyInit as _, Mac as _};
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
+use percent_encoding::percent_decode_str;
 use sha1::Sha1;
-
-/// Everything but the RFC 3986 unreserved set (ALPHA / DIGIT / "-" / "." / "_" / "~").
-const ENCODE_SET: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
 
 /// The only signature method this module implements.
 const SIGNATURE_METHOD: &str = "HMAC-SHA1";
@@ -29,12 +22,45 @@ const SIGNATURE_METHOD: &str = "HMAC-SHA1";
 /// Every other byte of the UTF-8 encoding is written as `%XX`; a space becomes `%20`, never
 /// `+`. Borrows the input when nothing needs encoding.
 pub fn percent_encode(text: &str) -> Cow<'_, str> {
-    utf8_percent_encode(text, ENCODE_SET).into()
+    if text.bytes().all(is_unreserved) {
+        Cow::Borrowed(text)
+    } else {
+        let mut out = String::with_capacity(text.len() * 3);
+        push_encoded(&mut out, text);
+        Cow::Owned(out)
+    }
 }
 
-/// Appends the percent-encoding of `text` to `out` without an intermediate allocation.
+/// RFC 3986's unreserved characters: ALPHA / DIGIT / "-" / "." / "_" / "~".
+fn is_unreserved(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~')
+}
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Appends the percent-encoding of `text` to `out` (signing runs on every attempt of every call,
+/// so this is a plain byte loop rather than a generic encoder).
 fn push_encoded(out: &mut String, text: &str) {
-    out.extend(utf8_percent_encode(text, ENCODE_SET));
+    for byte in text.bytes() {
+        if is_unreserved(byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 0xF)]));
+        }
+    }
+}
+
+/// Appends the encoding of an already encoded string: only its `%` signs change (to `%25`), so
+/// the base string's second encoding is a copy with one substitution.
+fn push_reencoded(out: &mut String, encoded: &str) {
+    for (i, piece) in encoded.split('%').enumerate() {
+        if i > 0 {
+            out.push_str("%25");
+        }
+        out.push_str(piece);
+    }
 }
 
 /// Percent-encodes an owned-or-borrowed string, reusing the owned buffer when nothing changes.
@@ -185,11 +211,9 @@ fn base_string_with(
         String::with_capacity(request.method.len() + 2 + 3 * url.as_str().len() + 2 * params_len);
 
     // 1. The method, upper-cased (and encoded, for a custom method's sake).
-    out.extend(
-        utf8_percent_encode(request.method, ENCODE_SET)
-            .flat_map(str::chars)
-            .map(|c| c.to_ascii_uppercase()),
-    );
+    let method_start = out.len();
+    push_encoded(&mut out, request.method);
+    out[method_start..].make_ascii_uppercase();
     out.push('&');
 
     // 2. The base string URI, encoded: scheme://host[:port]path, no userinfo/query/fragment.
@@ -216,9 +240,9 @@ fn base_string_with(
         if i > 0 {
             out.push_str("%26");
         }
-        push_encoded(&mut out, name);
+        push_reencoded(&mut out, name);
         out.push_str("%3D");
-        push_encoded(&mut out, value);
+        push_reencoded(&mut out, value);
     }
     out
 }

@@ -234,13 +234,10 @@ enum DecimalError {
 
 /// Parses `-?[0-9]+(\.[0-9]+)?` exactly, keeping the scale (`"30.00"` has scale 2).
 fn decimal_from_text(text: &str) -> Result<Decimal, DecimalError> {
-    let unsigned = text.strip_prefix('-').unwrap_or(text);
-    let well_formed = match unsigned.split_once('.') {
-        Some((whole, fraction)) => all_digits(whole) && all_digits(fraction),
-        None => all_digits(unsigned),
-    };
-    if !well_formed {
-        return Err(DecimalError::Syntax);
+    match short_decimal_from_text(text) {
+        Ok(decimal) => return Ok(decimal),
+        Err(ShortText::Syntax) => return Err(DecimalError::Syntax),
+        Err(ShortText::TooLong) => {}
     }
     Decimal::from_str_exact(text).map_err(|error| match error {
         rust_decimal::Error::Underflow | rust_decimal::Error::ScaleExceedsMaximumPrecision(_) => {
@@ -250,10 +247,71 @@ fn decimal_from_text(text: &str) -> Result<Decimal, DecimalError> {
     })
 }
 
+/// Why [`short_decimal_from_text`] gave no value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ShortText {
+    /// Not `-?[0-9]+(\.[0-9]+)?`.
+    Syntax,
+    /// Well-formed, but more than 19 digits, or zero (left to `Decimal::from_str_exact`).
+    TooLong,
+}
+
+/// Checks the syntax and, for the usual short values (at most 19 digits, so the digits fit a
+/// `u64`), builds the decimal in the same single pass, without `Decimal::from_str_exact`.
+fn short_decimal_from_text(text: &str) -> Result<Decimal, ShortText> {
+    let (negative, digits) = match text.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        bytes => (false, bytes),
+    };
+    let mut mantissa: u64 = 0;
+    let mut count: u32 = 0;
+    let mut scale: Option<u32> = None;
+    let mut previous_is_digit = false;
+    for &byte in digits {
+        match byte {
+            b'0'..=b'9' => {
+                // 19 digits always fit a u64; more are left to the general parser.
+                if count < 19 {
+                    mantissa = mantissa * 10 + u64::from(byte - b'0');
+                }
+                count += 1;
+                if let Some(scale) = &mut scale {
+                    *scale += 1;
+                }
+                previous_is_digit = true;
+            }
+            b'.' if scale.is_none() && previous_is_digit => {
+                scale = Some(0);
+                previous_is_digit = false;
+            }
+            _ => return Err(ShortText::Syntax),
+        }
+    }
+    if !previous_is_digit {
+        // Empty, "-", or a trailing '.'.
+        return Err(ShortText::Syntax);
+    }
+    if count > 19 || mantissa == 0 {
+        // Long values, and zero (whose sign and scale the general parser decides).
+        return Err(ShortText::TooLong);
+    }
+    // Both halves of a u64; the scale is at most 18 here.
+    Ok(Decimal::from_parts(
+        mantissa as u32,
+        (mantissa >> 32) as u32,
+        0,
+        negative,
+        scale.unwrap_or(0),
+    ))
+}
+
 /// Converts a float through its shortest round-trip text, so `30.1` becomes exactly `30.1`.
 fn decimal_from_f64(value: f64) -> Result<Decimal, DecimalError> {
     if !value.is_finite() {
         return Err(DecimalError::NotFinite);
+    }
+    if let Some(decimal) = short_decimal_from_f64(value) {
+        return Ok(decimal);
     }
     // A Decimal's text is at most 31 bytes ("-0." and 28 places); a float that does not fit is
     // either too large or has more places than a Decimal keeps.
@@ -263,6 +321,38 @@ fn decimal_from_f64(value: f64) -> Result<Decimal, DecimalError> {
         None if value.abs() >= 1.0 => Err(DecimalError::OutOfRange),
         None => Err(DecimalError::Inexact),
     }
+}
+
+/// The decimal that the shortest round-trip text of `value` spells, without formatting it, for
+/// the usual amounts and hours: non-zero, below 10^9 in magnitude, at most 4 decimal places.
+/// `None` for anything else (the caller then formats and parses).
+///
+/// Why this is the same decimal: with |value| < 10^9 the float's spacing is below 2^-22, far
+/// finer than 10^-4, so for each number of places `s` at most one `m / 10^s` rounds to `value`,
+/// and the shortest text has the fewest places that give one. `m` (< 2^53) and `10^s` are exact
+/// floats and IEEE division rounds correctly, so `m / 10^s == value` says exactly that the text
+/// `m` with `s` places parses back to `value`. Trying `s` = 0, 1, ... finds the fewest.
+fn short_decimal_from_f64(value: f64) -> Option<Decimal> {
+    const POWERS: [f64; 5] = [1.0, 10.0, 100.0, 1_000.0, 10_000.0];
+    let magnitude = value.abs();
+    if magnitude == 0.0 || magnitude >= 1e9 {
+        return None;
+    }
+    for (scale, power) in (0u32..).zip(POWERS) {
+        let mantissa = (magnitude * power).round();
+        if mantissa / power == magnitude {
+            // An integral float below 10^13, so the conversion is exact.
+            let mantissa = mantissa as u64;
+            return Some(Decimal::from_parts(
+                mantissa as u32,
+                (mantissa >> 32) as u32,
+                0,
+                value < 0.0,
+                scale,
+            ));
+        }
+    }
+    None
 }
 
 fn decimal_error<E: de::Error>(error: DecimalError, value: impl fmt::Display) -> E {
@@ -600,6 +690,136 @@ mod tests {
             Err(DecimalError::Inexact)
         );
         assert_eq!(decimal_from_f64(5e-324), Err(DecimalError::Inexact));
+    }
+
+    /// The exact representation (mantissa, scale and sign), which `==` does not compare.
+    fn exact(decimal: Decimal) -> [u8; 16] {
+        decimal.serialize()
+    }
+
+    /// A deterministic stream of pseudo-random 64-bit numbers (an LCG).
+    fn lcg(seed: u64) -> impl Iterator<Item = u64> {
+        core::iter::successors(Some(seed), |x| {
+            Some(
+                x.wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407),
+            )
+        })
+    }
+
+    #[test]
+    fn the_single_pass_text_parser_gives_what_from_str_exact_gives() {
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "0.00",
+            "-0.00",
+            "1",
+            "-1",
+            "30.00",
+            "12.50",
+            "007.50",
+            "0.1",
+            "-0.001",
+            "1500.00",
+            "9999999999999999999",
+            "999999999999999999.9",
+            "0.000000000000000001",
+            "18446744073709551615",
+            "10000000000000000000",
+            "1.0000000000000000000",
+            "79228162514264337593543950335",
+            "0.0000000000000000000000000001",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        for (i, random) in lcg(7).take(20_000).enumerate() {
+            let digits = random.to_string();
+            let cut = i % (digits.len() + 1);
+            let (whole, fraction) = digits.split_at(cut);
+            let whole = if whole.is_empty() { "0" } else { whole };
+            let sign = if i % 3 == 0 { "-" } else { "" };
+            if fraction.is_empty() {
+                texts.push(format!("{sign}{whole}"));
+            } else {
+                texts.push(format!("{sign}{whole}.{fraction}"));
+            }
+        }
+        for text in &texts {
+            let general = Decimal::from_str_exact(text).expect(text);
+            match short_decimal_from_text(text) {
+                Ok(short) => assert_eq!(exact(short), exact(general), "{text}"),
+                Err(ShortText::TooLong) => {}
+                Err(ShortText::Syntax) => panic!("{text}: well-formed"),
+            }
+            assert_eq!(
+                decimal_from_text(text).map(exact),
+                Ok(exact(general)),
+                "{text}"
+            );
+        }
+        for bad in [
+            "", "-", "--1", "+1", ".5", "1.", "-.5", "1..2", "1.2.3", "1e5", "1_000", " 1", "1 ",
+            "١", "0x10", "1,5",
+        ] {
+            assert_eq!(
+                short_decimal_from_text(bad),
+                Err(ShortText::Syntax),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_float_shortcut_gives_what_the_shortest_text_gives() {
+        let through_text = |value: f64| Decimal::from_str_exact(&value.to_string());
+        let mut values = vec![
+            30.0,
+            12.5,
+            375.0,
+            70.25,
+            1.25,
+            0.5,
+            16.25,
+            0.1,
+            0.2,
+            0.3,
+            1.1,
+            2.675,
+            0.0001,
+            0.00015,
+            999_999_999.999_9,
+            123_456_789.123_4,
+            1e-5,
+            5e-324,
+            1e9,
+            0.1 + 0.2,
+        ];
+        for places in 0..=6 {
+            let power = 10f64.powi(places);
+            values.extend((0..5_000).map(|k| f64::from(k) / power));
+            values.extend(
+                lcg(u64::from(places as u32))
+                    .take(5_000)
+                    .map(|random| (random % 2_000_000_000_000) as f64 / power),
+            );
+        }
+        // Arbitrary doubles in the shortcut's range (and beyond it).
+        values.extend(lcg(11).take(20_000).map(|random| {
+            f64::from_bits(
+                random % (0x41D0_0000_0000_0000 - 0x3E00_0000_0000_0000) + 0x3E00_0000_0000_0000,
+            )
+        }));
+        let mut shortcuts = 0;
+        for value in values.iter().flat_map(|&value| [value, -value]) {
+            let general = through_text(value).map(exact).ok();
+            if let Some(short) = short_decimal_from_f64(value) {
+                shortcuts += 1;
+                assert_eq!(Some(exact(short)), general, "{value}");
+            }
+            assert_eq!(decimal_from_f64(value).map(exact).ok(), general, "{value}");
+        }
+        assert!(shortcuts > 50_000, "{shortcuts}");
     }
 
     #[test]
