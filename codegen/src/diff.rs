@@ -7,11 +7,13 @@
 //! fields and values are not breaking Rust changes), decoders accept every encoding of a type
 //! (a number sent as a string is not a wire break), and unknown JSON keys are ignored.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::ir::{Api, Enum, Field, Method, Param, Record, Scalar, TypeRef};
+use crate::location::LocationIndex;
 use crate::resolve::SpecSource;
 use crate::rust_type;
 
@@ -154,6 +156,8 @@ pub fn diff(base: Side<'_>, head: Side<'_>) -> Vec<Change> {
         base,
         head,
         renamed_types: renamed_types(base.api, head.api),
+        base_index: base.sources.iter().map(|_| OnceCell::new()).collect(),
+        head_index: head.sources.iter().map(|_| OnceCell::new()).collect(),
         changes: Vec::new(),
     };
     differ.methods();
@@ -169,6 +173,9 @@ struct Differ<'a> {
     head: Side<'a>,
     /// Types and enums renamed from base to head (old name -> new name).
     renamed_types: BTreeMap<String, String>,
+    /// Line and column of every node, per spec file of each side, built when first needed.
+    base_index: Vec<OnceCell<LocationIndex>>,
+    head_index: Vec<OnceCell<LocationIndex>>,
     changes: Vec<Change>,
 }
 
@@ -176,10 +183,19 @@ struct Differ<'a> {
 type Place<'p> = (usize, Vec<&'p str>);
 
 impl<'a> Differ<'a> {
-    fn locate(side: Side<'_>, place: &Place<'_>) -> Option<Location> {
+    /// Where `place` is written on one side; each file is indexed once, on first use.
+    fn locate(
+        side: Side<'_>,
+        indexes: &[OnceCell<LocationIndex>],
+        place: &Place<'_>,
+    ) -> Option<Location> {
         let (file, path) = place;
         let source = side.sources.get(*file)?;
-        let at = crate::locate(source, path)?;
+        let index = indexes
+            .get(*file)?
+            .get_or_init(|| LocationIndex::new(&source.text));
+        let path: Vec<String> = path.iter().map(|s| (*s).to_owned()).collect();
+        let at = index.find(&path)?;
         Some(Location {
             file: source.path.clone(),
             line: at.line,
@@ -216,9 +232,29 @@ impl<'a> Differ<'a> {
             rust,
             subject,
             message,
-            base: base.and_then(|place| Self::locate(self.base, &place)),
-            head: head.and_then(|place| Self::locate(self.head, &place)),
+            base: base.and_then(|place| Self::locate(self.base, &self.base_index, &place)),
+            head: head.and_then(|place| Self::locate(self.head, &self.head_index, &place)),
         });
+    }
+
+    /// A change located on both sides.
+    fn both(
+        &mut self,
+        rule: &'static str,
+        wire_breaks: bool,
+        rust_breaks: bool,
+        base: &Place<'_>,
+        head: &Place<'_>,
+        message: String,
+    ) {
+        self.push(
+            rule,
+            wire_breaks,
+            rust_breaks,
+            Some(base.clone()),
+            Some(head.clone()),
+            message,
+        );
     }
 
     fn doc(&mut self, old: &str, new: &str, base: Place<'_>, head: Place<'_>) {
@@ -416,20 +452,20 @@ impl<'a> Differ<'a> {
             let (o, n) = (at(old_method, old), at(new_method, new));
             let name = format!("{}: parameter {}", new_method.name, new.wire_name);
             match (required(old_method, old), required(new_method, new)) {
-                (false, true) => self.push(
+                (false, true) => self.both(
                     rule::PARAM_BECAME_REQUIRED,
                     true,
                     true,
-                    Some(o.clone()),
-                    Some(n.clone()),
+                    &o,
+                    &n,
                     format!("{name} became required (a constructor argument)"),
                 ),
-                (true, false) => self.push(
+                (true, false) => self.both(
                     rule::PARAM_BECAME_OPTIONAL,
                     false,
                     true,
-                    Some(o.clone()),
-                    Some(n.clone()),
+                    &o,
+                    &n,
                     format!("{name} became optional (a setter)"),
                 ),
                 _ => {}
@@ -437,12 +473,12 @@ impl<'a> Differ<'a> {
             if old.ty != new.ty || old.rust_name != new.rust_name {
                 let rust = rust_type::param_type(old) != rust_type::param_type(new)
                     || old.rust_name != new.rust_name;
-                self.push(
+                self.both(
                     rule::PARAM_TYPE_CHANGED,
                     old.ty != new.ty,
                     rust,
-                    Some(o.clone()),
-                    Some(n.clone()),
+                    &o,
+                    &n,
                     format!(
                         "{name}: {:?} {} -> {:?} {}",
                         old.ty, old.rust_name, new.ty, new.rust_name
@@ -450,24 +486,24 @@ impl<'a> Differ<'a> {
                 );
             }
             if old.default != new.default {
-                self.push(
+                self.both(
                     rule::PARAM_DEFAULT_CHANGED,
                     false,
                     false,
-                    Some(o.clone()),
-                    Some(n.clone()),
+                    &o,
+                    &n,
                     format!("{name}: default {:?} -> {:?}", old.default, new.default),
                 );
             }
             if old.min != new.min || old.max != new.max {
                 // The client refuses values beyond the bounds, so tighter bounds can turn a
                 // call that used to work into an InvalidArgument error at run time.
-                self.push(
+                self.both(
                     rule::PARAM_CAP_CHANGED,
                     false,
                     false,
-                    Some(o.clone()),
-                    Some(n.clone()),
+                    &o,
+                    &n,
                     format!(
                         "{name}: bounds {:?}..{:?} -> {:?}..{:?}",
                         old.min, old.max, new.min, new.max
@@ -657,12 +693,12 @@ impl<'a> Differ<'a> {
         );
         let name = format!("{}.{}", new_record.name, new.rust_name);
         if old.rust_name != new.rust_name {
-            self.push(
+            self.both(
                 rule::FIELD_RUST_NAME_CHANGED,
                 false,
                 true,
-                Some(o.clone()),
-                Some(n.clone()),
+                &o,
+                &n,
                 format!("{}.{} became {name}", old_record.name, old.rust_name),
             );
         }
@@ -680,22 +716,22 @@ impl<'a> Differ<'a> {
                 Some(false) => (rule::FIELD_TYPE_NARROWED, false),
                 None => (rule::FIELD_TYPE_CHANGED, true),
             };
-            self.push(
+            self.both(
                 rule,
                 wire,
                 renamed_value != new_value,
-                Some(o.clone()),
-                Some(n.clone()),
+                &o,
+                &n,
                 format!("{name}: {old_value} -> {new_value}"),
             );
         } else if old.encoding != new.encoding {
             let wire = !old_decoder_accepts(old, new);
-            self.push(
+            self.both(
                 rule::FIELD_ENCODING_CHANGED,
                 wire,
                 renamed_value != new_value,
-                Some(o.clone()),
-                Some(n.clone()),
+                &o,
+                &n,
                 format!(
                     "{name}: sent as {} -> {}{}",
                     encodings(old),
@@ -709,57 +745,57 @@ impl<'a> Differ<'a> {
             );
         }
         match (old.is_optional(), new.is_optional()) {
-            (false, true) if new.nullable && !old.nullable => self.push(
+            (false, true) if new.nullable && !old.nullable => self.both(
                 rule::FIELD_BECAME_NULLABLE,
                 true,
                 true,
-                Some(o.clone()),
-                Some(n.clone()),
+                &o,
+                &n,
                 format!("{name} may now be null (now Option)"),
             ),
-            (false, true) => self.push(
+            (false, true) => self.both(
                 rule::FIELD_BECAME_OPTIONAL,
                 true,
                 true,
-                Some(o.clone()),
-                Some(n.clone()),
+                &o,
+                &n,
                 format!("{name} may now be absent or none (now Option)"),
             ),
-            (true, false) => self.push(
+            (true, false) => self.both(
                 rule::FIELD_BECAME_REQUIRED,
                 false,
                 true,
-                Some(o.clone()),
-                Some(n.clone()),
+                &o,
+                &n,
                 format!("{name} is now always present (no longer Option)"),
             ),
-            (true, true) if new.nullable && !old.nullable => self.push(
+            (true, true) if new.nullable && !old.nullable => self.both(
                 rule::FIELD_BECAME_NULLABLE,
                 true,
                 false,
-                Some(o.clone()),
-                Some(n.clone()),
+                &o,
+                &n,
                 format!("{name} may now be null"),
             ),
             _ => {}
         }
         if old.presence != new.presence && old.is_optional() == new.is_optional() {
-            self.push(
+            self.both(
                 rule::DOC_CHANGED,
                 false,
                 false,
-                Some(o.clone()),
-                Some(n.clone()),
+                &o,
+                &n,
                 format!("{name}: presence {:?} -> {:?}", old.presence, new.presence),
             );
         }
         if old.documented_as != new.documented_as || old.documented_type != new.documented_type {
-            self.push(
+            self.both(
                 rule::DOC_CHANGED,
                 false,
                 false,
-                Some(o.clone()),
-                Some(n.clone()),
+                &o,
+                &n,
                 format!(
                     "{name}: documented as {:?}/{:?} -> {:?}/{:?}",
                     old.documented_as, old.documented_type, new.documented_as, new.documented_type
