@@ -7,10 +7,12 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use url::Url;
 
-use crate::error::{ApiFailure, Error, excerpt};
+use crate::error::{Error, excerpt};
+use crate::error_body::{ReadBody, Structure, token_pairs};
 use crate::oauth::{self, AccessToken, RequestToken, Verifier};
-use crate::secret::{ConsumerCredentials, redact};
-use crate::transport::{Call, Response, RetryPolicy, Settings, Transport};
+use crate::options::{CallOptions, RetryPolicy};
+use crate::secret::{ConsumerCredentials, KnownSecrets, redact_text};
+use crate::transport::{Call, Response, Settings, Transport};
 use crate::{Envelope, decode};
 
 /// The marketplace client of one application.
@@ -36,14 +38,36 @@ pub struct ClientBuilder {
 impl ClientBuilder {
     /// Uses this `reqwest::Client` (for proxies, extra root certificates, …) instead of a new
     /// one. Its own timeouts apply in addition to [`Self::timeout`].
+    ///
+    /// **Build it with `.redirect(reqwest::redirect::Policy::none())`.** The client never
+    /// follows a redirect: a 3xx answer is an [`Error::Redirect`]. But an HTTP client that
+    /// follows redirects does so before this crate sees the answer, so by then it has already
+    /// sent the request, OAuth `Authorization` header included, to the redirect target (reqwest
+    /// drops that header on a hop to another host, but not on the hops after it). The client
+    /// notices that the answer came from another URL and refuses it with [`Error::Redirect`]
+    /// (`status: None`); it cannot call the request back.
     pub fn http_client(mut self, http: reqwest::Client) -> Self {
         self.http = Some(http);
         self
     }
 
-    /// The longest a single attempt may take, response body included (default 30 s).
+    /// The longest a single attempt may take, response body included (default 30 s). An
+    /// attempt that takes longer is retried like any transient failure of a GET call; the last
+    /// one ends in [`Error::Timeout`] with [`TimeoutLimit::Attempt`](crate::TimeoutLimit).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.settings.timeout = timeout;
+        self
+    }
+
+    /// The longest a whole call may take: every attempt, every backoff and every `Retry-After`
+    /// wait (default 60 s). A wait that would pass the deadline is not started: the call ends
+    /// at once with the last answer (a `Retry-After` longer than the time left gives the
+    /// service's 429 or 5xx as [`Error::Status`] or [`Error::Api`]). An attempt still running
+    /// at the deadline ends in [`Error::Timeout`] with
+    /// [`TimeoutLimit::Deadline`](crate::TimeoutLimit). One call can set its own with
+    /// [`CallOptions::deadline`].
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.settings.deadline = deadline;
         self
     }
 
@@ -54,7 +78,9 @@ impl ClientBuilder {
         self
     }
 
-    /// How transient failures are retried (default [`RetryPolicy::default`]).
+    /// How transient failures are retried (default [`RetryPolicy::default`]: four attempts,
+    /// backoff from 200 ms to 5 s, `Retry-After` honoured up to 30 s), always within the
+    /// [deadline](Self::deadline).
     pub fn retry(mut self, retry: RetryPolicy) -> Self {
         self.settings.retry = retry;
         self
@@ -103,8 +129,11 @@ impl ClientBuilder {
         }
         let http = match self.http {
             Some(http) => http,
+            // Never a redirect (the OAuth header would go along) and never a Referer.
             None => reqwest::Client::builder()
                 .connect_timeout(self.connect_timeout)
+                .redirect(reqwest::redirect::Policy::none())
+                .referer(false)
                 .build()
                 .map_err(|error| config(format!("HTTP client: {error}")))?,
         };
@@ -125,6 +154,7 @@ impl Client {
             connect_timeout: Duration::from_secs(10),
             settings: Settings {
                 timeout: Duration::from_secs(30),
+                deadline: Duration::from_secs(60),
                 retry: RetryPolicy::default(),
                 page_concurrency: 4,
                 allow_plain_http_oauth: false,
@@ -137,16 +167,15 @@ impl Client {
     /// empty token secret. With a `callback` (any URI scheme), the service redirects the user
     /// there after approval; without (or with RFC 5849's `"oob"`), it shows the user a
     /// verifier to type into the app.
+    ///
+    /// The callback sent (and signed) is the parsed URI written out again (`HTTPS://App/a/../b`
+    /// is sent as `https://app/b`); one with control characters or surrounding white space,
+    /// which parsing would silently drop, is refused with [`Error::InvalidArgument`].
     pub async fn request_token(&self, callback: Option<&str>) -> Result<RequestToken, Error> {
         const METHOD: &str = "oauth/getRequestToken";
-        // "oob" (out of band) is RFC 5849's word for no callback; anything else must be a URI.
-        if let Some(callback) = callback.filter(|c| *c != "oob") {
-            Url::parse(callback).map_err(|error| Error::InvalidArgument {
-                method: METHOD,
-                name: "oauth_callback".to_owned(),
-                reason: format!("{callback:?} is not an absolute URI: {error}"),
-            })?;
-        }
+        let callback = callback
+            .map(|callback| normalized_callback(METHOD, callback))
+            .transpose()?;
         let call = Call {
             method: METHOD,
             http_method: reqwest::Method::POST,
@@ -154,12 +183,12 @@ impl Client {
             query: &[],
             token: Some(""),
             token_secret: "",
-            callback,
+            callback: callback.as_deref(),
             verifier: None,
             oauth_endpoint: true,
         };
-        let response = self.transport.send(&call).await?;
-        let mut form = token_response(METHOD, &response)?;
+        let response = self.transport.send(&call, &CallOptions::default()).await?;
+        let mut form = token_response(METHOD, &response, &self.transport.known(""))?;
         Ok(RequestToken {
             token: form.take(METHOD, "oauth_token")?,
             secret: crate::Secret::new(form.take(METHOD, "oauth_token_secret")?),
@@ -233,8 +262,9 @@ impl Client {
             oauth_endpoint: true,
         };
         let granted_at = self.transport.now();
-        let response = self.transport.send(&call).await?;
-        let mut form = token_response(METHOD, &response)?;
+        let response = self.transport.send(&call, &CallOptions::default()).await?;
+        let known = self.transport.known(request.secret.expose());
+        let mut form = token_response(METHOD, &response, &known)?;
         Ok(AccessToken::new(
             form.take(METHOD, "oauth_token")?,
             form.take(METHOD, "oauth_token_secret")?,
@@ -280,11 +310,15 @@ impl Session {
             verifier: None,
             oauth_endpoint: true,
         };
-        let response = self.transport.send(&call).await?;
+        let response = self.transport.send(&call, &CallOptions::default()).await?;
         // The reference does not show revokeToken's body: any success status will do.
-        match failure(METHOD, &response) {
-            Some(error) => Err(error),
-            None => Ok(()),
+        match response.is_success() {
+            true => Ok(()),
+            false => Err(response_error(
+                METHOD,
+                &response,
+                &self.transport.known(self.token.secret().expose()),
+            )),
         }
     }
 
@@ -308,6 +342,7 @@ impl Session {
         method: &'static str,
         path: &'static str,
         query: &[(&'static str, String)],
+        options: &CallOptions,
     ) -> Result<T, Error> {
         self.check_expiry()?;
         let call = Call {
@@ -321,50 +356,48 @@ impl Session {
             verifier: None,
             oauth_endpoint: false,
         };
-        let response = self.transport.send(&call).await?;
-        if let Some(error) = failure(method, &response) {
-            return Err(error);
+        let response = self.transport.send(&call, options).await?;
+        let known = self.transport.known(call.token_secret);
+        if !response.is_success() {
+            return Err(response_error(method, &response, &known));
         }
         match decode::<Envelope<T>>(&response.body) {
             Ok(envelope) if envelope.rcode == 1 => Ok(envelope.data),
-            Ok(envelope) => Err(Error::Api {
-                method,
-                status: response.status,
-                failure: ApiFailure::parse(&response.body).unwrap_or_else(|| ApiFailure {
-                    code: None,
-                    rcode: Some(envelope.rcode),
-                    message: None,
-                    body: String::from_utf8_lossy(&response.body).into_owned(),
-                }),
-            }),
-            Err(error) => Err(match ApiFailure::parse(&response.body) {
-                Some(failure) => Error::Api {
-                    method,
-                    status: response.status,
-                    failure,
-                },
-                None => Error::Decode {
-                    method,
-                    path: error.path,
-                    message: match &response.content_type {
-                        Some(kind) if !kind.contains("json") => {
-                            format!("{} (the content type is {kind})", error.message)
-                        }
-                        _ => error.message,
+            // An rcode other than 1 is a failure, whatever else the body holds.
+            Ok(_) => Err(response_error(method, &response, &known)),
+            Err(error) => {
+                let read = response.read(&known);
+                Err(match read.failure() {
+                    Some(failure) => Error::Api {
+                        method,
+                        status: response.status,
+                        failure,
                     },
-                    excerpt: excerpt(&redact(&String::from_utf8_lossy(&response.body))),
-                },
-            }),
+                    None => Error::Decode {
+                        method,
+                        path: error.path,
+                        message: redact_text(
+                            &match &response.content_type {
+                                Some(kind) if !kind.contains("json") => {
+                                    format!("{} (the content type is {kind})", error.message)
+                                }
+                                _ => error.message,
+                            },
+                            &known,
+                        ),
+                        excerpt: excerpt(read.kept()),
+                    },
+                })
+            }
         }
     }
 }
 
-/// The error a non-success status stands for, if the status is not a success.
-fn failure(method: &'static str, response: &Response) -> Option<Error> {
-    if (200..300).contains(&response.status) {
-        return None;
-    }
-    Some(match ApiFailure::parse(&response.body) {
+/// The error a response stands for: what its body says ([`Error::Api`]), or else its status
+/// ([`Error::Status`]).
+fn response_error(method: &'static str, response: &Response, known: &KnownSecrets<'_>) -> Error {
+    let read = response.read(known);
+    match read.failure() {
         Some(failure) => Error::Api {
             method,
             status: response.status,
@@ -373,59 +406,102 @@ fn failure(method: &'static str, response: &Response) -> Option<Error> {
         None => Error::Status {
             method,
             status: response.status,
-            body: redact(&String::from_utf8_lossy(&response.body)),
+            body: read.kept().to_owned(),
         },
-    })
+    }
 }
 
-/// The name/value pairs of a token endpoint's form-encoded answer.
-struct TokenForm(Vec<(String, String)>);
+/// The name/value pairs of a token endpoint's answer (secrets included: they are the point),
+/// and the answer's text without them, for errors.
+struct TokenForm {
+    pairs: Vec<(String, String)>,
+    kept: String,
+}
 
 impl TokenForm {
     fn get(&self, name: &str) -> Option<&str> {
-        self.0
+        self.pairs
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
 
     fn take(&mut self, method: &'static str, name: &str) -> Result<String, Error> {
-        let index = self.0.iter().position(|(n, v)| n == name && !v.is_empty());
+        let index = self
+            .pairs
+            .iter()
+            .position(|(n, v)| n == name && !v.is_empty());
         match index {
-            Some(index) => Ok(self.0.swap_remove(index).1),
+            Some(index) => Ok(self.pairs.swap_remove(index).1),
             None => Err(Error::Decode {
                 method,
                 path: name.to_owned(),
                 message: format!("the answer has no {name}"),
-                excerpt: excerpt(&redact(
-                    &self
-                        .0
-                        .iter()
-                        .map(|(n, v)| format!("{n}={v}"))
-                        .collect::<Vec<_>>()
-                        .join("&"),
-                )),
+                excerpt: excerpt(&self.kept),
             }),
         }
     }
 }
 
-fn token_response(method: &'static str, response: &Response) -> Result<TokenForm, Error> {
-    if let Some(error) = failure(method, response) {
-        return Err(error);
+/// A token endpoint's answer: an error in any shape (whatever the status), or its pairs. The
+/// body is parsed once; errors are read from its redacted copy, the pairs (which hold the new
+/// token secret) from the structure as sent.
+fn token_response(
+    method: &'static str,
+    response: &Response,
+    known: &KnownSecrets<'_>,
+) -> Result<TokenForm, Error> {
+    if !response.is_success() {
+        return Err(response_error(method, response, known));
     }
-    if let Some(failure) = ApiFailure::parse(&response.body) {
+    let structure = Structure::parse(&response.body);
+    let pairs = token_pairs(&structure);
+    let read = ReadBody::redacted(structure, &response.body, known);
+    if let Some(failure) = read.failure() {
         return Err(Error::Api {
             method,
             status: response.status,
             failure,
         });
     }
-    Ok(TokenForm(
-        url::form_urlencoded::parse(&response.body)
-            .map(|(name, value)| (name.into_owned(), value.into_owned()))
-            .collect(),
-    ))
+    let kept = read.kept().to_owned();
+    pairs
+        .map(|pairs| TokenForm { pairs, kept })
+        .ok_or_else(|| Error::Decode {
+            method,
+            path: "(the whole answer)".to_owned(),
+            message: "the answer is not name/value pairs".to_owned(),
+            excerpt: excerpt(read.kept()),
+        })
+}
+
+/// The `oauth_callback` to sign and send: `oob` as is; any other value must be an absolute URI
+/// without control characters or surrounding white space (which parsing would silently drop,
+/// so the value signed would not be the one checked), and is sent as the parsed URI writes it.
+fn normalized_callback(method: &'static str, callback: &str) -> Result<String, Error> {
+    let refuse = |reason: String| Error::InvalidArgument {
+        method,
+        name: "oauth_callback".to_owned(),
+        reason,
+    };
+    // "oob" (out of band) is RFC 5849's word for no callback.
+    if callback == "oob" {
+        return Ok(callback.to_owned());
+    }
+    if let Some((at, c)) = callback.char_indices().find(|(_, c)| c.is_control()) {
+        return Err(refuse(format!(
+            "{callback:?} holds the control character U+{:04X} at byte {at}",
+            u32::from(c)
+        )));
+    }
+    if callback.trim() != callback {
+        return Err(refuse(format!(
+            "{callback:?} starts or ends with white space"
+        )));
+    }
+    let url = Url::parse(callback)
+        .map_err(|error| refuse(format!("{callback:?} is not an absolute URI: {error}")))?;
+    Ok(url.into())
 }
 
 #[cfg(test)]
@@ -514,6 +590,7 @@ mod tests {
             "pay/getTimesheet",
             "/api/pay/getTimesheet",
             &[],
+            &CallOptions::default(),
         ))
         .unwrap_err();
         assert!(matches!(error, Error::TokenExpired { .. }), "{error}");

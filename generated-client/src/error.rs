@@ -1,14 +1,16 @@
-//! The one error type of the client, and how a failed response is read.
+//! The one error type of the client.
 //!
 //! The reference does not show the error body format nor the HTTP statuses of errors, so an
-//! error response is read tolerantly ([`ApiFailure::parse`]): a JSON body's `rcode` and any
-//! documented-looking code (`E_…`) in the usual places, or a code anywhere in a text body. The
-//! raw body is always kept (with token secrets redacted).
+//! error response is read in every plausible shape ([`ApiFailure::parse`]: JSON, then form
+//! pairs, then text; see `error_body.rs`). The body is kept as text, without secrets.
+
+use std::time::Duration;
 
 use jiff::Timestamp;
-use serde_json::Value;
 
 use crate::ErrorCode;
+use crate::error_body::ReadBody;
+use crate::secret::KnownSecrets;
 
 /// Everything that can go wrong. Each variant names the API method (`pay/getTimesheet`,
 /// `oauth/getRequestToken`, …) where one was being called.
@@ -25,6 +27,47 @@ pub enum Error {
         #[source]
         source: reqwest::Error,
     },
+    /// No complete answer within a time limit: one attempt's timeout (after retries, if any were
+    /// allowed), or the call's deadline, which covers every attempt and every wait between
+    /// them. A body that stops arriving is a timeout too.
+    #[error(
+        "{method}: no complete answer within {limit}: gave up after {} ms and {attempts} attempt{}",
+        after.as_millis(),
+        if *attempts == 1 { "" } else { "s" }
+    )]
+    Timeout {
+        /// The API method.
+        method: &'static str,
+        /// Which limit was reached.
+        limit: TimeoutLimit,
+        /// How long the call had run, from its first attempt.
+        after: Duration,
+        /// Attempts made, the one cut short included.
+        attempts: u32,
+    },
+    /// The service answered with a redirect (a 3xx status), or a caller-supplied HTTP client
+    /// followed one. Redirects are never followed with credentials: the answer is refused.
+    #[error(
+        "{method}: refused a redirect{} to {}: the client never follows redirects{}",
+        status.map(|status| format!(" (HTTP {status})")).unwrap_or_default(),
+        location.as_deref().unwrap_or("an unnamed location"),
+        if status.is_none() {
+            " (the reqwest::Client given to ClientBuilder::http_client followed it; build that \
+             client with redirect::Policy::none())"
+        } else {
+            ""
+        }
+    )]
+    Redirect {
+        /// The API method.
+        method: &'static str,
+        /// The 3xx status; `None` when a caller-supplied HTTP client followed the redirect
+        /// itself (the status is then unknown).
+        status: Option<u16>,
+        /// Where it pointed (`Location`, or the URL the HTTP client ended at), with OAuth
+        /// parameters, passwords and known secrets removed.
+        location: Option<String>,
+    },
     /// The response body is larger than `ClientBuilder::max_response_bytes`; it was not read.
     #[error("{method}: the response is larger than the limit of {limit} bytes")]
     ResponseTooLarge {
@@ -40,7 +83,7 @@ pub enum Error {
         method: &'static str,
         /// The HTTP status.
         status: u16,
-        /// The response body, as text (token secrets redacted).
+        /// The response body, as text (secrets removed).
         body: String,
     },
     /// The service reported an error: an `rcode` other than 1, or an error code in the body.
@@ -110,9 +153,32 @@ impl Error {
     pub fn status(&self) -> Option<u16> {
         match self {
             Error::Status { status, .. } | Error::Api { status, .. } => Some(*status),
+            Error::Redirect { status, .. } => *status,
             Error::Transport { source, .. } => source.status().map(|s| s.as_u16()),
             _ => None,
         }
+    }
+}
+
+/// The time limit an [`Error::Timeout`] reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TimeoutLimit {
+    /// One attempt took longer than its timeout (`ClientBuilder::timeout` or
+    /// `CallOptions::timeout`; or a timeout of the HTTP client itself, such as its connect
+    /// timeout), and no retry was left.
+    Attempt,
+    /// The call's deadline passed (`ClientBuilder::deadline` or `CallOptions::deadline`), which
+    /// covers every attempt and every wait between attempts.
+    Deadline,
+}
+
+impl std::fmt::Display for TimeoutLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TimeoutLimit::Attempt => "the per-attempt timeout",
+            TimeoutLimit::Deadline => "the call's deadline",
+        })
     }
 }
 
@@ -120,14 +186,30 @@ impl Error {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ApiFailure {
-    /// The error code, if the body carries one.
+    /// The error code: the first one the body lists, if it carries one.
     pub code: Option<ErrorCode>,
     /// The envelope's `rcode`, if present.
     pub rcode: Option<i64>,
-    /// A human-readable message, if the body carries one.
+    /// A human-readable message: the first one the body carries, if any.
     pub message: Option<String>,
-    /// The whole body as text (token secrets redacted).
+    /// Every error the body lists, in order (one for a body with a single error; none for a
+    /// body that only has an `rcode` other than 1).
+    pub errors: Vec<ListedError>,
+    /// The whole body as text, without secrets: as sent, or, when secrets were removed from
+    /// its JSON or form structure, that structure written out again.
     pub body: String,
+}
+
+/// One error an error response lists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ListedError {
+    /// Its code, if given.
+    pub code: Option<ErrorCode>,
+    /// Its message (`message`, `description`, …), if given.
+    pub message: Option<String>,
+    /// Its kind (`type`), if given.
+    pub kind: Option<String>,
 }
 
 impl std::fmt::Display for ApiFailure {
@@ -140,108 +222,47 @@ impl std::fmt::Display for ApiFailure {
             write!(f, " (rcode {rcode})")?;
         }
         match &self.message {
-            Some(message) => write!(f, ": {message}"),
-            None => write!(f, ": {}", excerpt(&self.body)),
+            Some(message) => write!(f, ": {message}")?,
+            None => write!(f, ": {}", excerpt(&self.body))?,
         }
+        let more: Vec<String> = self
+            .errors
+            .iter()
+            .skip(1)
+            .map(|error| match (&error.code, &error.message) {
+                (Some(code), _) => code.to_string(),
+                (None, Some(message)) => format!("{message:?}"),
+                (None, None) => String::new(),
+            })
+            .collect();
+        if !more.is_empty() {
+            write!(f, " (and {} more: {})", more.len(), more.join(", "))?;
+        }
+        Ok(())
     }
 }
-
-/// Object keys where an error code or message is looked for, most specific first.
-const CODE_KEYS: &[&str] = &["code", "errorCode", "error_code", "error", "oauth_problem"];
-const MESSAGE_KEYS: &[&str] = &[
-    "message",
-    "errorMessage",
-    "error_message",
-    "msg",
-    "description",
-];
 
 impl ApiFailure {
-    /// Reads an error from a body, or `None` when the body does not look like one (an `rcode`
-    /// of 1 and no error code).
+    /// Reads an error from a body in any of the shapes the client knows (see the module
+    /// docs), or `None` when the body does not look like one (no error listed, and an
+    /// `rcode` of 1 or none). Secret-named values are redacted from what is kept.
     pub fn parse(body: &[u8]) -> Option<ApiFailure> {
-        let text = String::from_utf8_lossy(body);
-        let (code, rcode, message) = match serde_json::from_slice::<Value>(body) {
-            Ok(value) => (
-                find_code(&value, 0),
-                rcode_of(&value),
-                find_message(&value, 0),
-            ),
-            Err(_) => (code_in_text(&text), None, None),
-        };
-        let failed = code.is_some() || rcode.is_some_and(|rcode| rcode != 1);
-        failed.then(|| ApiFailure {
-            code: code.map(|code| ErrorCode::from(code.as_str())),
-            rcode,
-            message,
-            body: crate::secret::redact(&text),
-        })
+        ReadBody::read(body, &KnownSecrets::NONE).failure()
     }
 
-    /// Whether the service said the signature did not match.
+    /// Whether the service said the signature did not match: its code
+    /// `E_API_AUTH_SIGNATURE_MISMATCH`, or the OAuth problem-reporting codes for a refused
+    /// signature or timestamp (`signature_invalid`, `timestamp_refused`), in any listed error.
     pub(crate) fn is_signature_mismatch(&self) -> bool {
-        self.code == Some(ErrorCode::ApiAuthSignatureMismatch)
+        self.errors
+            .iter()
+            .filter_map(|error| error.code.as_ref())
+            .chain(&self.code)
+            .any(|code| {
+                *code == ErrorCode::ApiAuthSignatureMismatch
+                    || matches!(code.as_str(), "signature_invalid" | "timestamp_refused")
+            })
     }
-}
-
-fn rcode_of(value: &Value) -> Option<i64> {
-    match value.get("rcode")? {
-        Value::Number(n) => n.as_i64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-}
-
-/// Whether `text` looks like a code of the service (`E_` and upper-case words).
-fn looks_like_code(text: &str) -> bool {
-    text.len() > 2
-        && text.starts_with("E_")
-        && text[2..]
-            .bytes()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
-}
-
-/// An error code in a JSON value: under the usual keys first, then any string value that looks
-/// like one, two levels deep at most (codes are never buried deeper in any known API).
-fn find_code(value: &Value, depth: usize) -> Option<String> {
-    let object = value.as_object()?;
-    for key in CODE_KEYS {
-        match object.get(*key) {
-            Some(Value::String(s)) if looks_like_code(s) => return Some(s.clone()),
-            Some(nested @ Value::Object(_)) if depth < 2 => {
-                if let Some(code) = find_code(nested, depth + 1) {
-                    return Some(code);
-                }
-            }
-            _ => {}
-        }
-    }
-    object.values().find_map(|value| match value {
-        Value::String(s) if looks_like_code(s) => Some(s.clone()),
-        Value::Object(_) if depth < 2 => find_code(value, depth + 1),
-        _ => None,
-    })
-}
-
-/// A message in a JSON value: under the usual keys, then in nested objects (two levels at most).
-fn find_message(value: &Value, depth: usize) -> Option<String> {
-    let object = value.as_object()?;
-    MESSAGE_KEYS
-        .iter()
-        .find_map(|key| object.get(*key).and_then(Value::as_str).map(str::to_owned))
-        .or_else(|| {
-            object
-                .values()
-                .filter(|_| depth < 2)
-                .find_map(|nested| find_message(nested, depth + 1))
-        })
-}
-
-/// The first `E_…` word of a text body (form-encoded, HTML or plain).
-fn code_in_text(text: &str) -> Option<String> {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .find(|word| looks_like_code(word))
-        .map(str::to_owned)
 }
 
 /// The start of a body for a message: at most 160 characters, on one line.
@@ -265,44 +286,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_codes_from_the_usual_json_shapes() {
-        let shapes = [
-            r#"{"api":"pay/getTimesheet","apiVersion":1,"rcode":0,"error":{"code":"E_VALIDATION_INVALID_ID","message":"bad id"}}"#,
-            r#"{"rcode":"0","errorCode":"E_VALIDATION_INVALID_ID","errorMessage":"bad id"}"#,
-            r#"{"error":"E_VALIDATION_INVALID_ID","message":"bad id"}"#,
-            r#"{"rcode":3,"data":{"error":{"code":"E_VALIDATION_INVALID_ID","message":"bad id"}}}"#,
-        ];
-        for body in shapes {
-            let failure = ApiFailure::parse(body.as_bytes()).expect(body);
-            assert_eq!(failure.code, Some(ErrorCode::ValidationInvalidId), "{body}");
-            assert_eq!(failure.message.as_deref(), Some("bad id"), "{body}");
-            assert_eq!(failure.body, body);
-        }
-    }
-
-    #[test]
-    fn an_rcode_other_than_one_is_a_failure_even_without_a_code() {
-        let failure = ApiFailure::parse(br#"{"rcode": 7, "data": {}}"#).unwrap();
-        assert_eq!((failure.code, failure.rcode), (None, Some(7)));
-        assert!(ApiFailure::parse(br#"{"rcode": 1, "data": {}}"#).is_none());
-    }
-
-    #[test]
-    fn reads_codes_from_text_bodies_and_keeps_unknown_ones() {
-        let failure = ApiFailure::parse(b"oauth_problem=E_API_AUTH_SIGNATURE_MISMATCH").unwrap();
-        assert!(failure.is_signature_mismatch());
-        let failure = ApiFailure::parse(br#"{"error": "E_SOMETHING_NEW"}"#).unwrap();
-        assert_eq!(
-            failure.code,
-            Some(ErrorCode::Other("E_SOMETHING_NEW".to_owned()))
-        );
-        assert!(ApiFailure::parse(b"<html>Bad gateway</html>").is_none());
-    }
-
-    #[test]
     fn excerpts_are_short_and_on_one_line() {
         assert_eq!(excerpt("a\nb"), "a b");
         let long = "x".repeat(500);
         assert_eq!(excerpt(&long).chars().count(), 161);
+    }
+
+    #[test]
+    fn timeouts_say_which_limit_after_how_long_and_how_many_attempts() {
+        let error = Error::Timeout {
+            method: "pay/getInvoice",
+            limit: TimeoutLimit::Deadline,
+            after: Duration::from_millis(1500),
+            attempts: 3,
+        };
+        assert_eq!(
+            error.to_string(),
+            "pay/getInvoice: no complete answer within the call's deadline: gave up after 1500 ms and 3 attempts"
+        );
+    }
+
+    #[test]
+    fn a_redirect_says_where_and_why() {
+        let error = Error::Redirect {
+            method: "oauth/getRequestToken",
+            status: Some(307),
+            location: Some("https://elsewhere.example/".to_owned()),
+        };
+        assert_eq!(
+            error.to_string(),
+            "oauth/getRequestToken: refused a redirect (HTTP 307) to https://elsewhere.example/: the client never follows redirects"
+        );
+        assert_eq!(error.status(), Some(307));
     }
 }

@@ -98,7 +98,9 @@ mod generated;
 mod client;
 mod envelope;
 mod error;
+mod error_body;
 pub mod oauth;
+mod options;
 pub mod paging;
 mod query;
 mod secret;
@@ -107,10 +109,10 @@ pub mod wire;
 
 pub use client::{Client, ClientBuilder, Session};
 pub use envelope::{DecodeError, Envelope, decode};
-pub use error::{ApiFailure, Error};
+pub use error::{ApiFailure, Error, ListedError, TimeoutLimit};
 pub use generated::*;
+pub use options::{CallOptions, RetryPolicy};
 pub use secret::{ConsumerCredentials, Secret};
-pub use transport::RetryPolicy;
 
 pub use wire::DayOrInstant;
 

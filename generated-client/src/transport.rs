@@ -1,58 +1,23 @@
 //! Sending one signed call: a fresh signature on every attempt, retries with backoff for
-//! transient failures of GET calls, and one retry with a corrected clock when the service
-//! rejects the signature and its `Date` header shows the local clock is off.
+//! transient failures of GET calls within the call's deadline, one retry with a corrected clock
+//! when the service rejects the signature and its `Date` header shows the local clock is off,
+//! and no redirect ever followed.
 
+use std::cell::OnceCell;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use jiff::{SignedDuration, Timestamp};
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, DATE, RETRY_AFTER};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, DATE, LOCATION, RETRY_AFTER};
 use tracing::Instrument;
 use url::Url;
 
-use crate::error::{ApiFailure, Error};
+use crate::error::{Error, TimeoutLimit};
+use crate::error_body::ReadBody;
 use crate::oauth::signature::{self, OAuthParams, SignatureRequest, SigningKey};
-use crate::secret::ConsumerCredentials;
-
-/// When and how often a transient failure is retried.
-///
-/// Only GET calls (the data methods) are retried, after a connection error, a timeout, a
-/// truncated body, HTTP 429 or a 5xx status. The delay before attempt `n + 1` is a random
-/// duration up to `base_delay * 2^(n-1)` (capped at `max_delay`), or what `Retry-After` asks
-/// for when the service sends it, up to `max_retry_after` (longer waits are not retried).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Attempts in all, the first included (1 disables retries).
-    pub max_attempts: u32,
-    /// The backoff before the second attempt.
-    pub base_delay: Duration,
-    /// The longest backoff.
-    pub max_delay: Duration,
-    /// The longest `Retry-After` that is honoured.
-    pub max_retry_after: Duration,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        RetryPolicy {
-            max_attempts: 4,
-            base_delay: Duration::from_millis(200),
-            max_delay: Duration::from_secs(5),
-            max_retry_after: Duration::from_secs(30),
-        }
-    }
-}
-
-impl RetryPolicy {
-    /// No retries.
-    pub fn none() -> Self {
-        RetryPolicy {
-            max_attempts: 1,
-            ..RetryPolicy::default()
-        }
-    }
-}
+use crate::options::{CallOptions, RetryPolicy};
+use crate::secret::{ConsumerCredentials, KnownSecrets, redact_url};
 
 /// A local clock more than this far from the service's is corrected.
 const CLOCK_TOLERANCE: SignedDuration = SignedDuration::from_secs(60);
@@ -60,7 +25,10 @@ const CLOCK_TOLERANCE: SignedDuration = SignedDuration::from_secs(60);
 /// How calls are made, as configured on the `ClientBuilder`.
 #[derive(Clone, Debug)]
 pub(crate) struct Settings {
+    /// The longest one attempt may take.
     pub(crate) timeout: Duration,
+    /// The longest a whole call may take, every attempt and wait included.
+    pub(crate) deadline: Duration,
     pub(crate) retry: RetryPolicy,
     pub(crate) page_concurrency: usize,
     pub(crate) allow_plain_http_oauth: bool,
@@ -95,17 +63,65 @@ pub(crate) struct Call<'a> {
     pub(crate) oauth_endpoint: bool,
 }
 
-/// A response that arrived whole.
+/// A response that arrived whole, from the URL it was sent to.
 pub(crate) struct Response {
     pub(crate) status: u16,
     pub(crate) content_type: Option<String>,
     pub(crate) body: Bytes,
+    /// The body read for errors, at most once (see [`Response::read`]).
+    read: OnceCell<ReadBody>,
+}
+
+impl Response {
+    fn new(status: u16, content_type: Option<String>, body: Bytes) -> Self {
+        Response {
+            status,
+            content_type,
+            body,
+            read: OnceCell::new(),
+        }
+    }
+
+    /// Whether the status is a success (2xx).
+    pub(crate) fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// The body by its structure, secrets removed: parsed on the first call only, so the clock
+    /// check and the error that follows share one parse.
+    pub(crate) fn read(&self, known: &KnownSecrets<'_>) -> &ReadBody {
+        self.read.get_or_init(|| ReadBody::read(&self.body, known))
+    }
 }
 
 /// What to do after an attempt.
 enum Next {
     Done(Result<Response, Error>),
-    Retry { after: Duration, reason: String },
+    /// Try again after `after`; `last` is the call's outcome when the wait would pass the
+    /// deadline.
+    Retry {
+        after: Duration,
+        reason: String,
+        last: Result<Response, Error>,
+    },
+}
+
+/// Where a call stands: what its errors report.
+#[derive(Clone, Copy)]
+struct Progress {
+    started: Instant,
+    attempt: u32,
+}
+
+impl Progress {
+    fn timeout(self, method: &'static str, limit: TimeoutLimit) -> Error {
+        Error::Timeout {
+            method,
+            limit,
+            after: self.started.elapsed(),
+            attempts: self.attempt,
+        }
+    }
 }
 
 impl Transport {
@@ -132,6 +148,11 @@ impl Transport {
             .unwrap_or_else(|_| Timestamp::now())
     }
 
+    /// The secrets a call signed with `token_secret` must keep out of any text.
+    pub(crate) fn known<'a>(&'a self, token_secret: &'a str) -> KnownSecrets<'a> {
+        KnownSecrets::new(self.consumer.secret.expose(), token_secret)
+    }
+
     /// The URL of `path` (and `query`) below the base URL.
     pub(crate) fn url(&self, path: &str, query: &[(&'static str, String)]) -> Url {
         let mut url = self.base_url.clone();
@@ -144,17 +165,44 @@ impl Transport {
         url
     }
 
-    /// Sends the call, retrying as the policy allows; returns any whole response.
-    pub(crate) async fn send(&self, call: &Call<'_>) -> Result<Response, Error> {
+    /// Sends the call, retrying as the policy allows within the deadline; returns any whole
+    /// response that is not a redirect.
+    ///
+    /// Each attempt runs under the smaller of the attempt timeout and the time left before the
+    /// deadline, body included. A wait (backoff or `Retry-After`) that would reach the deadline
+    /// is not started: the call ends at once with the last answer.
+    pub(crate) async fn send(
+        &self,
+        call: &Call<'_>,
+        options: &CallOptions,
+    ) -> Result<Response, Error> {
         let url = self.url(call.path, call.query);
         if call.oauth_endpoint {
             self.check_https(call.method, &url)?;
         }
+        let retry = options.retry.as_ref().unwrap_or(&self.settings.retry);
+        let attempt_timeout = options.timeout.unwrap_or(self.settings.timeout);
+        let started = Instant::now();
+        // A deadline too far to represent is no deadline.
+        let deadline = started.checked_add(options.deadline.unwrap_or(self.settings.deadline));
         let retry_transient = call.http_method == reqwest::Method::GET;
         let mut clock_corrected = false;
-        let mut attempt = 0u32;
+        let mut progress = Progress {
+            started,
+            attempt: 0,
+        };
         loop {
-            attempt += 1;
+            progress.attempt += 1;
+            let attempt = progress.attempt;
+            let left = deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
+            let (budget, limit) = match left {
+                Some(left) if left <= attempt_timeout => (left, TimeoutLimit::Deadline),
+                _ => (attempt_timeout, TimeoutLimit::Attempt),
+            };
+            if budget.is_zero() {
+                return Err(progress.timeout(call.method, limit));
+            }
+            let may_retry = retry_transient && attempt < retry.max_attempts;
             let span = tracing::info_span!(
                 "marketplace_call",
                 method = call.method,
@@ -162,13 +210,38 @@ impl Transport {
                 status = tracing::field::Empty,
                 latency_ms = tracing::field::Empty,
             );
-            let next = self
-                .attempt(call, &url, attempt, retry_transient, &mut clock_corrected)
-                .instrument(span)
-                .await;
+            let attempted = tokio::time::timeout(
+                budget,
+                self.attempt(call, &url, progress, may_retry, retry, &mut clock_corrected),
+            )
+            .instrument(span)
+            .await;
+            let next = match attempted {
+                Ok(next) => next,
+                // Cut short by the attempt timeout: a transient failure like any other.
+                Err(_) if limit == TimeoutLimit::Attempt && may_retry => Next::Retry {
+                    after: self.backoff(retry, attempt),
+                    reason: "the attempt timed out".to_owned(),
+                    last: Err(progress.timeout(call.method, limit)),
+                },
+                Err(_) => return Err(progress.timeout(call.method, limit)),
+            };
             match next {
                 Next::Done(result) => return result,
-                Next::Retry { after, reason } => {
+                Next::Retry {
+                    after,
+                    reason,
+                    last,
+                } => {
+                    let passes_deadline = deadline.is_some_and(|deadline| {
+                        Instant::now()
+                            .checked_add(after)
+                            .is_none_or(|resume| resume >= deadline)
+                    });
+                    if passes_deadline {
+                        tracing::debug!(method = call.method, attempt, delay_ms = after.as_millis() as u64, %reason, "not retrying: the wait would pass the deadline");
+                        return last;
+                    }
                     tracing::debug!(method = call.method, attempt, delay_ms = after.as_millis() as u64, %reason, "retrying");
                     tokio::time::sleep(after).await;
                 }
@@ -180,35 +253,44 @@ impl Transport {
         &self,
         call: &Call<'_>,
         url: &Url,
-        attempt: u32,
-        retry_transient: bool,
+        progress: Progress,
+        may_retry: bool,
+        retry: &RetryPolicy,
         clock_corrected: &mut bool,
     ) -> Next {
-        let may_retry = retry_transient && attempt < self.settings.retry.max_attempts;
+        let known = self.known(call.token_secret);
         let header = match self.authorization(call, url) {
             Ok(header) => header,
             Err(error) => return Next::Done(Err(error)),
         };
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let sent = self
             .http
             .request(call.http_method.clone(), url.clone())
             .header(AUTHORIZATION, header)
-            .timeout(self.settings.timeout)
             .send()
             .await;
         let span = tracing::Span::current();
         let transport_error = |source: reqwest::Error| {
-            if may_retry && !source.is_builder() && !source.is_redirect() {
-                Next::Retry {
-                    after: self.backoff(attempt),
-                    reason: source.to_string(),
-                }
+            let retriable = may_retry && !source.is_builder();
+            let error = if source.is_timeout() {
+                // A timeout of the HTTP client itself (its connect timeout, or one set on a
+                // client given to the builder) is this attempt's timeout.
+                progress.timeout(call.method, TimeoutLimit::Attempt)
             } else {
-                Next::Done(Err(Error::Transport {
+                Error::Transport {
                     method: call.method,
                     source,
-                }))
+                }
+            };
+            if retriable {
+                Next::Retry {
+                    after: self.backoff(retry, progress.attempt),
+                    reason: error.to_string(),
+                    last: Err(error),
+                }
+            } else {
+                Next::Done(Err(error))
             }
         };
         let mut response = match sent {
@@ -216,6 +298,28 @@ impl Transport {
             Err(source) => return transport_error(source),
         };
         let status = response.status().as_u16();
+        span.record("status", status);
+        // A redirect is never followed: credentials stay with the configured origin. A
+        // caller-supplied client that followed one has already sent the request there; its
+        // answer is refused all the same.
+        if response.url() != url {
+            return Next::Done(Err(Error::Redirect {
+                method: call.method,
+                status: None,
+                location: Some(redact_url(response.url().as_str(), &known)),
+            }));
+        }
+        if response.status().is_redirection() {
+            let location = response
+                .headers()
+                .get(LOCATION)
+                .map(|value| redact_url(&String::from_utf8_lossy(value.as_bytes()), &known));
+            return Next::Done(Err(Error::Redirect {
+                method: call.method,
+                status: Some(status),
+                location,
+            }));
+        }
         let headers = response.headers().clone();
         let too_large = || {
             Next::Done(Err(Error::ResponseTooLarge {
@@ -244,45 +348,42 @@ impl Transport {
                 Err(source) => return transport_error(source),
             }
         }
-        let body = body.freeze();
-        span.record("status", status);
         span.record("latency_ms", started.elapsed().as_millis() as u64);
+        let content_type = headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let response = Response::new(status, content_type, body.freeze());
 
         if may_retry && (status == 429 || (500..600).contains(&status)) {
             match retry_after(&headers, self.now()) {
-                Some(wait) if wait > self.settings.retry.max_retry_after => {}
+                Some(wait) if wait > retry.max_retry_after => {}
                 Some(wait) => {
                     return Next::Retry {
                         after: wait,
                         reason: format!("HTTP {status} with Retry-After"),
+                        last: Ok(response),
                     };
                 }
                 None => {
                     return Next::Retry {
-                        after: self.backoff(attempt),
+                        after: self.backoff(retry, progress.attempt),
                         reason: format!("HTTP {status}"),
+                        last: Ok(response),
                     };
                 }
             }
         }
 
-        if !*clock_corrected && self.correct_clock(status, &headers, &body) {
+        if !*clock_corrected && self.correct_clock(&headers, &response, &known) {
             *clock_corrected = true;
             return Next::Retry {
                 after: Duration::ZERO,
                 reason: "signature mismatch with a skewed clock".to_owned(),
+                last: Ok(response),
             };
         }
-
-        let content_type = headers
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        Next::Done(Ok(Response {
-            status,
-            content_type,
-            body,
-        }))
+        Next::Done(Ok(response))
     }
 
     /// The Authorization header for one attempt: a fresh nonce and timestamp every time.
@@ -311,45 +412,46 @@ impl Transport {
         Ok(signature::authorization_header(&request, &oauth, &key))
     }
 
-    /// When the service rejected the signature and its clock differs from ours by more than the
-    /// tolerance, adopts its clock and says so. Cheap checks first: a success never parses the
-    /// body, and neither does a response without a skewed `Date`.
+    /// When the service rejected the signature (in any error shape, whatever the status) and
+    /// its clock differs from the corrected local clock by more than the tolerance, adopts its
+    /// clock and says so. The `Date` check comes first, so a body is only read for this when
+    /// the clocks disagree.
     fn correct_clock(
         &self,
-        status: u16,
         headers: &reqwest::header::HeaderMap,
-        body: &[u8],
+        response: &Response,
+        known: &KnownSecrets<'_>,
     ) -> bool {
-        if (200..300).contains(&status) {
-            return false;
-        }
         let Some(server_now) = headers.get(DATE).and_then(http_date) else {
             return false;
         };
-        let skew = server_now.duration_since(Timestamp::now());
+        let skew = server_now.duration_since(self.now());
         if skew.abs() <= CLOCK_TOLERANCE {
             return false;
         }
-        if !ApiFailure::parse(body).is_some_and(|f| f.is_signature_mismatch()) {
+        let mismatch = response
+            .read(known)
+            .failure()
+            .is_some_and(|failure| failure.is_signature_mismatch());
+        if !mismatch {
             return false;
         }
         tracing::warn!(
             skew_seconds = skew.as_secs(),
             "local clock differs from the service's; correcting"
         );
-        self.clock_offset.store(skew.as_secs(), Ordering::Relaxed);
+        self.clock_offset
+            .fetch_add(skew.as_secs(), Ordering::Relaxed);
         true
     }
 
     /// Exponential backoff with full jitter.
-    fn backoff(&self, attempt: u32) -> Duration {
+    fn backoff(&self, retry: &RetryPolicy, attempt: u32) -> Duration {
         let exponent = attempt.saturating_sub(1).min(16);
-        let ceiling = self
-            .settings
-            .retry
+        let ceiling = retry
             .base_delay
             .saturating_mul(1 << exponent)
-            .min(self.settings.retry.max_delay);
+            .min(retry.max_delay);
         let random = getrandom::u64().unwrap_or(u64::MAX);
         let fraction = (random >> 11) as f64 / (1u64 << 53) as f64;
         ceiling.mul_f64(fraction)
@@ -409,6 +511,7 @@ mod tests {
             ConsumerCredentials::new("key", "secret"),
             Settings {
                 timeout: Duration::from_secs(5),
+                deadline: Duration::from_secs(60),
                 retry,
                 page_concurrency: 4,
                 allow_plain_http_oauth: false,
@@ -434,15 +537,16 @@ mod tests {
 
     #[test]
     fn backoff_grows_exponentially_up_to_the_cap() {
-        let t = transport(RetryPolicy {
+        let retry = RetryPolicy {
             base_delay: Duration::from_millis(100),
             max_delay: Duration::from_millis(350),
             ..RetryPolicy::default()
-        });
+        };
+        let t = transport(retry.clone());
         for _ in 0..50 {
-            assert!(t.backoff(1) <= Duration::from_millis(100));
-            assert!(t.backoff(2) <= Duration::from_millis(200));
-            assert!(t.backoff(10) <= Duration::from_millis(350));
+            assert!(t.backoff(&retry, 1) <= Duration::from_millis(100));
+            assert!(t.backoff(&retry, 2) <= Duration::from_millis(200));
+            assert!(t.backoff(&retry, 10) <= Duration::from_millis(350));
         }
     }
 

@@ -10,7 +10,9 @@ use marketplace_client::oauth::signature::{
     self, OAuthParams, SignatureRequest, SigningKey, parse_authorization_header,
 };
 use marketplace_client::oauth::{AccessToken, Verifier};
-use marketplace_client::{Client, ConsumerCredentials, Error, ErrorCode, RetryPolicy, Session};
+use marketplace_client::{
+    Client, ConsumerCredentials, Error, ErrorCode, RetryPolicy, Session, TimeoutLimit,
+};
 use marketplace_tests::fixtures;
 use marketplace_tests::stub::{RecordedRequest, Reply, StubServer};
 use serde_json::{Value, json};
@@ -801,10 +803,18 @@ async fn a_slow_response_times_out() {
         Reply::json(200, fixture("pay/getInvoice.json")).delay(Duration::from_secs(2)),
     );
     let error = session(&client).get_invoice(9003).send().await.unwrap_err();
-    match error {
-        Error::Transport { source, .. } => assert!(source.is_timeout(), "{source}"),
-        other => panic!("expected a timeout, got {other:?}"),
-    }
+    assert!(
+        matches!(
+            error,
+            Error::Timeout {
+                method: "pay/getInvoice",
+                limit: TimeoutLimit::Attempt,
+                attempts: 1,
+                ..
+            }
+        ),
+        "{error}"
+    );
 }
 
 #[tokio::test]

@@ -97,6 +97,16 @@ pub(super) fn emit(module: &mut Module<'_>, method: &Method) -> TokenStream {
             ""
         }
     ));
+    let customize_doc = doc(&format!(
+        "Overrides the client's timeout, deadline or retry policy for this call{} (see \
+         [`CallOptions`](crate::CallOptions)), e.g. \
+         `.customize(|options| options.deadline(Duration::from_secs(5)))`.",
+        if method.paging.is_some() {
+            " and, when streamed, for each page's call"
+        } else {
+            ""
+        }
+    ));
     quote! {
         #constructors
 
@@ -106,17 +116,24 @@ pub(super) fn emit(module: &mut Module<'_>, method: &Method) -> TokenStream {
         pub struct #builder {
             session: Session,
             #(#fields)*
+            options: crate::CallOptions,
         }
 
         impl #builder {
             #(#setters)*
+
+            #customize_doc
+            pub fn customize(mut self, customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions) -> Self {
+                self.options = customize(self.options);
+                self
+            }
 
             /// Sends the request. Arguments are checked first: an invalid one fails without a
             /// request.
             pub async fn send(self) -> Result<#response, Error> {
                 #query_binding
                 #(#query_lines)*
-                self.session.get(#wire_name, #path, query.pairs()).await
+                self.session.get(#wire_name, #path, query.pairs(), &self.options).await
             }
 
             #paging
@@ -203,6 +220,7 @@ fn constructors(
                 #builder {
                     session: self.clone(),
                     #(#inits)*
+                    options: Default::default(),
                 }
             }
         });

@@ -77,6 +77,7 @@ impl Session {
             bid_id: None,
             rpp: None,
             page: None,
+            options: Default::default(),
         }
     }
 }
@@ -89,6 +90,7 @@ pub struct GetMyProviders {
     bid_id: Option<u64>,
     rpp: Option<i64>,
     page: Option<i64>,
+    options: crate::CallOptions,
 }
 
 impl GetMyProviders {
@@ -114,6 +116,15 @@ impl GetMyProviders {
         self
     }
 
+    /// Overrides the client's timeout, deadline or retry policy for this call and, when streamed, for each page's call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
+    pub fn customize(
+        mut self,
+        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
+    ) -> Self {
+        self.options = customize(self.options);
+        self
+    }
+
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<ProviderList, Error> {
@@ -122,7 +133,12 @@ impl GetMyProviders {
         query.integer("rpp", self.rpp, Some(1), Some(25))?;
         query.integer("page", self.page, Some(1), None)?;
         self.session
-            .get("manage/getMyProviders", "/api/manage/getMyProviders", query.pairs())
+            .get(
+                "manage/getMyProviders",
+                "/api/manage/getMyProviders",
+                query.pairs(),
+                &self.options,
+            )
             .await
     }
 

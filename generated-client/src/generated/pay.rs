@@ -1071,6 +1071,7 @@ impl Session {
             bid_id,
             rpp: None,
             page: None,
+            options: Default::default(),
         }
     }
 }
@@ -1083,6 +1084,7 @@ pub struct GetTimesheetsForBid {
     bid_id: u64,
     rpp: Option<i64>,
     page: Option<i64>,
+    options: crate::CallOptions,
 }
 
 impl GetTimesheetsForBid {
@@ -1102,6 +1104,15 @@ impl GetTimesheetsForBid {
         self
     }
 
+    /// Overrides the client's timeout, deadline or retry policy for this call and, when streamed, for each page's call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
+    pub fn customize(
+        mut self,
+        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
+    ) -> Self {
+        self.options = customize(self.options);
+        self
+    }
+
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<TimesheetList, Error> {
@@ -1114,6 +1125,7 @@ impl GetTimesheetsForBid {
                 "pay/getTimesheetsForBid",
                 "/api/pay/getTimesheetsForBid",
                 query.pairs(),
+                &self.options,
             )
             .await
     }
@@ -1167,6 +1179,7 @@ impl Session {
             bid_id,
             rpp: None,
             page: None,
+            options: Default::default(),
         }
     }
 }
@@ -1179,6 +1192,7 @@ pub struct GetStatusReportsForBid {
     bid_id: u64,
     rpp: Option<i64>,
     page: Option<i64>,
+    options: crate::CallOptions,
 }
 
 impl GetStatusReportsForBid {
@@ -1198,6 +1212,15 @@ impl GetStatusReportsForBid {
         self
     }
 
+    /// Overrides the client's timeout, deadline or retry policy for this call and, when streamed, for each page's call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
+    pub fn customize(
+        mut self,
+        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
+    ) -> Self {
+        self.options = customize(self.options);
+        self
+    }
+
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<StatusReportList, Error> {
@@ -1210,6 +1233,7 @@ impl GetStatusReportsForBid {
                 "pay/getStatusReportsForBid",
                 "/api/pay/getStatusReportsForBid",
                 query.pairs(),
+                &self.options,
             )
             .await
     }
@@ -1264,6 +1288,7 @@ impl Session {
             session: self.clone(),
             id: Some(id),
             bid_id: None,
+            options: Default::default(),
         }
     }
 
@@ -1279,6 +1304,7 @@ impl Session {
             session: self.clone(),
             id: None,
             bid_id: Some(bid_id),
+            options: Default::default(),
         }
     }
 }
@@ -1290,6 +1316,7 @@ pub struct GetTimesheet {
     session: Session,
     id: Option<u64>,
     bid_id: Option<u64>,
+    options: crate::CallOptions,
 }
 
 impl GetTimesheet {
@@ -1305,6 +1332,15 @@ impl GetTimesheet {
         self
     }
 
+    /// Overrides the client's timeout, deadline or retry policy for this call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
+    pub fn customize(
+        mut self,
+        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
+    ) -> Self {
+        self.options = customize(self.options);
+        self
+    }
+
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<TimesheetDetails, Error> {
@@ -1312,7 +1348,12 @@ impl GetTimesheet {
         query.id("id", self.id)?;
         query.id("bidId", self.bid_id)?;
         self.session
-            .get("pay/getTimesheet", "/api/pay/getTimesheet", query.pairs())
+            .get(
+                "pay/getTimesheet",
+                "/api/pay/getTimesheet",
+                query.pairs(),
+                &self.options,
+            )
             .await
     }
 }
@@ -1330,6 +1371,7 @@ impl Session {
             session: self.clone(),
             id: Some(id),
             bid_id: None,
+            options: Default::default(),
         }
     }
 
@@ -1345,6 +1387,7 @@ impl Session {
             session: self.clone(),
             id: None,
             bid_id: Some(bid_id),
+            options: Default::default(),
         }
     }
 }
@@ -1356,6 +1399,7 @@ pub struct GetStatusReport {
     session: Session,
     id: Option<u64>,
     bid_id: Option<u64>,
+    options: crate::CallOptions,
 }
 
 impl GetStatusReport {
@@ -1371,6 +1415,15 @@ impl GetStatusReport {
         self
     }
 
+    /// Overrides the client's timeout, deadline or retry policy for this call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
+    pub fn customize(
+        mut self,
+        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
+    ) -> Self {
+        self.options = customize(self.options);
+        self
+    }
+
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<StatusReportDetails, Error> {
@@ -1378,7 +1431,12 @@ impl GetStatusReport {
         query.id("id", self.id)?;
         query.id("bidId", self.bid_id)?;
         self.session
-            .get("pay/getStatusReport", "/api/pay/getStatusReport", query.pairs())
+            .get(
+                "pay/getStatusReport",
+                "/api/pay/getStatusReport",
+                query.pairs(),
+                &self.options,
+            )
             .await
     }
 }
@@ -1397,6 +1455,7 @@ impl Session {
         GetBilling {
             session: self.clone(),
             id,
+            options: Default::default(),
         }
     }
 }
@@ -1407,15 +1466,27 @@ impl Session {
 pub struct GetBilling {
     session: Session,
     id: u64,
+    options: crate::CallOptions,
 }
 
 impl GetBilling {
+    /// Overrides the client's timeout, deadline or retry policy for this call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
+    pub fn customize(
+        mut self,
+        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
+    ) -> Self {
+        self.options = customize(self.options);
+        self
+    }
+
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<BillingDetails, Error> {
         let mut query = Query::new("pay/getBilling");
         query.id("id", Some(self.id))?;
-        self.session.get("pay/getBilling", "/api/pay/getBilling", query.pairs()).await
+        self.session
+            .get("pay/getBilling", "/api/pay/getBilling", query.pairs(), &self.options)
+            .await
     }
 }
 
@@ -1431,6 +1502,7 @@ impl Session {
         GetInvoice {
             session: self.clone(),
             id,
+            options: Default::default(),
         }
     }
 }
@@ -1441,15 +1513,27 @@ impl Session {
 pub struct GetInvoice {
     session: Session,
     id: u64,
+    options: crate::CallOptions,
 }
 
 impl GetInvoice {
+    /// Overrides the client's timeout, deadline or retry policy for this call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
+    pub fn customize(
+        mut self,
+        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
+    ) -> Self {
+        self.options = customize(self.options);
+        self
+    }
+
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<InvoiceSummary, Error> {
         let mut query = Query::new("pay/getInvoice");
         query.id("id", Some(self.id))?;
-        self.session.get("pay/getInvoice", "/api/pay/getInvoice", query.pairs()).await
+        self.session
+            .get("pay/getInvoice", "/api/pay/getInvoice", query.pairs(), &self.options)
+            .await
     }
 }
 
@@ -1466,6 +1550,7 @@ impl Session {
         GetPayment {
             session: self.clone(),
             id,
+            options: Default::default(),
         }
     }
 }
@@ -1476,14 +1561,26 @@ impl Session {
 pub struct GetPayment {
     session: Session,
     id: u64,
+    options: crate::CallOptions,
 }
 
 impl GetPayment {
+    /// Overrides the client's timeout, deadline or retry policy for this call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
+    pub fn customize(
+        mut self,
+        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
+    ) -> Self {
+        self.options = customize(self.options);
+        self
+    }
+
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<PaymentDetails, Error> {
         let mut query = Query::new("pay/getPayment");
         query.id("id", Some(self.id))?;
-        self.session.get("pay/getPayment", "/api/pay/getPayment", query.pairs()).await
+        self.session
+            .get("pay/getPayment", "/api/pay/getPayment", query.pairs(), &self.options)
+            .await
     }
 }

@@ -84,6 +84,7 @@ impl Session {
             date: None,
             rpp: None,
             page: None,
+            options: Default::default(),
         }
     }
 }
@@ -98,6 +99,7 @@ pub struct GetWorkviewDetails {
     date: Option<Date>,
     rpp: Option<i64>,
     page: Option<i64>,
+    options: crate::CallOptions,
 }
 
 impl GetWorkviewDetails {
@@ -125,6 +127,15 @@ impl GetWorkviewDetails {
         self
     }
 
+    /// Overrides the client's timeout, deadline or retry policy for this call and, when streamed, for each page's call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
+    pub fn customize(
+        mut self,
+        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
+    ) -> Self {
+        self.options = customize(self.options);
+        self
+    }
+
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<Workview, Error> {
@@ -139,6 +150,7 @@ impl GetWorkviewDetails {
                 "workroom/getWorkviewDetails",
                 "/api/workroom/getWorkviewDetails",
                 query.pairs(),
+                &self.options,
             )
             .await
     }

@@ -1,0 +1,607 @@
+//! Reading what an error response says, whatever its shape.
+//!
+//! The reference shows neither the format of error bodies nor their HTTP statuses, so a body is
+//! read by its structure, tried in this order, each parsed once:
+//!
+//! 1. **JSON**: the codes, messages and types of every listed error, from a top-level
+//!    `code`/`errorCode`/`error` string, a nested `error: {code, message, type}` object, an
+//!    `errors` array (or index-keyed object) of such objects or strings, the same inside `data`
+//!    (an `rcode` other than 1 with `data`), or failing all that the first `E_…` string
+//!    anywhere; and the envelope's `rcode`;
+//! 2. **form pairs** (`error=E_…&error_description=…`, `oauth_problem=…&oauth_problem_advice=…`);
+//! 3. **text** (HTML, plain text): every distinct `E_…` word.
+//!
+//! Secrets are removed from the parsed structure before anything is read from it or kept
+//! (see [`crate::secret`]).
+
+use serde_json::{Map, Value};
+
+use crate::ErrorCode;
+use crate::error::{ApiFailure, ListedError};
+use crate::secret::{self, KnownSecrets};
+
+/// Keys whose value is an error code.
+const CODE_KEYS: [&str; 5] = ["code", "errorCode", "error_code", "oauth_problem", "error"];
+/// Keys whose value is a human-readable message.
+const MESSAGE_KEYS: [&str; 9] = [
+    "message",
+    "description",
+    "error_description",
+    "errorMessage",
+    "error_message",
+    "oauth_problem_advice",
+    "detail",
+    "msg",
+    "reason",
+];
+/// Keys whose value is the kind of error.
+const KIND_KEYS: [&str; 4] = ["type", "error_type", "errorType", "kind"];
+/// Keys holding a list of errors.
+const LIST_KEYS: [&str; 3] = ["errors", "errorList", "error_list"];
+/// Keys of a nested payload that may carry the error (an `rcode` other than 1 with `data`).
+const PAYLOAD_KEYS: [&str; 3] = ["data", "response", "result"];
+/// How deep error objects are looked for (no known API nests them deeper).
+const MAX_DEPTH: usize = 4;
+
+/// A response body by its structure, with secrets removed.
+#[derive(Clone, Debug)]
+pub(crate) enum Structure {
+    Json(Value),
+    Form(Vec<(String, String)>),
+    Text(String),
+}
+
+/// A body read once: its structure (secrets removed) and the text that errors may keep.
+#[derive(Clone, Debug)]
+pub(crate) struct ReadBody {
+    structure: Structure,
+    kept: String,
+}
+
+impl Structure {
+    /// The structure of `body`: JSON if it parses as JSON, else form pairs if it is
+    /// form-encoded, else text.
+    pub(crate) fn parse(body: &[u8]) -> Structure {
+        if let Ok(value) = serde_json::from_slice::<Value>(body) {
+            return Structure::Json(value);
+        }
+        let text = String::from_utf8_lossy(body);
+        match form_pairs(&text) {
+            Some(pairs) => Structure::Form(pairs),
+            None => Structure::Text(text.into_owned()),
+        }
+    }
+}
+
+impl ReadBody {
+    /// Parses `body` and removes its secrets (see [`ReadBody::redacted`]).
+    pub(crate) fn read(body: &[u8], known: &KnownSecrets<'_>) -> ReadBody {
+        ReadBody::redacted(Structure::parse(body), body, known)
+    }
+
+    /// Removes secrets from the `structure` of `body` and makes the text to keep: the body as
+    /// sent when nothing was removed, else the redacted structure written out again; either
+    /// way scrubbed of the known secrets.
+    pub(crate) fn redacted(
+        structure: Structure,
+        body: &[u8],
+        known: &KnownSecrets<'_>,
+    ) -> ReadBody {
+        let raw = || String::from_utf8_lossy(body).into_owned();
+        match structure {
+            Structure::Json(mut value) => {
+                let kept = if secret::redact_json(&mut value, known) {
+                    serde_json::to_string(&value).unwrap_or_default()
+                } else {
+                    raw()
+                };
+                ReadBody {
+                    structure: Structure::Json(value),
+                    kept: known.scrub(&kept),
+                }
+            }
+            Structure::Form(mut pairs) => {
+                let kept = if secret::redact_pairs(&mut pairs, known) {
+                    secret::form_text(&pairs)
+                } else {
+                    raw()
+                };
+                ReadBody {
+                    structure: Structure::Form(pairs),
+                    kept: known.scrub(&kept),
+                }
+            }
+            Structure::Text(text) => {
+                let kept = secret::redact_text(&text, known);
+                ReadBody {
+                    structure: Structure::Text(kept.clone()),
+                    kept,
+                }
+            }
+        }
+    }
+
+    /// The body's text, fit to keep in an error.
+    pub(crate) fn kept(&self) -> &str {
+        &self.kept
+    }
+
+    /// What the body says went wrong, or `None` when it does not look like an error (no error
+    /// listed, and an `rcode` of 1 or none).
+    pub(crate) fn failure(&self) -> Option<ApiFailure> {
+        let found = match &self.structure {
+            Structure::Json(value) => from_json(value),
+            Structure::Form(pairs) => from_pairs(pairs),
+            Structure::Text(text) => from_text(text),
+        };
+        let failed = !found.errors.is_empty() || found.rcode.is_some_and(|rcode| rcode != 1);
+        failed.then(|| ApiFailure {
+            code: found.errors.iter().find_map(|error| error.code.clone()),
+            rcode: found.rcode,
+            message: found.errors.iter().find_map(|error| error.message.clone()),
+            errors: found.errors,
+            body: self.kept.clone(),
+        })
+    }
+}
+
+/// What a structure says.
+#[derive(Default)]
+struct Found {
+    rcode: Option<i64>,
+    errors: Vec<ListedError>,
+}
+
+impl Found {
+    fn push(&mut self, error: ListedError) {
+        let empty = error.code.is_none() && error.message.is_none();
+        if !empty && !self.errors.contains(&error) {
+            self.errors.push(error);
+        }
+    }
+
+    /// When no listed error has a code, the first code-like word found elsewhere.
+    fn fill_code(&mut self, code: impl FnOnce() -> Option<String>) {
+        if self.errors.iter().any(|error| error.code.is_some()) {
+            return;
+        }
+        let Some(code) = code() else { return };
+        let code = Some(ErrorCode::from(code.as_str()));
+        match self.errors.first_mut() {
+            Some(first) => first.code = code,
+            None => self.push(ListedError {
+                code,
+                message: None,
+                kind: None,
+            }),
+        }
+    }
+}
+
+/// `name=value&…` pairs, when the text is form-encoded: no white space or markup, and every
+/// non-empty `&`-separated part a pair whose name is made of URL characters.
+fn form_pairs(text: &str) -> Option<Vec<(String, String)>> {
+    let text = text.trim();
+    let is_name = |name: &str| {
+        !name.is_empty()
+            && name.bytes().all(|b| {
+                b.is_ascii_alphanumeric()
+                    || matches!(b, b'_' | b'-' | b'.' | b'%' | b'+' | b'~' | b'[' | b']')
+            })
+    };
+    let form = text.contains('=')
+        && !text.bytes().any(|b| {
+            b.is_ascii_whitespace()
+                || b.is_ascii_control()
+                || matches!(b, b'<' | b'>' | b'"' | b'{')
+        })
+        && text
+            .split('&')
+            .filter(|part| !part.is_empty())
+            .all(|part| is_name(part.split('=').next().unwrap_or_default()));
+    form.then(|| {
+        url::form_urlencoded::parse(text.as_bytes())
+            .into_owned()
+            .collect()
+    })
+}
+
+/// Whether `text` looks like a code of the service: `E_` and upper-case words.
+fn is_service_code(text: &str) -> bool {
+    text.len() > 2
+        && text.starts_with("E_")
+        && text[2..]
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// Whether a value under a code key is a code (`E_…`, or an identifier such as
+/// `signature_invalid`), rather than a sentence.
+fn is_code_like(text: &str) -> bool {
+    is_service_code(text)
+        || (text.len() <= 64
+            && text.starts_with(|c: char| c.is_ascii_alphabetic())
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
+}
+
+fn text_of(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) if !text.trim().is_empty() => Some(text.trim().to_owned()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+fn from_json(value: &Value) -> Found {
+    let mut found = Found::default();
+    match value {
+        Value::Object(object) => {
+            found.rcode = object.get("rcode").and_then(rcode_of);
+            collect_object(object, 0, &mut found);
+        }
+        Value::Array(items) => collect_list(items.iter(), 0, &mut found),
+        Value::String(_) => collect_item(value, 0, &mut found),
+        _ => {}
+    }
+    found.fill_code(|| first_service_code(value, 0));
+    found
+}
+
+fn rcode_of(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// An object's own error (code, message and kind keys) and the errors below it.
+fn collect_object(object: &Map<String, Value>, depth: usize, found: &mut Found) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let own = own_error(object);
+    let before = found.errors.len();
+    match &own {
+        // A message beside nested errors (`{"message", "error": {…}}`) is theirs, not one more.
+        Some(own) if own.code.is_none() => {}
+        Some(own) => found.push(own.clone()),
+        None => {}
+    }
+    collect_nested(object, depth, found);
+    if let Some(own) = own.filter(|own| own.code.is_none()) {
+        match found.errors.get_mut(before) {
+            Some(first) if first.message.is_none() => first.message = own.message,
+            Some(_) => {}
+            None => found.push(own),
+        }
+    }
+}
+
+/// The errors an object holds below it: its `error` object, its lists of errors, and, when
+/// none of those said anything, its payload.
+fn collect_nested(object: &Map<String, Value>, depth: usize, found: &mut Found) {
+    match object.get("error") {
+        Some(Value::Object(nested)) => collect_object(nested, depth + 1, found),
+        Some(Value::Array(items)) => collect_list(items.iter(), depth + 1, found),
+        _ => {}
+    }
+    for key in LIST_KEYS {
+        match object.get(key) {
+            Some(Value::Array(items)) => collect_list(items.iter(), depth + 1, found),
+            // A single error object, or a collection keyed "0", "1", … as the service sends
+            // its lists.
+            Some(Value::Object(nested)) if own_error(nested).is_some() => {
+                collect_object(nested, depth + 1, found)
+            }
+            Some(Value::Object(nested)) => collect_list(in_index_order(nested), depth + 1, found),
+            Some(item @ Value::String(_)) => collect_item(item, depth + 1, found),
+            _ => {}
+        }
+    }
+    if found.errors.is_empty() {
+        for key in PAYLOAD_KEYS {
+            if let Some(Value::Object(nested)) = object.get(key) {
+                collect_object(nested, depth + 1, found);
+            }
+        }
+    }
+}
+
+/// The values of an index-keyed object in index order (`"2"` before `"10"`); other keys last.
+fn in_index_order(object: &Map<String, Value>) -> impl Iterator<Item = &Value> {
+    let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+    entries.sort_by_key(|(key, _)| key.parse::<usize>().unwrap_or(usize::MAX));
+    entries.into_iter().map(|(_, value)| value)
+}
+
+fn collect_list<'a>(items: impl Iterator<Item = &'a Value>, depth: usize, found: &mut Found) {
+    for item in items {
+        collect_item(item, depth, found);
+    }
+}
+
+/// A list entry: an error object, or a string that is a code or a message.
+fn collect_item(item: &Value, depth: usize, found: &mut Found) {
+    match item {
+        Value::Object(object) => collect_object(object, depth, found),
+        Value::String(text) if is_code_like(text.trim()) => found.push(ListedError {
+            code: Some(ErrorCode::from(text.trim())),
+            message: None,
+            kind: None,
+        }),
+        Value::String(_) => found.push(ListedError {
+            code: None,
+            message: text_of(item),
+            kind: None,
+        }),
+        _ => {}
+    }
+}
+
+/// The error an object states with its own keys: a code under a code key (`error` counts when
+/// it is a string: a code, or else the message), a message, a kind.
+fn own_error(object: &Map<String, Value>) -> Option<ListedError> {
+    let mut code = None;
+    let mut message = None;
+    for key in CODE_KEYS {
+        let Some(text) = object.get(key).and_then(text_of) else {
+            continue;
+        };
+        if is_code_like(&text) {
+            code.get_or_insert(text);
+        } else if key == "error" {
+            message.get_or_insert(text);
+        }
+    }
+    let first = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|key| object.get(*key).and_then(text_of))
+    };
+    let message = first(&MESSAGE_KEYS).or(message);
+    (code.is_some() || message.is_some()).then(|| ListedError {
+        code: code.map(|code| ErrorCode::from(code.as_str())),
+        message,
+        kind: first(&KIND_KEYS),
+    })
+}
+
+/// The first string that is a service code, anywhere within the depth limit.
+fn first_service_code(value: &Value, depth: usize) -> Option<String> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match value {
+        Value::String(text) if is_service_code(text.trim()) => Some(text.trim().to_owned()),
+        Value::Object(object) => object
+            .values()
+            .find_map(|nested| first_service_code(nested, depth + 1)),
+        Value::Array(items) => items
+            .iter()
+            .find_map(|nested| first_service_code(nested, depth + 1)),
+        _ => None,
+    }
+}
+
+/// Form pairs: each code-keyed pair is an error, given the messages and kinds in order.
+fn from_pairs(pairs: &[(String, String)]) -> Found {
+    let values = |keys: &[&str]| -> Vec<String> {
+        pairs
+            .iter()
+            .filter(|(name, value)| keys.contains(&name.as_str()) && !value.trim().is_empty())
+            .map(|(_, value)| value.trim().to_owned())
+            .collect()
+    };
+    let mut found = Found {
+        rcode: values(&["rcode"]).first().and_then(|r| r.parse().ok()),
+        errors: Vec::new(),
+    };
+    let codes = values(&CODE_KEYS);
+    let messages = values(&MESSAGE_KEYS);
+    let kinds = values(&KIND_KEYS);
+    let count = codes.len().max(messages.len());
+    for index in 0..count {
+        let code = codes.get(index).filter(|code| is_code_like(code));
+        found.push(ListedError {
+            code: code.map(|code| ErrorCode::from(code.as_str())),
+            message: messages
+                .get(index)
+                .or(codes.get(index).filter(|_| code.is_none()))
+                .cloned(),
+            kind: kinds.get(index).cloned(),
+        });
+    }
+    found.fill_code(|| {
+        pairs
+            .iter()
+            .map(|(_, value)| value.trim())
+            .find(|value| is_service_code(value))
+            .map(str::to_owned)
+    });
+    found
+}
+
+/// Text: every distinct `E_…` word, in order.
+fn from_text(text: &str) -> Found {
+    let mut found = Found::default();
+    for word in text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|word| is_service_code(word))
+    {
+        found.push(ListedError {
+            code: Some(ErrorCode::from(word)),
+            message: None,
+            kind: None,
+        });
+    }
+    found
+}
+
+/// The name/value pairs of a token endpoint's answer: form pairs, or a JSON object's
+/// top-level strings and numbers; `None` for any other body.
+pub(crate) fn token_pairs(structure: &Structure) -> Option<Vec<(String, String)>> {
+    match structure {
+        Structure::Form(pairs) => Some(pairs.clone()),
+        Structure::Json(Value::Object(object)) => Some(
+            object
+                .iter()
+                .filter_map(|(name, value)| match value {
+                    Value::String(text) => Some((name.clone(), text.clone())),
+                    Value::Number(_) | Value::Bool(_) => Some((name.clone(), value.to_string())),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        Structure::Json(_) | Structure::Text(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(body: &str) -> ApiFailure {
+        ReadBody::read(body.as_bytes(), &KnownSecrets::NONE)
+            .failure()
+            .unwrap_or_else(|| panic!("no failure read from {body}"))
+    }
+
+    fn codes(failure: &ApiFailure) -> Vec<&str> {
+        failure
+            .errors
+            .iter()
+            .map(|error| error.code.as_ref().map_or("-", ErrorCode::as_str))
+            .collect()
+    }
+
+    #[test]
+    fn reads_every_shape_of_error_body() {
+        let invalid = Some(ErrorCode::ValidationInvalidId);
+        for body in [
+            r#"{"api":"pay/getTimesheet","apiVersion":1,"rcode":0,"error":{"code":"E_VALIDATION_INVALID_ID","type":"validation","message":"bad id"}}"#,
+            r#"{"code":"E_VALIDATION_INVALID_ID","message":"bad id"}"#,
+            r#"{"error":"E_VALIDATION_INVALID_ID","error_description":"bad id"}"#,
+            r#"{"errors":[{"code":"E_VALIDATION_INVALID_ID","description":"bad id","type":"validation"}]}"#,
+            r#"{"errors":{"0":{"code":"E_VALIDATION_INVALID_ID","message":"bad id"}}}"#,
+            r#"{"rcode":3,"data":{"errorCode":"E_VALIDATION_INVALID_ID","errorMessage":"bad id"}}"#,
+            r#"{"rcode":"0","errorCode":"E_VALIDATION_INVALID_ID","errorMessage":"bad id"}"#,
+            r#"[{"code":"E_VALIDATION_INVALID_ID","message":"bad id"}]"#,
+            "error=E_VALIDATION_INVALID_ID&error_description=bad+id",
+            "oauth_problem=E_VALIDATION_INVALID_ID&oauth_problem_advice=bad%20id",
+        ] {
+            let failure = read(body);
+            assert_eq!(failure.code, invalid, "{body}");
+            assert_eq!(failure.message.as_deref(), Some("bad id"), "{body}");
+            assert_eq!(failure.errors.len(), 1, "{body}");
+            assert_eq!(failure.body, body, "{body}");
+        }
+        for body in [
+            "E_VALIDATION_INVALID_ID: bad id\n",
+            "<html><title>400</title><h1>E_VALIDATION_INVALID_ID</h1><p>E_VALIDATION_INVALID_ID</p></html>",
+        ] {
+            let failure = read(body);
+            assert_eq!(
+                (failure.code, failure.errors.len()),
+                (invalid.clone(), 1),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn keeps_every_listed_error_in_order() {
+        let failure = read(
+            r#"{"errors":[{"code":"E_VALIDATION_INVALID_ID","description":"bad id","type":"validation"},
+                          {"code":"E_API_NOT_AUTHORIZED","message":"no access","type":"authorization"},
+                          "E_SOMETHING_ELSE", "a sentence"]}"#,
+        );
+        assert_eq!(
+            codes(&failure),
+            [
+                "E_VALIDATION_INVALID_ID",
+                "E_API_NOT_AUTHORIZED",
+                "E_SOMETHING_ELSE",
+                "-"
+            ]
+        );
+        assert_eq!(failure.code, Some(ErrorCode::ValidationInvalidId));
+        assert_eq!(failure.errors[1].kind.as_deref(), Some("authorization"));
+        assert_eq!(failure.errors[3].message.as_deref(), Some("a sentence"));
+        assert!(failure.to_string().contains("and 3 more"), "{failure}");
+
+        let failure = read("error=E_A&error_description=first&error=E_B&error_description=second");
+        assert_eq!(codes(&failure), ["E_A", "E_B"]);
+        assert_eq!(failure.errors[1].message.as_deref(), Some("second"));
+    }
+
+    #[test]
+    fn an_rcode_other_than_one_is_a_failure_even_without_a_code() {
+        let failure = read(r#"{"rcode": 7, "data": {}}"#);
+        assert_eq!((failure.code, failure.rcode), (None, Some(7)));
+        assert!(failure.errors.is_empty());
+        let success = ReadBody::read(br#"{"rcode": 1, "data": {}}"#, &KnownSecrets::NONE);
+        assert!(success.failure().is_none());
+    }
+
+    #[test]
+    fn codes_are_found_where_they_hide_and_unknown_ones_kept() {
+        let failure =
+            read(r#"{"status": "failed", "info": {"reason": {"id": "E_SOMETHING_NEW"}}}"#);
+        assert_eq!(
+            failure.code,
+            Some(ErrorCode::Other("E_SOMETHING_NEW".to_owned()))
+        );
+        let failure = read(r#"{"error": "Something went wrong"}"#);
+        assert_eq!(
+            (failure.code, failure.message.as_deref()),
+            (None, Some("Something went wrong"))
+        );
+        let failure = read("oauth_problem=signature_invalid");
+        assert_eq!(
+            failure.code,
+            Some(ErrorCode::Other("signature_invalid".to_owned()))
+        );
+        for not_an_error in ["<html>Bad gateway</html>", "", "{}", "ok=1", "[1, 2]"] {
+            let read = ReadBody::read(not_an_error.as_bytes(), &KnownSecrets::NONE);
+            assert!(read.failure().is_none(), "{not_an_error}");
+        }
+    }
+
+    #[test]
+    fn a_body_is_parsed_by_structure_first() {
+        let structure = |body: &str| Structure::parse(body.as_bytes());
+        assert!(matches!(structure(r#"{"a": "b=c"}"#), Structure::Json(_)));
+        assert!(matches!(structure("a=1&b=%20&c"), Structure::Form(_)));
+        assert!(matches!(structure("E_X: a = b"), Structure::Text(_)));
+        assert!(matches!(structure("<p>a=b</p>"), Structure::Text(_)));
+    }
+
+    #[test]
+    fn secrets_are_gone_before_anything_is_read() {
+        let read = ReadBody::read(
+            br#"{"error": {"code": "E_X", "message": "no", "oauth\u005ftoken_secret": "E_LEAKED"}}"#,
+            &KnownSecrets::NONE,
+        );
+        let failure = read.failure().unwrap();
+        assert_eq!(failure.code, Some(ErrorCode::Other("E_X".to_owned())));
+        assert!(!failure.body.contains("E_LEAKED"), "{}", failure.body);
+        assert!(
+            failure
+                .body
+                .contains(r#""oauth_token_secret":"[redacted]""#)
+        );
+
+        let read = ReadBody::read(
+            b"oauth_token=t&oauth_token_secret=s%26x",
+            &KnownSecrets::NONE,
+        );
+        assert_eq!(read.kept(), "oauth_token=t&oauth_token_secret=[redacted]");
+        let raw = Structure::parse(b"oauth_token=t&oauth_token_secret=s%26x");
+        assert_eq!(
+            token_pairs(&raw).unwrap()[1],
+            ("oauth_token_secret".to_owned(), "s&x".to_owned())
+        );
+    }
+}

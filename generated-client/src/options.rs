@@ -1,0 +1,103 @@
+//! How long a call may take and how it is retried: [`RetryPolicy`], and [`CallOptions`] to
+//! override the client's settings for one call.
+
+use std::time::Duration;
+
+/// When and how often a transient failure is retried.
+///
+/// Only GET calls (the data methods) are retried, after a connection error, an attempt that
+/// timed out, a truncated body, HTTP 429 or a 5xx status. The delay before attempt `n + 1` is a
+/// random duration up to `base_delay * 2^(n-1)` (capped at `max_delay`), or what `Retry-After`
+/// asks for when the service sends it, up to `max_retry_after` (longer waits are not retried).
+/// Whatever the policy, the call's deadline (`ClientBuilder::deadline`) bounds all attempts and
+/// waits: a wait that would pass it ends the call at once with the last answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts in all, the first included (1 disables retries).
+    pub max_attempts: u32,
+    /// The backoff before the second attempt.
+    pub base_delay: Duration,
+    /// The longest backoff.
+    pub max_delay: Duration,
+    /// The longest `Retry-After` that is honoured.
+    pub max_retry_after: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// Four attempts, backoff from 200 ms up to 5 s, `Retry-After` honoured up to 30 s.
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 4,
+            base_delay: Duration::from_millis(200),
+            max_delay: Duration::from_secs(5),
+            max_retry_after: Duration::from_secs(30),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// No retries.
+    pub fn none() -> Self {
+        RetryPolicy {
+            max_attempts: 1,
+            ..RetryPolicy::default()
+        }
+    }
+}
+
+/// Limits for one call, overriding the client's: the per-attempt timeout, the deadline of the
+/// whole call, and the retry policy. The default changes nothing (the client's settings apply).
+///
+/// Every request builder takes them through `customize`; a paged stream applies them to each
+/// page's call.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use marketplace_client::RetryPolicy;
+///
+/// # async fn run(session: marketplace_client::Session) -> Result<(), marketplace_client::Error> {
+/// // At most 5 s for this call, all retries and Retry-After waits included.
+/// let invoice = session
+///     .get_invoice(9003)
+///     .customize(|options| options.deadline(Duration::from_secs(5)).retry(RetryPolicy::none()))
+///     .send()
+///     .await?;
+/// # let _ = invoice;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CallOptions {
+    /// The longest one attempt may take, response body included (`None`: the client's,
+    /// `ClientBuilder::timeout`).
+    pub timeout: Option<Duration>,
+    /// The longest the whole call may take: every attempt and every wait between attempts
+    /// (`None`: the client's, `ClientBuilder::deadline`).
+    pub deadline: Option<Duration>,
+    /// How transient failures are retried (`None`: the client's, `ClientBuilder::retry`).
+    pub retry: Option<RetryPolicy>,
+}
+
+impl CallOptions {
+    /// The longest one attempt may take, response body included.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The longest the whole call may take, every attempt and every wait included.
+    #[must_use]
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// How transient failures of this call are retried.
+    #[must_use]
+    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = Some(retry);
+        self
+    }
+}
