@@ -311,15 +311,13 @@ impl Session {
             oauth_endpoint: true,
         };
         let response = self.transport.send(&call, &CallOptions::default()).await?;
-        // The reference does not show revokeToken's body: any success status will do.
-        match response.is_success() {
-            true => Ok(()),
-            false => Err(response_error(
-                METHOD,
-                &response,
-                &self.transport.known(self.token.secret().expose()),
-            )),
+        // The reference does not show revokeToken's body: any success status will do, unless
+        // the body says it failed (an error code, or an rcode other than 1).
+        let known = self.transport.known(self.token.secret().expose());
+        if !response.is_success() || response.read(&known).failure().is_some() {
+            return Err(response_error(METHOD, &response, &known));
         }
+        Ok(())
     }
 
     /// Pages fetched at once by paged streams.

@@ -1,9 +1,12 @@
 //! A scripted HTTP/1.1 stub server for testing the client against faults a framework hides.
 //!
 //! The server speaks raw HTTP/1.1 over TCP so that a test can script a connection reset before
-//! any response, a body shorter than its `Content-Length`, a delay before responding, and
-//! arbitrary status codes and headers. Each connection serves exactly one request and is then
-//! closed; every response carries `Connection: close`.
+//! any response, a body shorter than its `Content-Length`, a delay before responding, a body
+//! that stalls halfway, redirects, and arbitrary status codes and headers. Each connection
+//! serves exactly one request and is then closed; every response carries `Connection: close`.
+//!
+//! Two servers are two origins (`127.0.0.1` on two ports): a hostile one can redirect to the
+//! other, and each records every request it receives, so a test can show what reached which.
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -264,6 +267,8 @@ enum Action {
         headers: Vec<(String, String)>,
         body: Vec<u8>,
         truncated: bool,
+        /// Pause this long after the first half of the body, before the rest.
+        stall: Option<Duration>,
     },
     /// Close the socket without writing anything.
     Reset,
@@ -283,9 +288,16 @@ impl Reply {
                 headers: vec![("Content-Type".to_owned(), content_type.to_owned())],
                 body: body.into().into_bytes(),
                 truncated: false,
+                stall: None,
             },
             delay: None,
         }
+    }
+
+    /// A redirect: `status` (301, 302, 303, 307, 308, …) with `Location: location` and an
+    /// empty body.
+    pub fn redirect(status: u16, location: &str) -> Reply {
+        Reply::text(status, "text/plain", "").header("Location", location)
     }
 
     /// Sets a response header, replacing any earlier value of the same name (case-insensitive),
@@ -319,6 +331,16 @@ impl Reply {
         self
     }
 
+    /// Sends the headers (with the full `Content-Length`) and the first half of the body
+    /// (rounded down), then waits `pause` before sending the rest: a body that stalls. No
+    /// effect on [`Reply::reset`].
+    pub fn stalled(mut self, pause: Duration) -> Reply {
+        if let Action::Respond { stall, .. } = &mut self.action {
+            *stall = Some(pause);
+        }
+        self
+    }
+
     /// Accepts the connection, reads the request, then closes the socket without writing
     /// anything, with `SO_LINGER` 0 so that the client receives a TCP reset.
     pub fn reset() -> Reply {
@@ -333,6 +355,11 @@ impl Reply {
 fn reason_phrase(status: u16) -> &'static str {
     match status {
         200 => "OK",
+        301 => "Moved Permanently",
+        302 => "Found",
+        303 => "See Other",
+        307 => "Temporary Redirect",
+        308 => "Permanent Redirect",
         400 => "Bad Request",
         401 => "Unauthorized",
         403 => "Forbidden",
@@ -525,7 +552,7 @@ async fn respond(mut stream: TcpStream, reply: &Reply) {
     if let Some(delay) = reply.delay {
         tokio::time::sleep(delay).await;
     }
-    let (status, headers, body, truncated) = match &reply.action {
+    let (status, headers, body, truncated, stall) = match &reply.action {
         Action::Reset => {
             // If SO_LINGER cannot be set, a plain close still fails the client's request.
             let _ = stream.set_zero_linger();
@@ -537,7 +564,8 @@ async fn respond(mut stream: TcpStream, reply: &Reply) {
             headers,
             body,
             truncated,
-        } => (*status, headers, body, *truncated),
+            stall,
+        } => (*status, headers, body, *truncated, *stall),
     };
 
     let mut out = format!("HTTP/1.1 {status} {}\r\n", reason_phrase(status)).into_bytes();
@@ -554,15 +582,23 @@ async fn respond(mut stream: TcpStream, reply: &Reply) {
         )
         .as_bytes(),
     );
-    let sent = if truncated {
-        &body[..body.len() / 2]
-    } else {
-        &body[..]
+    let half = body.len() / 2;
+    let (first, rest) = match (truncated, stall) {
+        (true, _) => (&body[..half], None),
+        (false, Some(pause)) => (&body[..half], Some((pause, &body[half..]))),
+        (false, None) => (&body[..], None),
     };
-    out.extend_from_slice(sent);
+    out.extend_from_slice(first);
 
     if stream.write_all(&out).await.is_err() {
         return;
+    }
+    if let Some((pause, rest)) = rest {
+        let _ = stream.flush().await;
+        tokio::time::sleep(pause).await;
+        if stream.write_all(rest).await.is_err() {
+            return;
+        }
     }
     let _ = stream.flush().await;
     let _ = stream.shutdown().await;

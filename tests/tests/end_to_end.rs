@@ -1,17 +1,20 @@
 //! The client against the fake marketplace over real HTTPS: the whole OAuth flow, every data
-//! method, every item of every paged method through its stream, every documented error the
-//! typed API can reach, revocation and expiry, and every fault.
+//! method, every item of every paged method through its stream, every documented error of
+//! every method (and of the OAuth endpoints) in every error shape, revocation and expiry, and
+//! every fault.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 use std::time::Duration;
 
 use futures::TryStreamExt;
 use jiff::SignedDuration;
-use marketplace_client::oauth::Verifier;
+use marketplace_client::oauth::signature::{self, OAuthParams, SignatureRequest, SigningKey};
+use marketplace_client::oauth::{AccessToken, Verifier};
 use marketplace_client::{
-    Client, ConsumerCredentials, Error, ErrorCode, ReportStatus, RetryPolicy, Session,
+    ApiFailure, Client, ConsumerCredentials, Error, ErrorCode, ReportStatus, RetryPolicy, Session,
 };
-use marketplace_tests::fake::{Authorization, FakeMarketplace, Fault};
+use marketplace_tests::fake::{Authorization, ErrorShape, FakeMarketplace, Fault};
 
 const HOURLY_BID: u64 = 310001;
 const FIXED_BID: u64 = 310002;
@@ -404,65 +407,266 @@ async fn single_records_billing_invoices_and_payments() {
     assert!(billing.payments.contains(&payment));
 }
 
-// ---- documented errors ------------------------------------------------------------------------
+// ---- documented errors, in every shape --------------------------------------------------------
+
+/// Every (method, code) pair the spec documents (`errors:` per method).
+fn documented_errors() -> BTreeSet<(String, String)> {
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+    let sources = marketplace_codegen::load_spec_dir(&spec, "spec").unwrap();
+    let api = marketplace_codegen::resolve(&sources).unwrap();
+    api.methods
+        .iter()
+        .flat_map(|method| {
+            let name = &method.name;
+            method
+                .errors
+                .iter()
+                .map(move |code| (name.clone(), code.clone()))
+        })
+        .collect()
+}
+
+/// Provokes `code` from `method` through the typed API: with `session` for the data errors,
+/// with `forged` (a wrong token secret) for the signature mismatch. `None` when there is no way
+/// (a new documented error needs a scenario here).
+async fn provoke(
+    session: &Session,
+    forged: &Session,
+    method: &str,
+    code: &str,
+) -> Option<Result<(), Error>> {
+    let done = |result: Result<(), Error>| Some(result);
+    const MISMATCH: &str = "E_API_AUTH_SIGNATURE_MISMATCH";
+    let s = if code == MISMATCH { forged } else { session };
+    match (method, code) {
+        ("pay/getTimesheetsForBid", MISMATCH) => {
+            done(s.get_timesheets_for_bid(HOURLY_BID).send().await.map(drop))
+        }
+        ("pay/getStatusReportsForBid", MISMATCH) => done(
+            s.get_status_reports_for_bid(FIXED_BID)
+                .send()
+                .await
+                .map(drop),
+        ),
+        ("pay/getTimesheet", MISMATCH) => {
+            done(s.get_timesheet_by_bid_id(HOURLY_BID).send().await.map(drop))
+        }
+        ("pay/getTimesheet", "E_VALIDATION_INVALID_ID") => {
+            done(s.get_timesheet_by_id(999_999).send().await.map(drop))
+        }
+        ("pay/getStatusReport", MISMATCH) => done(
+            s.get_status_report_by_bid_id(FIXED_BID)
+                .send()
+                .await
+                .map(drop),
+        ),
+        ("pay/getStatusReport", "E_VALIDATION_INVALID_ID") => done(
+            s.get_status_report_by_bid_id(OTHER_CLIENTS_BID)
+                .send()
+                .await
+                .map(drop),
+        ),
+        ("pay/getBilling", MISMATCH) => done(s.get_billing(1).send().await.map(drop)),
+        ("pay/getInvoice", MISMATCH) => done(s.get_invoice(1).send().await.map(drop)),
+        ("pay/getPayment", MISMATCH) => done(s.get_payment(1).send().await.map(drop)),
+        ("manage/getMyProviders", MISMATCH) => done(s.get_my_providers().send().await.map(drop)),
+        ("workroom/getWorkviewDetails", MISMATCH) => done(
+            s.get_workview_details(SCREENS_BID, SCREENS_USER)
+                .send()
+                .await
+                .map(drop),
+        ),
+        ("workroom/getWorkviewDetails", "E_API_NOT_AUTHORIZED") => done(
+            s.get_workview_details(OTHER_CLIENTS_BID, 50004)
+                .send()
+                .await
+                .map(drop),
+        ),
+        ("workroom/getWorkviewDetails", "E_WORKROOM_INVALID_BID") => done(
+            s.get_workview_details(999_999, SCREENS_USER)
+                .send()
+                .await
+                .map(drop),
+        ),
+        ("workroom/getWorkviewDetails", "E_WORKROOM_BID_ACCESS") => done(
+            s.get_workview_details(SCREENS_BID, 50001)
+                .send()
+                .await
+                .map(drop),
+        ),
+        _ => None,
+    }
+}
+
+/// E_VALIDATION_INVALID_ID_BIDID cannot be sent through the typed API (each constructor sets
+/// id or bidId): a signed GET without either, straight to the fake, read with the client's
+/// reader. Returns the status and what the body says.
+async fn without_id_or_bid(
+    fake: &FakeMarketplace,
+    session: &Session,
+    path: &str,
+) -> (u16, ApiFailure) {
+    let url = url::Url::parse(&format!("{}{path}", fake.base_url())).unwrap();
+    let header = signature::authorization_header(
+        &SignatureRequest {
+            method: "GET",
+            url: &url,
+            form: &[],
+        },
+        &OAuthParams {
+            consumer_key: &fake.credentials().consumer_key,
+            token: Some(session.token().token()),
+            nonce: &signature::nonce().unwrap(),
+            timestamp: fake.clock().now().as_second(),
+            callback: None,
+            verifier: None,
+            version: Some("1.0"),
+        },
+        &SigningKey {
+            consumer_secret: &fake.credentials().consumer_secret,
+            token_secret: session.token().secret().expose(),
+        },
+    );
+    let response = fake
+        .http_client()
+        .get(url)
+        .header(reqwest::header::AUTHORIZATION, header)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let body = response.bytes().await.unwrap();
+    let failure = ApiFailure::parse(&body)
+        .unwrap_or_else(|| panic!("no error read from {}", String::from_utf8_lossy(&body)));
+    (status, failure)
+}
+
+/// Checks what the client read of one documented error in `shape`.
+fn check_read(
+    shape: ErrorShape,
+    what: &str,
+    wanted: &str,
+    status: Option<u16>,
+    failure: &ApiFailure,
+) {
+    assert_eq!(
+        failure.code.as_ref().map(ErrorCode::as_str),
+        Some(wanted),
+        "{shape:?} {what}: {failure}"
+    );
+    match shape {
+        ErrorShape::RcodeWithData => assert_eq!(status, Some(200), "{shape:?} {what}"),
+        _ => assert!(
+            status.is_some_and(|status| (400..500).contains(&status)),
+            "{shape:?} {what}: {status:?}"
+        ),
+    }
+    let listed = if shape == ErrorShape::ErrorsArray {
+        2
+    } else {
+        1
+    };
+    assert_eq!(
+        failure.errors.len(),
+        listed,
+        "{shape:?} {what}: {failure:?}"
+    );
+    if !matches!(shape, ErrorShape::Text | ErrorShape::Html) {
+        assert!(failure.message.is_some(), "{shape:?} {what}: {failure:?}");
+    }
+}
+
+fn api_failure(error: &Error) -> &ApiFailure {
+    match error {
+        Error::Api { failure, .. } => failure,
+        other => panic!("expected an API error, got {other}"),
+    }
+}
 
 #[tokio::test]
-async fn documented_errors() {
-    let (_fake, _client, session) = start().await;
-    let expect = |result: Result<_, Error>, wanted: ErrorCode| match result {
-        Err(error) => assert_eq!(code(&error), Some(wanted), "{error}"),
-        Ok(_) => panic!("expected {wanted}"),
-    };
-    expect(
-        session
-            .get_timesheet_by_id(999_999)
-            .send()
+async fn every_documented_error_of_every_method_in_every_error_shape() {
+    let (fake, client, session) = start().await;
+    let documented = documented_errors();
+    assert!(documented.len() >= 15, "{documented:?}");
+    let token = session.token();
+    let forged = client.session(AccessToken::new(
+        token.token(),
+        "not-the-secret",
+        token.granted_at(),
+    ));
+    let demo = fake.credentials();
+    let wrong_consumer = Client::builder(
+        fake.base_url(),
+        ConsumerCredentials::new(&demo.consumer_key, "not-the-secret"),
+    )
+    .http_client(fake.http_client())
+    .build()
+    .unwrap();
+    let mismatch = ErrorCode::ApiAuthSignatureMismatch.as_str();
+    for shape in ErrorShape::ALL {
+        fake.set_error_shape(shape);
+        for (method, code) in &documented {
+            let what = format!("{method} {code}");
+            if code == "E_VALIDATION_INVALID_ID_BIDID" {
+                let path = format!("/api/{method}");
+                let (status, failure) = without_id_or_bid(&fake, &session, &path).await;
+                check_read(shape, &what, code, Some(status), &failure);
+                continue;
+            }
+            let outcome = provoke(&session, &forged, method, code)
+                .await
+                .unwrap_or_else(|| panic!("no scenario provokes {what}: add one to provoke()"));
+            let error = outcome.expect_err(&what);
+            assert_eq!(
+                error.code().map(ErrorCode::as_str),
+                Some(code.as_str()),
+                "{shape:?} {what}: {error}"
+            );
+            check_read(shape, &what, code, error.status(), api_failure(&error));
+        }
+
+        // The OAuth endpoints answer their errors in the same shape.
+        let error = wrong_consumer.request_token(None).await.unwrap_err();
+        check_read(
+            shape,
+            "oauth/getRequestToken",
+            mismatch,
+            error.status(),
+            api_failure(&error),
+        );
+        let request = client.request_token(None).await.unwrap();
+        let unapproved = Verifier::new("never-approved").unwrap();
+        let error = client
+            .access_token(&request, &unapproved)
             .await
-            .map(|_| ()),
-        ErrorCode::ValidationInvalidId,
-    );
-    expect(
-        session
-            .get_timesheet_by_bid_id(OTHER_CLIENTS_BID)
-            .send()
-            .await
-            .map(|_| ()),
-        ErrorCode::ValidationInvalidId,
-    );
-    expect(
-        session
-            .get_status_report_by_bid_id(OTHER_CLIENTS_BID)
-            .send()
-            .await
-            .map(|_| ()),
-        ErrorCode::ValidationInvalidId,
-    );
-    expect(
-        session
-            .get_workview_details(OTHER_CLIENTS_BID, 50004)
-            .send()
-            .await
-            .map(|_| ()),
-        ErrorCode::ApiNotAuthorized,
-    );
-    expect(
-        session
-            .get_workview_details(999_999, SCREENS_USER)
-            .send()
-            .await
-            .map(|_| ()),
-        ErrorCode::WorkroomInvalidBid,
-    );
-    expect(
-        session
-            .get_workview_details(SCREENS_BID, 50001)
-            .send()
-            .await
-            .map(|_| ()),
-        ErrorCode::WorkroomBidAccess,
-    );
-    // E_VALIDATION_INVALID_ID_BIDID cannot be sent from the typed API (each constructor sets
-    // id or bidId); tests/fake_data.rs covers the fake's answer to it.
+            .unwrap_err();
+        check_read(
+            shape,
+            "oauth/getAccessToken",
+            mismatch,
+            error.status(),
+            api_failure(&error),
+        );
+        let error = forged.revoke().await.unwrap_err();
+        check_read(
+            shape,
+            "oauth/revokeToken",
+            mismatch,
+            error.status(),
+            api_failure(&error),
+        );
+
+        // A skewed clock is still corrected from the mismatch, whatever its shape (a fresh
+        // client, which has not corrected its clock yet).
+        fake.clock().set_offset(SignedDuration::from_mins(10));
+        let fresh = self::client(&fake).session(session.token().clone());
+        let corrected = fresh.get_my_providers().send().await;
+        fake.clock().set_offset(SignedDuration::ZERO);
+        assert!(corrected.is_ok(), "{shape:?}: {corrected:?}");
+    }
+    // The session itself was never refused.
+    fake.set_error_shape(ErrorShape::default());
+    session.get_my_providers().send().await.unwrap();
 }
 
 // ---- faults -------------------------------------------------------------------------------------

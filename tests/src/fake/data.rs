@@ -2,9 +2,11 @@
 //! permissions and errors. The JSON shapes are `render.rs`'s.
 //!
 //! Where the reference is silent the fake decides, and says so at the place:
-//! - error bodies: `{"api", "apiVersion": 1, "rcode": 0, "error": {"code", "type", "message"}}`,
-//!   HTTP 400 for validation errors (type `validation`), 403 for authorization errors (type
-//!   `authorization`), 404 for an unknown method (type `request`, as the server half uses);
+//! - error bodies: by default `{"api", "apiVersion": 1, "rcode": 0, "error": {"code", "type",
+//!   "message"}}` ([`error_body`]; the server can answer in other shapes, see
+//!   [`ErrorShape`](super::ErrorShape)), HTTP 400 for validation errors (type `validation`), 403
+//!   for authorization errors (type `authorization`), 404 for an unknown method (type
+//!   `request`, as the server half uses);
 //! - a parameter given twice counts with its last value; an empty value counts as absent;
 //! - `rpp` or `page` below 1 or not an integer: 400 `E_VALIDATION_INVALID_PARAMETER` (the
 //!   reference only says what large values do); an `rpp` above the cap is clamped;
@@ -18,6 +20,7 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde_json::{Value, json};
 
+use super::error_shape::ServiceError;
 use super::render::{self, BidVariant};
 use super::world::{Bid, World, dmy, parse_dmy};
 
@@ -28,6 +31,8 @@ pub struct DataReply {
     pub status: u16,
     /// The JSON body: the success envelope or [`error_body`].
     pub body: Value,
+    /// On failure, the error, for the server to answer in the shape it is set to.
+    pub error: Option<ServiceError>,
 }
 
 /// The error envelope of every failure (the server half uses it too, for OAuth failures):
@@ -86,11 +91,19 @@ pub fn respond(
             DataReply {
                 status: 200,
                 body: render::envelope(api, data),
+                error: None,
             }
         }
         Err(failure) => DataReply {
             status: failure.status,
             body: error_body(method, failure.code, failure.kind, &failure.message),
+            error: Some(ServiceError::new(
+                method,
+                failure.status,
+                failure.code,
+                failure.kind,
+                &failure.message,
+            )),
         },
     }
 }

@@ -15,14 +15,17 @@
 //! let fake = FakeMarketplace::start().await?;
 //! let http = fake.http_client(); // trusts the fake's certificate
 //! fake.faults().inject(Some("/api/pay/getTimesheet"), Fault::Status { status: 503, retry_after: Some(1) }, 2);
+//! fake.set_error_shape(marketplace_tests::fake::ErrorShape::ErrorsArray); // `{"errors": [...]}`
 //! fake.clock().advance(jiff::SignedDuration::from_hours(6)); // every access token expires
 //! # let _ = http;
 //! # Ok(())
 //! # }
 //! ```
 //!
-//! Decisions where the reference is silent: every OAuth failure answers 401 with
-//! `E_API_AUTH_SIGNATURE_MISMATCH` (type `authentication`); timestamps may be 300 s off the
+//! Decisions where the reference is silent: errors are answered in the shape
+//! [`FakeMarketplace::set_error_shape`] sets ([`ErrorShape::Nested`] by default: `{"api",
+//! "apiVersion": 1, "rcode": 0, "error": {"code", "type", "message"}}`); every OAuth failure
+//! answers 401 with `E_API_AUTH_SIGNATURE_MISMATCH` (type `authentication`); timestamps may be 300 s off the
 //! fake's clock; a nonce may be used once per consumer and token; an access token lives six
 //! hours by the [`FakeClock`]; an `oauth_callback` that is neither an absolute URI nor `oob`
 //! answers 400 `E_VALIDATION_INVALID_CALLBACK`; unknown paths answer 404 JSON errors.
@@ -33,6 +36,7 @@ pub mod world;
 
 mod browser;
 mod clock;
+mod error_shape;
 mod faults;
 mod oauth;
 mod server;
@@ -40,5 +44,6 @@ mod tls;
 pub mod verify;
 
 pub use clock::FakeClock;
+pub use error_shape::{ErrorShape, GENERIC_CODE, ServiceError};
 pub use faults::{Fault, Faults};
 pub use server::{Authorization, DemoCredentials, FakeMarketplace};

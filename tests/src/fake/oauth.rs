@@ -3,7 +3,7 @@
 //! endpoints.
 //!
 //! Every rejected signed request answers 401 with `E_API_AUTH_SIGNATURE_MISMATCH` (error type
-//! `authentication`) and a message saying what was wrong.
+//! `authentication`) and a message saying what was wrong, in the server's error shape.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,8 +14,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use jiff::{SignedDuration, Timestamp};
 
-use super::data::error_body;
-use super::server::{App, DemoCredentials, ReadRequest, json_response};
+use super::error_shape::ServiceError;
+use super::server::{App, DemoCredentials, ReadRequest};
 use super::verify::{OAuthRequest, TIMESTAMP_TOLERANCE_SECS};
 
 /// How long an access token is valid after it was granted.
@@ -168,11 +168,14 @@ impl Tokens {
 }
 
 /// The 401 answer to a request that failed OAuth.
-pub(crate) fn auth_error(api: &str, message: &str) -> Response {
-    json_response(
-        StatusCode::UNAUTHORIZED,
-        &error_body(api, SIGNATURE_MISMATCH, "authentication", message),
-    )
+pub(crate) fn auth_error(app: &App, api: &str, message: &str) -> Response {
+    app.error(ServiceError::new(
+        api,
+        401,
+        SIGNATURE_MISMATCH,
+        "authentication",
+        message,
+    ))
 }
 
 /// Parses and checks the OAuth parameters of a data call; returns the caller's user ID, or why
@@ -193,11 +196,12 @@ async fn signed(
     expect: Expect,
 ) -> Result<(OAuthRequest, String), Response> {
     let read = ReadRequest::read(app, request).await?;
-    let request = OAuthRequest::parse(&read.raw(app.scheme)).map_err(|m| auth_error(api, &m))?;
+    let request =
+        OAuthRequest::parse(&read.raw(app.scheme)).map_err(|m| auth_error(app, api, &m))?;
     let token = app
         .tokens()
         .authenticate(&app.credentials, &request, expect, app.clock.now())
-        .map_err(|m| auth_error(api, &m))?;
+        .map_err(|m| auth_error(app, api, &m))?;
     Ok((request, token))
 }
 
@@ -212,19 +216,17 @@ pub(crate) async fn get_request_token(State(app): State<Arc<App>>, request: Requ
         None | Some("oob") => None,
         Some(callback) if url::Url::parse(callback).is_ok() => Some(callback.to_owned()),
         Some(callback) => {
-            return json_response(
-                StatusCode::BAD_REQUEST,
-                &error_body(
-                    API,
-                    "E_VALIDATION_INVALID_CALLBACK",
-                    "validation",
-                    &format!("oauth_callback {callback:?} is not an absolute URI or \"oob\""),
-                ),
-            );
+            return app.error(ServiceError::new(
+                API,
+                400,
+                "E_VALIDATION_INVALID_CALLBACK",
+                "validation",
+                &format!("oauth_callback {callback:?} is not an absolute URI or \"oob\""),
+            ));
         }
     };
     let (Some(token), Some(secret)) = (random_hex(16), random_hex(20)) else {
-        return no_randomness(API);
+        return no_randomness(&app, API);
     };
     let consumer_key = app.credentials.consumer_key.clone();
     app.tokens().requests.insert(
@@ -252,20 +254,24 @@ pub(crate) async fn get_access_token(State(app): State<Arc<App>>, request: Reque
         Err(response) => return response,
     };
     let (Some(token), Some(secret)) = (random_hex(16), random_hex(20)) else {
-        return no_randomness(API);
+        return no_randomness(&app, API);
     };
     let now = app.clock.now();
     let mut tokens = app.tokens();
     let Some(issued) = tokens.requests.get(&request_token) else {
-        return auth_error(API, "unknown request token");
+        return auth_error(&app, API, "unknown request token");
     };
     let Some(approval) = &issued.approval else {
-        return auth_error(API, "the request token has not been authorized by the user");
+        return auth_error(
+            &app,
+            API,
+            "the request token has not been authorized by the user",
+        );
     };
     match request.get("oauth_verifier") {
-        None | Some("") => return auth_error(API, "oauth_verifier is missing"),
+        None | Some("") => return auth_error(&app, API, "oauth_verifier is missing"),
         Some(verifier) if verifier != approval.verifier => {
-            return auth_error(API, "oauth_verifier is wrong for this request token");
+            return auth_error(&app, API, "oauth_verifier is wrong for this request token");
         }
         Some(_) => {}
     }
@@ -296,7 +302,8 @@ pub(crate) async fn revoke_token(State(app): State<Arc<App>>, request: Request) 
     let now = app.clock.now();
     let mut tokens = app.tokens();
     if let Err(message) = tokens.access_user(&token, now) {
-        return auth_error(API, &message);
+        drop(tokens);
+        return auth_error(&app, API, &message);
     }
     if let Some(issued) = tokens.access.get_mut(&token) {
         issued.revoked = true;
@@ -485,7 +492,7 @@ fn html(status: StatusCode, title: &str, content: &str) -> Response {
 }
 
 /// Escapes text for HTML content and attribute values.
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -514,11 +521,14 @@ fn form_response(pairs: &[(&str, &str)]) -> Response {
 }
 
 /// 500 when the OS random source fails.
-fn no_randomness(api: &str) -> Response {
-    json_response(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        &error_body(api, "E_API_INTERNAL", "internal", "no randomness available"),
-    )
+fn no_randomness(app: &App, api: &str) -> Response {
+    app.error(ServiceError::new(
+        api,
+        500,
+        "E_API_INTERNAL",
+        "internal",
+        "no randomness available",
+    ))
 }
 
 /// `bytes` random bytes from the OS, as lower-case hex.

@@ -26,7 +26,8 @@ use tokio::task::{JoinHandle, JoinSet};
 use tokio_rustls::TlsAcceptor;
 
 use super::clock::FakeClock;
-use super::data::{error_body, respond};
+use super::data::respond;
+use super::error_shape::{ErrorShape, ServiceError};
 use super::faults::{self, ConnectionKill, Faults};
 use super::oauth::{self, Tokens, random_hex};
 use super::tls;
@@ -125,12 +126,25 @@ pub(crate) struct App {
     authority: String,
     tokens: Mutex<Tokens>,
     served: AtomicUsize,
+    error_shape: Mutex<ErrorShape>,
 }
 
 impl App {
     /// The token store, locked.
     pub(crate) fn tokens(&self) -> MutexGuard<'_, Tokens> {
         self.tokens.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The answer to `error`, in the shape errors are answered in.
+    pub(crate) fn error(&self, error: ServiceError) -> Response {
+        error.response(self.error_shape())
+    }
+
+    fn error_shape(&self) -> ErrorShape {
+        *self
+            .error_shape
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -179,13 +193,16 @@ impl FakeMarketplace {
             authority: addr.to_string(),
             tokens: Mutex::new(Tokens::default()),
             served: AtomicUsize::new(0),
+            error_shape: Mutex::new(ErrorShape::default()),
         });
         let certificate_pem = tls
             .as_ref()
             .map(|tls| tls.certificate_pem.clone())
             .unwrap_or_default();
         let pem = tls.as_ref().map(|tls| tls.certificate_pem.as_str());
-        let http = tls::http_client(pem, true).map_err(io::Error::other)?;
+        // Apps must not follow redirects with their credentials (see the client's
+        // `ClientBuilder::http_client`), so the client offered to them follows none.
+        let http = tls::http_client(pem, false).map_err(io::Error::other)?;
         let browser = tls::http_client(pem, false).map_err(io::Error::other)?;
         let accept_task = tokio::spawn(accept_loop(
             listener,
@@ -219,8 +236,9 @@ impl FakeMarketplace {
         &self.certificate_pem
     }
 
-    /// A `reqwest` client that trusts the fake's certificate (and only it) and ignores proxy
-    /// settings. Cheap: clones of one client share a connection pool.
+    /// A `reqwest` client that trusts the fake's certificate (and only it), ignores proxy
+    /// settings and follows no redirects (so it is fit for `ClientBuilder::http_client`).
+    /// Cheap: clones of one client share a connection pool.
     pub fn http_client(&self) -> reqwest::Client {
         self.http.clone()
     }
@@ -233,6 +251,21 @@ impl FakeMarketplace {
     /// The faults to apply to coming requests.
     pub fn faults(&self) -> &Faults {
         &self.app.faults
+    }
+
+    /// Answers every error from now on (data methods and OAuth endpoints) in `shape`; the
+    /// default is [`ErrorShape::Nested`].
+    pub fn set_error_shape(&self, shape: ErrorShape) {
+        *self
+            .app
+            .error_shape
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = shape;
+    }
+
+    /// The shape errors are answered in.
+    pub fn error_shape(&self) -> ErrorShape {
+        self.app.error_shape()
     }
 
     /// How many HTTP requests reached the service so far (faulted ones included).
@@ -296,15 +329,13 @@ async fn data_call(State(app): State<Arc<App>>, request: Request) -> Response {
         .unwrap_or_default()
         .to_owned();
     if !DATA_METHODS.contains(&api.as_str()) {
-        return json_response(
-            StatusCode::NOT_FOUND,
-            &error_body(
-                &api,
-                "E_API_UNKNOWN_METHOD",
-                "request",
-                &format!("there is no method {api:?}"),
-            ),
-        );
+        return app.error(ServiceError::new(
+            &api,
+            404,
+            "E_API_UNKNOWN_METHOD",
+            "request",
+            &format!("there is no method {api:?}"),
+        ));
     }
     let read = match ReadRequest::read(&app, request).await {
         Ok(read) => read,
@@ -312,7 +343,7 @@ async fn data_call(State(app): State<Arc<App>>, request: Request) -> Response {
     };
     let user = match oauth::authenticate_data_call(&app, &read) {
         Ok(user) => user,
-        Err(message) => return oauth::auth_error(&api, &message),
+        Err(message) => return oauth::auth_error(&app, &api, &message),
     };
     let query: Vec<(String, String)> = read
         .query
@@ -330,33 +361,32 @@ async fn data_call(State(app): State<Arc<App>>, request: Request) -> Response {
         respond(&app.world, user, &api, &query, now)
     }));
     let Ok(reply) = answered else {
-        return json_response(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            &error_body(
-                &api,
-                "E_API_INTERNAL",
-                "internal",
-                "the fake's data half panicked",
-            ),
-        );
+        return app.error(ServiceError::new(
+            &api,
+            500,
+            "E_API_INTERNAL",
+            "internal",
+            "the fake's data half panicked",
+        ));
     };
+    if let Some(error) = reply.error {
+        return app.error(error);
+    }
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     json_response(status, &reply.body)
 }
 
 /// Any other path.
-async fn not_found(request: Request) -> Response {
+async fn not_found(State(app): State<Arc<App>>, request: Request) -> Response {
     let path = request.uri().path();
     let api = path.strip_prefix('/').unwrap_or(path);
-    json_response(
-        StatusCode::NOT_FOUND,
-        &error_body(
-            api,
-            "E_API_NOT_FOUND",
-            "request",
-            &format!("there is nothing at {path:?}"),
-        ),
-    )
+    app.error(ServiceError::new(
+        api,
+        404,
+        "E_API_NOT_FOUND",
+        "request",
+        &format!("there is nothing at {path:?}"),
+    ))
 }
 
 /// A JSON response.
@@ -389,15 +419,13 @@ impl ReadRequest {
     pub(crate) async fn read(app: &App, request: Request) -> Result<ReadRequest, Response> {
         let (parts, body) = request.into_parts();
         let Ok(body) = axum::body::to_bytes(body, MAX_BODY).await else {
-            return Err(json_response(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                &error_body(
-                    parts.uri.path().trim_start_matches('/'),
-                    "E_API_REQUEST_TOO_LARGE",
-                    "request",
-                    "the request body is too large or could not be read",
-                ),
-            ));
+            return Err(app.error(ServiceError::new(
+                parts.uri.path().trim_start_matches('/'),
+                413,
+                "E_API_REQUEST_TOO_LARGE",
+                "request",
+                "the request body is too large or could not be read",
+            )));
         };
         let text = |name: header::HeaderName| {
             parts
