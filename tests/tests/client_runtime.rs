@@ -250,6 +250,58 @@ async fn the_flow_without_a_callback_takes_a_typed_in_verifier() {
 }
 
 #[tokio::test]
+async fn the_callback_signed_and_sent_is_the_normalized_one() {
+    for (given, sent) in [
+        (
+            "HTTPS://App.Example:443/cb/../done?x=a b#top",
+            "https://app.example/done?x=a%20b#top",
+        ),
+        ("myapp://oauth/done", "myapp://oauth/done"),
+        ("oob", "oob"),
+    ] {
+        let (stub, client) = start().await;
+        stub.enqueue(
+            "/oauth/getRequestToken",
+            Reply::text(
+                200,
+                "application/x-www-form-urlencoded",
+                "oauth_token=req&oauth_token_secret=s&oauth_callback_confirmed=true",
+            ),
+        );
+        client.request_token(Some(given)).await.unwrap();
+        let request = &stub.requests()[0];
+        assert_eq!(
+            param(&oauth_params(request), "oauth_callback"),
+            Some(sent),
+            "{given:?}"
+        );
+        assert!(signed_with(request, &stub.base_url(), ""), "{given:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_callback_parsing_would_alter_is_refused_before_any_request() {
+    let (stub, client) = start().await;
+    for (callback, says) in [
+        ("myapp://cb\r\nX-Injected: 1", "U+000D"),
+        ("https://app.example/c\tb", "U+0009"),
+        ("https://app.example/cb\u{0}", "U+0000"),
+        ("https://app.example/\u{85}", "U+0085"),
+        (" myapp://cb", "white space"),
+        ("myapp://cb ", "white space"),
+        ("no scheme", "not an absolute URI"),
+    ] {
+        let error = client.request_token(Some(callback)).await.unwrap_err();
+        assert!(
+            matches!(&error, Error::InvalidArgument { name, .. } if name == "oauth_callback"),
+            "{callback:?}: {error}"
+        );
+        assert!(error.to_string().contains(says), "{callback:?}: {error}");
+    }
+    assert!(stub.requests().is_empty());
+}
+
+#[tokio::test]
 async fn a_denied_or_forged_callback_is_refused() {
     let (_stub, client) = start().await;
     let request = marketplace_client::oauth::RequestToken {

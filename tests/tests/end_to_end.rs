@@ -80,6 +80,32 @@ async fn the_flow_with_a_callback_over_https() {
 }
 
 #[tokio::test]
+async fn the_fake_gets_the_normalized_callback_and_verifies_its_signature() {
+    let fake = FakeMarketplace::start().await.unwrap();
+    let client = client(&fake);
+    // Accepted at all means the fake verified the signature over the value it received.
+    let request = client
+        .request_token(Some("E2E://Callback.Example:443/a/../done?x=a b"))
+        .await
+        .unwrap();
+    let url = client.authorization_url(&request);
+    let Authorization::Callback(callback) = fake
+        .authorize(url.as_str(), "dwhitfield", true)
+        .await
+        .unwrap()
+    else {
+        panic!("expected a redirect to the callback");
+    };
+    let stored = callback.as_str();
+    assert!(
+        stored.starts_with("e2e://Callback.Example:443/done?x=a%20b&oauth_token="),
+        "{stored}"
+    );
+    let verifier = client.verifier_from_callback(&request, stored).unwrap();
+    client.access_token(&request, &verifier).await.unwrap();
+}
+
+#[tokio::test]
 async fn the_flow_without_a_callback_shows_a_verifier_to_type_in() {
     let fake = FakeMarketplace::start().await.unwrap();
     let client = client(&fake);
