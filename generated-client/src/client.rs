@@ -366,11 +366,7 @@ impl Session {
             Err(error) => {
                 let read = response.read(&known);
                 Err(match read.failure() {
-                    Some(failure) => Error::Api {
-                        method,
-                        status: response.status,
-                        failure,
-                    },
+                    Some(failure) => Error::api(method, response.status, failure),
                     None => Error::Decode {
                         method,
                         path: error.path,
@@ -396,11 +392,7 @@ impl Session {
 fn response_error(method: &'static str, response: &Response, known: &KnownSecrets<'_>) -> Error {
     let read = response.read(known);
     match read.failure() {
-        Some(failure) => Error::Api {
-            method,
-            status: response.status,
-            failure,
-        },
+        Some(failure) => Error::api(method, response.status, failure),
         None => Error::Status {
             method,
             status: response.status,
@@ -456,11 +448,7 @@ fn token_response(
     let pairs = token_pairs(&structure);
     let read = ReadBody::redacted(structure, &response.body, known);
     if let Some(failure) = read.failure() {
-        return Err(Error::Api {
-            method,
-            status: response.status,
-            failure,
-        });
+        return Err(Error::api(method, response.status, failure));
     }
     let kept = read.kept().to_owned();
     pairs

@@ -93,8 +93,8 @@ pub enum Error {
         method: &'static str,
         /// The HTTP status.
         status: u16,
-        /// What the body said.
-        failure: ApiFailure,
+        /// What the body said (boxed: it is the largest part of an error).
+        failure: Box<ApiFailure>,
     },
     /// A success response that does not decode into the method's type.
     #[error("{method}: cannot decode the response at `{path}`: {message} (body starts: {excerpt})")]
@@ -141,6 +141,15 @@ pub enum Error {
 }
 
 impl Error {
+    /// What a response's body said went wrong.
+    pub(crate) fn api(method: &'static str, status: u16, failure: ApiFailure) -> Error {
+        Error::Api {
+            method,
+            status,
+            failure: Box::new(failure),
+        }
+    }
+
     /// The service's error code, when it sent one.
     pub fn code(&self) -> Option<&ErrorCode> {
         match self {

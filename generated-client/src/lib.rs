@@ -5,7 +5,11 @@
 //! returning a request builder: required parameters are arguments, optional ones are setters,
 //! and `send()` returns the typed data. Paged methods also stream their `pages()` and `items()`.
 //! Every failure is one [`Error`]. Requests are signed with HMAC-SHA1 afresh on every attempt;
-//! transient failures of GET calls are retried ([`RetryPolicy`]).
+//! transient failures of GET calls are retried ([`RetryPolicy`]) within a deadline per call
+//! (60 s by default; one call can set its own limits with `customize`, see [`CallOptions`]).
+//! Redirects are never followed: credentials stay with the configured origin
+//! ([`Error::Redirect`]). Error responses are read in every plausible shape ([`ApiFailure`]),
+//! and no secret is kept in any error.
 //!
 //! # The OAuth flow, then a call
 //!

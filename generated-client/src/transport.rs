@@ -170,7 +170,8 @@ impl Transport {
     ///
     /// Each attempt runs under the smaller of the attempt timeout and the time left before the
     /// deadline, body included. A wait (backoff or `Retry-After`) that would reach the deadline
-    /// is not started: the call ends at once with the last answer.
+    /// is not started: the call ends at once with the last answer; when no time is left at
+    /// all, with a deadline timeout.
     pub(crate) async fn send(
         &self,
         call: &Call<'_>,
@@ -233,17 +234,22 @@ impl Transport {
                     reason,
                     last,
                 } => {
-                    let passes_deadline = deadline.is_some_and(|deadline| {
-                        Instant::now()
-                            .checked_add(after)
-                            .is_none_or(|resume| resume >= deadline)
-                    });
-                    if passes_deadline {
-                        tracing::debug!(method = call.method, attempt, delay_ms = after.as_millis() as u64, %reason, "not retrying: the wait would pass the deadline");
-                        return last;
+                    let left =
+                        deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
+                    match left {
+                        // The attempt ended as time ran out: the deadline ended the call.
+                        Some(left) if left.is_zero() => {
+                            return Err(progress.timeout(call.method, TimeoutLimit::Deadline));
+                        }
+                        Some(left) if after >= left => {
+                            tracing::debug!(method = call.method, attempt, delay_ms = after.as_millis() as u64, %reason, "not retrying: the wait would pass the deadline");
+                            return last;
+                        }
+                        _ => {
+                            tracing::debug!(method = call.method, attempt, delay_ms = after.as_millis() as u64, %reason, "retrying");
+                            tokio::time::sleep(after).await;
+                        }
                     }
-                    tracing::debug!(method = call.method, attempt, delay_ms = after.as_millis() as u64, %reason, "retrying");
-                    tokio::time::sleep(after).await;
                 }
             }
         }

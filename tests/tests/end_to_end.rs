@@ -464,6 +464,9 @@ async fn provoke(
     let done = |result: Result<(), Error>| Some(result);
     const MISMATCH: &str = "E_API_AUTH_SIGNATURE_MISMATCH";
     let s = if code == MISMATCH { forged } else { session };
+    let workview = |bid: u64, user: u64| async move {
+        s.get_workview_details(bid, user).send().await.map(drop)
+    };
     match (method, code) {
         ("pay/getTimesheetsForBid", MISMATCH) => {
             done(s.get_timesheets_for_bid(HOURLY_BID).send().await.map(drop))
@@ -496,30 +499,18 @@ async fn provoke(
         ("pay/getInvoice", MISMATCH) => done(s.get_invoice(1).send().await.map(drop)),
         ("pay/getPayment", MISMATCH) => done(s.get_payment(1).send().await.map(drop)),
         ("manage/getMyProviders", MISMATCH) => done(s.get_my_providers().send().await.map(drop)),
-        ("workroom/getWorkviewDetails", MISMATCH) => done(
-            s.get_workview_details(SCREENS_BID, SCREENS_USER)
-                .send()
-                .await
-                .map(drop),
-        ),
-        ("workroom/getWorkviewDetails", "E_API_NOT_AUTHORIZED") => done(
-            s.get_workview_details(OTHER_CLIENTS_BID, 50004)
-                .send()
-                .await
-                .map(drop),
-        ),
-        ("workroom/getWorkviewDetails", "E_WORKROOM_INVALID_BID") => done(
-            s.get_workview_details(999_999, SCREENS_USER)
-                .send()
-                .await
-                .map(drop),
-        ),
-        ("workroom/getWorkviewDetails", "E_WORKROOM_BID_ACCESS") => done(
-            s.get_workview_details(SCREENS_BID, 50001)
-                .send()
-                .await
-                .map(drop),
-        ),
+        ("workroom/getWorkviewDetails", MISMATCH) => {
+            done(workview(SCREENS_BID, SCREENS_USER).await)
+        }
+        ("workroom/getWorkviewDetails", "E_API_NOT_AUTHORIZED") => {
+            done(workview(OTHER_CLIENTS_BID, 50004).await)
+        }
+        ("workroom/getWorkviewDetails", "E_WORKROOM_INVALID_BID") => {
+            done(workview(999_999, SCREENS_USER).await)
+        }
+        ("workroom/getWorkviewDetails", "E_WORKROOM_BID_ACCESS") => {
+            done(workview(SCREENS_BID, 50001).await)
+        }
         _ => None,
     }
 }

@@ -57,6 +57,14 @@ fn mismatch(api: &str) -> ServiceError {
     )
 }
 
+fn assert_mismatch(error: &Error, shape: ErrorShape) {
+    assert_eq!(
+        error.code(),
+        Some(&ErrorCode::ApiAuthSignatureMismatch),
+        "{shape:?}: {error}"
+    );
+}
+
 /// Whether the shape carries the message in a structure (not in text or HTML).
 fn has_message(shape: ErrorShape) -> bool {
     !matches!(shape, ErrorShape::Text | ErrorShape::Html)
@@ -156,11 +164,7 @@ async fn the_token_endpoints_read_errors_in_each_shape() {
             reply(&mismatch("oauth/getRequestToken"), shape),
         );
         let error = client.request_token(None).await.unwrap_err();
-        assert_eq!(
-            error.code(),
-            Some(&ErrorCode::ApiAuthSignatureMismatch),
-            "{shape:?}: {error}"
-        );
+        assert_mismatch(&error, shape);
 
         stub.enqueue(
             "/oauth/getRequestToken",
@@ -179,22 +183,14 @@ async fn the_token_endpoints_read_errors_in_each_shape() {
             .access_token(&request, &Verifier::new("v").unwrap())
             .await
             .unwrap_err();
-        assert_eq!(
-            error.code(),
-            Some(&ErrorCode::ApiAuthSignatureMismatch),
-            "{shape:?}: {error}"
-        );
+        assert_mismatch(&error, shape);
 
         stub.enqueue(
             "/oauth/revokeToken",
             reply(&mismatch("oauth/revokeToken"), shape),
         );
         let error = session(&client).revoke().await.unwrap_err();
-        assert_eq!(
-            error.code(),
-            Some(&ErrorCode::ApiAuthSignatureMismatch),
-            "{shape:?}: {error}"
-        );
+        assert_mismatch(&error, shape);
     }
 }
 
@@ -270,11 +266,7 @@ async fn a_mismatch_without_skew_is_not_retried_in_any_shape() {
             .send()
             .await
             .unwrap_err();
-        assert_eq!(
-            error.code(),
-            Some(&ErrorCode::ApiAuthSignatureMismatch),
-            "{shape:?}"
-        );
+        assert_mismatch(&error, shape);
         assert_eq!(stub.requests().len(), 1, "{shape:?}");
     }
 }

@@ -3,8 +3,7 @@
 //! each plausible shape, switched with
 //! [`FakeMarketplace::set_error_shape`](super::FakeMarketplace::set_error_shape).
 
-use axum::body::Body;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
 
@@ -157,13 +156,8 @@ impl ServiceError {
     /// The answer in `shape`.
     pub(crate) fn response(&self, shape: ErrorShape) -> Response {
         let (status, content_type, body) = self.render(shape);
-        let mut response = Response::new(Body::from(body));
-        *response.status_mut() =
-            StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-        response
+        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        super::faults::text(status, content_type, body)
     }
 }
 

@@ -209,7 +209,7 @@ fn status_code(status: u16) -> StatusCode {
 }
 
 /// A response with a text body.
-fn text(status: StatusCode, content_type: &'static str, body: String) -> Response {
+pub(crate) fn text(status: StatusCode, content_type: &'static str, body: String) -> Response {
     let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;
     response
