@@ -249,9 +249,14 @@ fn from_json(value: &Value) -> Found {
     found
 }
 
+/// The `rcode`: an integer, written as a JSON integer, an integral float (`0.0`) or text.
 fn rcode_of(value: &Value) -> Option<i64> {
     match value {
-        Value::Number(n) => n.as_i64(),
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
+                .map(|f| f as i64)
+        }),
         Value::String(s) => s.trim().parse().ok(),
         _ => None,
     }
@@ -540,6 +545,7 @@ mod tests {
     fn an_rcode_other_than_one_is_a_failure_even_without_a_code() {
         let failure = read(r#"{"rcode": 7, "data": {}}"#);
         assert_eq!((failure.code, failure.rcode), (None, Some(7)));
+        assert_eq!(read(r#"{"rcode": 0.0}"#).rcode, Some(0));
         assert!(failure.errors.is_empty());
         let success = ReadBody::read(br#"{"rcode": 1, "data": {}}"#, &KnownSecrets::NONE);
         assert!(success.failure().is_none());

@@ -186,6 +186,8 @@ impl Transport {
         let started = Instant::now();
         // A deadline too far to represent is no deadline.
         let deadline = started.checked_add(options.deadline.unwrap_or(self.settings.deadline));
+        let time_left =
+            || deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
         let retry_transient = call.http_method == reqwest::Method::GET;
         let mut clock_corrected = false;
         let mut progress = Progress {
@@ -195,8 +197,7 @@ impl Transport {
         loop {
             progress.attempt += 1;
             let attempt = progress.attempt;
-            let left = deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
-            let (budget, limit) = match left {
+            let (budget, limit) = match time_left() {
                 Some(left) if left <= attempt_timeout => (left, TimeoutLimit::Deadline),
                 _ => (attempt_timeout, TimeoutLimit::Attempt),
             };
@@ -234,9 +235,7 @@ impl Transport {
                     reason,
                     last,
                 } => {
-                    let left =
-                        deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
-                    match left {
+                    match time_left() {
                         // The attempt ended as time ran out: the deadline ended the call.
                         Some(left) if left.is_zero() => {
                             return Err(progress.timeout(call.method, TimeoutLimit::Deadline));
