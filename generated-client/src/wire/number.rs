@@ -22,6 +22,33 @@ pub(super) fn all_digits(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// The value of a non-empty run of ASCII digits in one pass: `Err(Syntax)` for anything else,
+/// `Ok(None)` when it does not fit a `u64`.
+fn digits_value(digits: &[u8]) -> Result<Option<u64>, IntError> {
+    if digits.is_empty() {
+        return Err(IntError::Syntax);
+    }
+    // 19 digits are below 10^19 < u64::MAX: no overflow check is needed for them.
+    let (head, tail) = digits.split_at(digits.len().min(19));
+    let mut value = 0_u64;
+    for &byte in head {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return Err(IntError::Syntax);
+        }
+        value = value * 10 + u64::from(digit);
+    }
+    let mut value = Some(value);
+    for &byte in tail {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return Err(IntError::Syntax);
+        }
+        value = value.and_then(|v| v.checked_mul(10)?.checked_add(u64::from(digit)));
+    }
+    Ok(value)
+}
+
 /// Why a value is not an integer of the wanted type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum IntError {
@@ -170,11 +197,7 @@ impl Int for u64 {
     }
 
     fn from_text(text: &str) -> Result<Self, IntError> {
-        if !all_digits(text) {
-            return Err(IntError::Syntax);
-        }
-        // Only digits remain, so the one possible failure is overflow.
-        text.parse().map_err(|_| IntError::TooLarge)
+        digits_value(text.as_bytes())?.ok_or(IntError::TooLarge)
     }
 }
 
@@ -213,17 +236,13 @@ impl Int for i64 {
     }
 
     fn from_text(text: &str) -> Result<Self, IntError> {
-        let negative = text.starts_with('-');
-        if !all_digits(text.strip_prefix('-').unwrap_or(text)) {
-            return Err(IntError::Syntax);
+        match text.as_bytes() {
+            [b'-', digits @ ..] => match digits_value(digits)? {
+                Some(magnitude) => Self::from_i128(-i128::from(magnitude)),
+                None => Err(IntError::TooSmall),
+            },
+            digits => Self::from_i128(digits_value(digits)?.map_or(i128::MAX, i128::from)),
         }
-        text.parse().map_err(|_| {
-            if negative {
-                IntError::TooSmall
-            } else {
-                IntError::TooLarge
-            }
-        })
     }
 }
 
@@ -420,6 +439,11 @@ fn short_decimal_from_text(text: &str) -> Result<Decimal, ShortText> {
 /// as for a string (`30.00` has scale 2), and the exponent moves the point (`1.5e3` is `1500`,
 /// `25e-1` is `2.5`). More than 28 decimal places, or too large, is an error.
 fn decimal_from_number_text(text: &str) -> Result<Decimal, DecimalError> {
+    match decimal_from_text(text) {
+        // Only an exponent makes a JSON number's text other than a string's.
+        Err(DecimalError::Syntax) => {}
+        converted => return converted,
+    }
     let (base, exponent) = split_exponent(text).ok_or(DecimalError::Syntax)?;
     let mut decimal = decimal_from_text(base)?;
     let scale = i64::from(decimal.scale());
@@ -1007,6 +1031,44 @@ mod tests {
                 short_decimal_from_text(bad),
                 Err(ShortText::Syntax),
                 "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn digit_runs_are_valued_in_one_pass_with_overflow_only_past_19_digits() {
+        for text in [
+            "0",
+            "7",
+            "0000000000000000000000042",
+            "9999999999999999999",
+            "18446744073709551615",
+        ] {
+            assert_eq!(
+                digits_value(text.as_bytes()),
+                Ok(text.parse().ok()),
+                "{text}"
+            );
+        }
+        for text in [
+            "18446744073709551616",
+            "99999999999999999999",
+            "100000000000000000000000",
+        ] {
+            assert_eq!(digits_value(text.as_bytes()), Ok(None), "{text}");
+        }
+        for text in [
+            "",
+            "-1",
+            "1x",
+            "1234567890123456789x",
+            "12345678901234567890x",
+            " 1",
+        ] {
+            assert_eq!(
+                digits_value(text.as_bytes()),
+                Err(IntError::Syntax),
+                "{text:?}"
             );
         }
     }

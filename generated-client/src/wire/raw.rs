@@ -194,7 +194,10 @@ fn visit_json_text<'de, V: NumberText<'de>, E: de::Error>(
 ) -> Result<V::Value, E> {
     match text.as_bytes().first() {
         Some(b'"') => match text.get(1..text.len() - 1) {
-            Some(content) if !content.contains('\\') => visitor.visit_str(content),
+            // A plain loop: the strings here are short, too short for a memchr to pay off.
+            Some(content) if !content.bytes().any(|byte| byte == b'\\') => {
+                visitor.visit_str(content)
+            }
             // An escape: let serde_json read the string.
             _ => visitor.visit_string(serde_json::from_str(text).map_err(E::custom)?),
         },
@@ -227,7 +230,8 @@ impl Visitor<'_> for IsToken {
     }
 
     fn visit_str<E: de::Error>(self, key: &str) -> Result<bool, E> {
-        Ok(key == self.0)
+        // serde_json hands back the very string it was given: compare the pointers first.
+        Ok(core::ptr::eq(key, self.0) || key == self.0)
     }
 }
 
