@@ -120,16 +120,7 @@ async fn bad_arguments_are_refused_before_any_request() {
         (
             session
                 .get_timesheets_for_bid(1)
-                .rpp(-3)
-                .send()
-                .await
-                .unwrap_err(),
-            "`rpp`: -3 is below the minimum 1",
-        ),
-        (
-            session
-                .get_timesheets_for_bid(1)
-                .rpp(i64::MAX)
+                .rpp(u64::MAX)
                 .send()
                 .await
                 .unwrap_err(),
@@ -145,13 +136,8 @@ async fn bad_arguments_are_refused_before_any_request() {
             "`page`: 0 is below the minimum 1",
         ),
         (
-            session
-                .get_my_providers()
-                .page(i64::MIN)
-                .send()
-                .await
-                .unwrap_err(),
-            "is below the minimum 1",
+            session.get_my_providers().page(0).send().await.unwrap_err(),
+            "`page`: 0 is below the minimum 1",
         ),
         (
             session
