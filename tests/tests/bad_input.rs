@@ -77,7 +77,7 @@ fn numbers_too_large_for_their_type_are_refused() {
     );
     let mut body: serde_json::Value =
         serde_json::from_slice(&fixtures::read("pay/getTimesheetsForBid.json").unwrap()).unwrap();
-    body["data"]["totalPages"] = serde_json::json!("9223372036854775808");
+    body["data"]["totalPages"] = serde_json::json!("18446744073709551616");
     let error = decode::<Envelope<TimesheetList>>(&serde_json::to_vec(&body).unwrap()).unwrap_err();
     assert_eq!(error.path, "data.totalPages");
     assert!(error.message.contains("too large"), "{}", error.message);
