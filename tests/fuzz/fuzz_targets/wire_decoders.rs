@@ -54,7 +54,10 @@ fn plain_number(text: &str) -> bool {
 }
 
 fuzz_target!(|input: &[u8]| {
-    if let Some(text) = std::str::from_utf8(input).ok().filter(|text| plain_number(text)) {
+    if let Some(text) = std::str::from_utf8(input)
+        .ok()
+        .filter(|text| plain_number(text))
+    {
         for field in ["decimal", "id"] {
             let number = serde_json::from_str::<Exact>(&format!("{{\"{field}\": {text}}}"));
             let string = serde_json::from_str::<Exact>(&format!("{{\"{field}\": \"{text}\"}}"));
