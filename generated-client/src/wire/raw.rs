@@ -10,7 +10,7 @@
 //! The request is the protocol behind `serde_json::value::RawValue`: `deserialize_newtype_struct`
 //! with a reserved name, which serde_json answers with `visit_map` holding one entry (that name,
 //! then the text; borrowed from the input when the input is a slice or `&str`, so nothing is
-//! allocated). The name is private to serde_json; rather than copying it, [`raw_value_token`]
+//! allocated; a `serde_json::Value` writes itself out). The name is private to serde_json; rather than copying it, [`raw_value_token`]
 //! asks `RawValue`'s own `Deserialize` impl for it. This module is the only place that knows the
 //! protocol; if serde_json ever changed it, the exact-decoding tests (`tests` below and in
 //! `number.rs`) fail.
