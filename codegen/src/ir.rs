@@ -198,6 +198,8 @@ pub enum Scalar {
     Integer,
     /// An object ID.
     Id,
+    /// A non-negative count or page number.
+    Count,
     /// An exact decimal (money, hours).
     Decimal,
     /// A boolean.
@@ -208,10 +210,11 @@ pub enum Scalar {
 
 impl Scalar {
     /// Every scalar with its spec name.
-    pub const ALL: [(Scalar, &'static str); 6] = [
+    pub const ALL: [(Scalar, &'static str); 7] = [
         (Scalar::String, "string"),
         (Scalar::Integer, "integer"),
         (Scalar::Id, "id"),
+        (Scalar::Count, "count"),
         (Scalar::Decimal, "decimal"),
         (Scalar::Boolean, "boolean"),
         (Scalar::Date, "date"),
@@ -371,6 +374,8 @@ pub struct Param {
 pub enum ParamType {
     /// A signed integer.
     Integer,
+    /// A non-negative count or page number.
+    Count,
     /// An object ID.
     Id,
     /// A day, sent as `DD-MON-YY`.

@@ -570,14 +570,14 @@ impl Resolver<'_> {
 
         if field.zero_is_none {
             let zero_capable = match &ty {
-                TypeRef::Scalar(Scalar::Integer | Scalar::Id) => true,
+                TypeRef::Scalar(Scalar::Integer | Scalar::Id | Scalar::Count) => true,
                 TypeRef::Scalar(Scalar::Date) => encoding.distinct().contains(&Encoding::Epoch),
                 _ => false,
             };
             if !zero_capable {
                 self.report(
                     at(file, &path).key("zero_is_none"),
-                    "zero_is_none applies to integer, id and epoch date fields only",
+                    "zero_is_none applies to integer, id, count and epoch date fields only",
                 );
             }
         }
@@ -849,11 +849,11 @@ impl Resolver<'_> {
                 ("size_param", &paging.size_param),
             ] {
                 match param_named(wanted) {
-                    Some(param) if param.ty == ir::ParamType::Integer => {}
+                    Some(param) if param.ty == ir::ParamType::Count => {}
                     Some(_) => {
                         self.report(
                             at(file, &path).key(key),
-                            format!("'{wanted}' must be an integer parameter"),
+                            format!("'{wanted}' must be a count parameter"),
                         );
                         ok = false;
                     }
@@ -879,15 +879,11 @@ impl Resolver<'_> {
                     let found = fields.iter().find(|(wire, _)| *wire == wanted.as_str());
                     let fits = |ty: &TypeRef| match key {
                         "items" => matches!(ty, TypeRef::List(_)),
-                        _ => matches!(ty, TypeRef::Scalar(Scalar::Integer)),
+                        _ => matches!(ty, TypeRef::Scalar(Scalar::Count)),
                     };
                     match found {
                         Some((_, Some(ty))) if !fits(ty) => {
-                            let kind = if key == "items" {
-                                "a list"
-                            } else {
-                                "an integer"
-                            };
+                            let kind = if key == "items" { "a list" } else { "a count" };
                             self.report(
                                 at(file, &path).key(key),
                                 format!("'{wanted}' of {} must be {kind}", def.response),
@@ -971,21 +967,23 @@ impl Resolver<'_> {
         let path = ["methods", method, "params", wire];
         let ty = match param.ty.as_str() {
             "integer" => ir::ParamType::Integer,
+            "count" => ir::ParamType::Count,
             "id" => ir::ParamType::Id,
             "date" => ir::ParamType::Date,
             other => {
                 self.report(
                     at(file, &path).key("type"),
                     format!(
-                        "unknown parameter type '{other}'{}; expected integer, id or date",
-                        did_you_mean(other, ["integer", "id", "date"])
+                        "unknown parameter type '{other}'{}; expected integer, count, id or date",
+                        did_you_mean(other, ["integer", "count", "id", "date"])
                     ),
                 );
                 return None;
             }
         };
         let rust_name = self.rust_name(file, &path, wire, param.rust_name.as_deref())?;
-        let numeric = matches!(ty, ir::ParamType::Integer | ir::ParamType::Id);
+        let numeric = ty != ir::ParamType::Date;
+        let unsigned = matches!(ty, ir::ParamType::Count | ir::ParamType::Id);
         for (key, value) in [
             ("default", param.default),
             ("min", param.min),
@@ -994,7 +992,12 @@ impl Resolver<'_> {
             if value.is_some() && !numeric {
                 self.report(
                     at(file, &path).key(key),
-                    format!("{key} applies to integer and id parameters only"),
+                    format!("{key} applies to integer, count and id parameters only"),
+                );
+            } else if unsigned && value.is_some_and(|value| value < 0) {
+                self.report(
+                    at(file, &path).key(key),
+                    format!("{key} cannot be negative: the parameter is unsigned"),
                 );
             }
         }
@@ -1079,7 +1082,7 @@ fn parse_type(text: &str, names: &Names<'_>) -> Result<TypeRef, String> {
 fn allowed_encodings(ty: &TypeRef) -> &'static [Encoding] {
     match ty {
         TypeRef::Scalar(Scalar::String) => &[Encoding::String, Encoding::StringOrNumber],
-        TypeRef::Scalar(Scalar::Integer | Scalar::Id | Scalar::Decimal) => {
+        TypeRef::Scalar(Scalar::Integer | Scalar::Id | Scalar::Count | Scalar::Decimal) => {
             &[Encoding::Number, Encoding::String]
         }
         TypeRef::Scalar(Scalar::Boolean) => &[Encoding::Boolean],

@@ -29,7 +29,7 @@ pub fn field_type(field: &Field) -> String {
 pub fn param_type(param: &Param) -> &'static str {
     match param.ty {
         ParamType::Integer => "i64",
-        ParamType::Id => "u64",
+        ParamType::Count | ParamType::Id => "u64",
         ParamType::Date => "Date",
     }
 }
@@ -40,7 +40,7 @@ fn type_name(ty: &TypeRef, encodings: &[Encoding]) -> String {
     match ty {
         TypeRef::Scalar(Scalar::String) => "String".to_owned(),
         TypeRef::Scalar(Scalar::Integer) => "i64".to_owned(),
-        TypeRef::Scalar(Scalar::Id) => "u64".to_owned(),
+        TypeRef::Scalar(Scalar::Id | Scalar::Count) => "u64".to_owned(),
         TypeRef::Scalar(Scalar::Boolean) => "bool".to_owned(),
         TypeRef::Scalar(Scalar::Decimal) => "Decimal".to_owned(),
         TypeRef::Scalar(Scalar::Date) => match (

@@ -257,7 +257,7 @@ types:
   TimesheetList:
     doc: A page of timesheets.
     fields:
-      totalPages: { type: integer, doc: Number of pages. }
+      totalPages: { type: count, doc: Number of pages. }
       timesheets: { type: list<Timesheet>, doc: The page's timesheets. }
   Timesheet:
     doc: A timesheet.
@@ -269,8 +269,8 @@ methods:
     response: TimesheetList
     params:
       bidId: { type: id, required: true, doc: Workroom. }
-      rpp: { type: integer, default: 10, min: 1, max: 25, doc: Results per page. }
-      page: { type: integer, default: 1, min: 1, doc: Page number. }
+      rpp: { type: count, default: 10, min: 1, max: 25, doc: Results per page. }
+      page: { type: count, default: 1, min: 1, doc: Page number. }
     paging: { page_param: page, size_param: rpp, items: timesheets, total_pages: totalPages, beyond_last: above_total }
   pay/getTimesheet:
     doc: One timesheet.

@@ -161,7 +161,7 @@ fn zero_is_none_needs_a_type_that_can_be_zero() {
             "type: decimal\n        zero_is_none: true"
         )),
         [
-            "spec/test.yaml:7:9: types.Timesheet.fields.rate: zero_is_none applies to integer, id and epoch date fields only"
+            "spec/test.yaml:7:9: types.Timesheet.fields.rate: zero_is_none applies to integer, id, count and epoch date fields only"
         ]
     );
 }
@@ -297,11 +297,42 @@ fn parameters_are_checked() {
         errors(&spec),
         [
             "spec/test.yaml:14:26: methods.pay/getTimesheet.params.bidId: 'bidId' is in at_least_one_of and so cannot be required",
-            "spec/test.yaml:15:14: methods.pay/getTimesheet.params.rpp: unknown parameter type 'integr' (did you mean 'integer'?); expected integer, id or date",
+            "spec/test.yaml:15:14: methods.pay/getTimesheet.params.rpp: unknown parameter type 'integr' (did you mean 'integer'?); expected integer, count, id or date",
             "spec/test.yaml:16:30: methods.pay/getTimesheet.params.page: default 0 is outside min..max",
             "spec/test.yaml:16:42: methods.pay/getTimesheet.params.page: min 1 is above max 0",
             "spec/test.yaml:17:5: methods.pay/getTimesheet: unknown parameter 'nope'",
         ]
+    );
+}
+
+#[test]
+fn count_and_id_parameters_are_unsigned() {
+    let spec = format!(
+        "{BASE}    params:\n      id: {{ type: id, min: -1, doc: ID. }}\n      rpp: {{ type: count, default: -2, doc: Size. }}\n      page: {{ type: count, default: 1, min: 1, doc: Page. }}\n      delta: {{ type: integer, default: -2, min: -5, max: 5, doc: A signed integer. }}\n      date: {{ type: date, max: 3, doc: A day. }}\n"
+    );
+    assert_eq!(
+        errors(&spec),
+        [
+            "spec/test.yaml:13:23: methods.pay/getTimesheet.params.id: min cannot be negative: the parameter is unsigned",
+            "spec/test.yaml:14:27: methods.pay/getTimesheet.params.rpp: default cannot be negative: the parameter is unsigned",
+            "spec/test.yaml:17:27: methods.pay/getTimesheet.params.date: max applies to integer, count and id parameters only",
+        ]
+    );
+}
+
+#[test]
+fn a_paged_method_with_count_parameters_and_fields_is_valid() {
+    let spec = "types:\n  Page:\n    doc: A page.\n    fields:\n      totalPages: { type: count, doc: Pages. }\n      items: { type: list<Item>, doc: Items. }\n  Item:\n    doc: An item.\n    fields:\n      id: { type: id, doc: ID. }\nmethods:\n  pay/getItems:\n    doc: Items.\n    response: Page\n    params:\n      rpp: { type: count, default: 10, min: 1, max: 25, doc: Size. }\n      page: { type: count, default: 1, min: 1, doc: Page. }\n    paging: { page_param: page, size_param: rpp, items: items, total_pages: totalPages, beyond_last: above_total }\n";
+    let sources = [SpecSource {
+        path: "spec/test.yaml".to_owned(),
+        text: spec.to_owned(),
+    }];
+    let api = resolve(&sources).expect("valid");
+    let params = &api.methods[0].params;
+    assert_eq!(params[0].ty, marketplace_codegen::ir::ParamType::Count);
+    assert_eq!(
+        api.records[0].fields[0].ty,
+        marketplace_codegen::ir::TypeRef::Scalar(marketplace_codegen::ir::Scalar::Count)
     );
 }
 
@@ -313,9 +344,10 @@ fn paging_refers_to_real_parameters_and_fields() {
     assert_eq!(
         errors(&spec),
         [
-            "spec/test.yaml:17:7: methods.pay/getTimesheet.paging: 'rpp' must be an integer parameter",
+            "spec/test.yaml:16:7: methods.pay/getTimesheet.paging: 'page' must be a count parameter",
+            "spec/test.yaml:17:7: methods.pay/getTimesheet.paging: 'rpp' must be a count parameter",
             "spec/test.yaml:18:7: methods.pay/getTimesheet.paging: Timesheet has no field 'rates' (did you mean 'rate'?)",
-            "spec/test.yaml:19:7: methods.pay/getTimesheet.paging: 'rate' of Timesheet must be an integer",
+            "spec/test.yaml:19:7: methods.pay/getTimesheet.paging: 'rate' of Timesheet must be a count",
             "spec/test.yaml:20:7: methods.pay/getTimesheet.paging: unknown rule 'above' (did you mean 'above_total'?); expected above_total or at_or_above_total",
         ]
     );

@@ -105,6 +105,26 @@ mod tests {
     }
 
     #[test]
+    fn a_number_that_does_not_fit_is_named_by_its_path_alone() {
+        // Numbers are read as raw JSON text (wire/raw.rs), an entry keyed by a serde_json token;
+        // the error is raised after that entry, so the token never shows in the path.
+        let body = br#"{"api":"pay/x","apiVersion":1,"rcode":1,"data":{"timesheets":{
+            "0":{"rate":1.00},"1":{"rate":12345678901234567890123456789.5}}}}"#;
+        let error = decode::<Envelope<Page>>(body).unwrap_err();
+        assert_eq!(error.path, "data.timesheets.1.rate");
+        assert!(
+            error
+                .message
+                .starts_with("decimal 12345678901234567890123456789.5 has more digits"),
+            "{}",
+            error.message
+        );
+        assert!(!error.message.contains('$'), "{}", error.message);
+        let error = decode::<Envelope<Page>>(br#"{"api":"pay/x","apiVersion":1.5}"#).unwrap_err();
+        assert_eq!(error.path, "apiVersion");
+    }
+
+    #[test]
     fn paths_are_never_empty_and_odd_keys_are_quoted() {
         // Found by the decode_response fuzz target: an empty key used to give an empty path.
         let error = decode::<Envelope<Page>>(b"{\n  \"\":  ").unwrap_err();

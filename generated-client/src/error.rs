@@ -108,6 +108,18 @@ pub enum Error {
         /// The start of the body.
         excerpt: String,
     },
+    /// A page stream stopped before its end: the service sent the same items for two pages in a
+    /// row, or kept sending pages beyond [`MAX_PAGES`](crate::paging::MAX_PAGES), or the next
+    /// page number does not exist. The pages up to `after_page` were yielded.
+    #[error("{method}: paging stopped after page {after_page}: {reason}")]
+    Paging {
+        /// The API method.
+        method: &'static str,
+        /// The last page yielded.
+        after_page: u64,
+        /// Why.
+        reason: String,
+    },
     /// The access token is past its six-hour lifetime; no request was sent.
     #[error(
         "the access token expired at {expires_at}; the user must authorize the application again"

@@ -1,10 +1,19 @@
 //! Streams over paged methods: every page, or every item across pages.
 //!
 //! The first page is fetched alone. When it says how many pages there are, the following pages
-//! are fetched ahead, up to the client's page concurrency at a time, and yielded in order. When
-//! the method gives no page count (workroom/getWorkviewDetails), pages are fetched one after
-//! another until a short page. Either way the stream ends cleanly at the first empty page (the
-//! reference's "page beyond the last gives zero results"), and ends after the first error.
+//! are fetched ahead, up to the client's page concurrency at a time, and yielded in order, up to
+//! that count. When the method gives no page count (workroom/getWorkviewDetails), pages are
+//! fetched one after another until an empty page: a page with fewer items than asked for does
+//! not end the stream, because the service's real cap may be lower than the documented one.
+//! That costs one request at the end, the empty page. Either way the stream ends cleanly at the
+//! first empty page (the reference's "page beyond the last gives zero results"), and ends after
+//! the first error.
+//!
+//! What a stream does is bounded whatever the service sends: at most [`MAX_PAGES`] requests, at
+//! most the page concurrency in flight, nothing allocated from the page count; page numbers
+//! never overflow. A service that sends the same items for two pages in a row (one that ignores
+//! `page`, or repeats its last page instead of an empty one) or pages beyond the bound ends the
+//! stream with [`Error::Paging`] after the pages before it.
 
 use std::future::Future;
 
@@ -12,23 +21,33 @@ use futures::stream::{self, FuturesOrdered, Stream, StreamExt};
 
 use crate::Error;
 
+/// The most pages one stream requests; a longer walk ends with [`Error::Paging`]. Far above any
+/// documented list (25 items a page: 250,000 timesheets of one workroom); continue with a new
+/// stream from `page(MAX_PAGES + first page)` if a list really is longer.
+pub const MAX_PAGES: u64 = 10_000;
+
 /// A page of a paged method's response.
 pub trait Page {
     /// What the page lists.
     type Item;
 
     /// The number of pages, when the response gives it.
-    fn total_pages(&self) -> Option<i64>;
+    fn total_pages(&self) -> Option<u64>;
+
+    /// The page's items.
+    fn items(&self) -> &[Self::Item];
 
     /// How many items this page holds.
-    fn len(&self) -> usize;
+    fn len(&self) -> usize {
+        self.items().len()
+    }
 
     /// Whether this page holds no item.
     fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.items().is_empty()
     }
 
-    /// The page's items.
+    /// The page's items, owned.
     fn into_items(self) -> Vec<Self::Item>;
 }
 
@@ -42,10 +61,11 @@ pub enum BeyondLast {
 }
 
 impl BeyondLast {
-    fn last_page(self, total_pages: i64) -> i64 {
+    /// The last page that holds data when there are `total_pages` (0: none).
+    fn last_page(self, total_pages: u64) -> u64 {
         match self {
             BeyondLast::AboveTotal => total_pages,
-            BeyondLast::AtOrAboveTotal => total_pages - 1,
+            BeyondLast::AtOrAboveTotal => total_pages.saturating_sub(1),
         }
     }
 }
@@ -53,22 +73,33 @@ impl BeyondLast {
 /// How to walk one request's pages.
 #[derive(Clone, Copy, Debug)]
 pub struct Walk {
+    /// The API method, for errors.
+    pub method: &'static str,
     /// The page to start at.
-    pub first_page: i64,
-    /// Items per page the service will send (the requested size, or the method's default).
-    pub page_size: i64,
+    pub first_page: u64,
     /// The method's rule for pages past the end.
     pub beyond_last: BeyondLast,
     /// Pages fetched at once once the page count is known (at least 1).
     pub concurrency: usize,
+    /// The most pages to request ([`MAX_PAGES`] in generated code).
+    pub max_pages: u64,
 }
 
-struct State<F, Fut: Future> {
+struct State<F, Fut: Future, T> {
     fetch: F,
     walk: Walk,
-    next_page: i64,
-    last_page: Option<i64>,
+    /// The next page to request; `None` once past `u64::MAX`.
+    next_page: Option<u64>,
+    /// The page number of the next result to arrive (results arrive in page order).
+    arriving: u64,
+    requested: u64,
+    /// The last page with data, once a page gave the count.
+    last_page: Option<u64>,
+    /// The items of the page yielded last, to notice a service that repeats a page.
+    previous: Option<Vec<T>>,
     in_flight: FuturesOrdered<Fut>,
+    /// Why no further page can be requested, reported once the pages in flight are yielded.
+    blocked: Option<Error>,
     finished: bool,
 }
 
@@ -76,15 +107,20 @@ struct State<F, Fut: Future> {
 pub fn pages<P, F, Fut>(walk: Walk, fetch: F) -> impl Stream<Item = Result<P, Error>>
 where
     P: Page,
-    F: Fn(i64) -> Fut,
+    P::Item: Clone + PartialEq,
+    F: Fn(u64) -> Fut,
     Fut: Future<Output = Result<P, Error>>,
 {
     let state = State {
         fetch,
         walk,
-        next_page: walk.first_page,
+        next_page: Some(walk.first_page),
+        arriving: walk.first_page,
+        requested: 0,
         last_page: None,
+        previous: None,
         in_flight: FuturesOrdered::new(),
+        blocked: None,
         finished: false,
     };
     stream::unfold(state, |mut state| async move {
@@ -92,7 +128,13 @@ where
             return None;
         }
         state.fill();
-        let result = state.in_flight.next().await?;
+        let Some(result) = state.in_flight.next().await else {
+            // Nothing left to fetch: the end, or a page that cannot be requested.
+            state.finished = true;
+            return state.blocked.take().map(|error| (Err(error), state));
+        };
+        let page_number = state.arriving;
+        state.arriving = state.arriving.saturating_add(1);
         match result {
             Err(error) => {
                 state.finished = true;
@@ -100,44 +142,70 @@ where
             }
             Ok(page) if page.is_empty() => None,
             Ok(page) => {
+                if state.previous.as_deref() == Some(page.items()) {
+                    state.finished = true;
+                    let previous = page_number.saturating_sub(1);
+                    let reason = format!(
+                        "page {page_number} holds the same items as page {previous}: the service \
+                         seems to ignore the page number"
+                    );
+                    return Some((Err(state.error(previous, reason)), state));
+                }
+                state.previous = Some(page.items().to_vec());
                 if state.last_page.is_none() {
                     state.last_page = page
                         .total_pages()
-                        .map(|t| state.walk.beyond_last.last_page(t));
+                        .map(|total| state.walk.beyond_last.last_page(total));
                 }
-                state.finished = match state.last_page {
-                    Some(last) => state.in_flight.is_empty() && state.next_page > last,
-                    // Without a page count, a short page is the last one.
-                    None => (page.len() as i64) < state.walk.page_size,
-                };
                 Some((Ok(page), state))
             }
         }
     })
 }
 
-impl<P, F, Fut> State<F, Fut>
+impl<P, F, Fut, T> State<F, Fut, T>
 where
-    F: Fn(i64) -> Fut,
+    F: Fn(u64) -> Fut,
     Fut: Future<Output = Result<P, Error>>,
 {
     /// Starts the next fetches: one at a time until the page count is known, then ahead.
     fn fill(&mut self) {
-        match self.last_page {
-            None if self.in_flight.is_empty() => self.start_next(),
-            None => {}
-            Some(last) => {
-                while self.in_flight.len() < self.walk.concurrency.max(1) && self.next_page <= last
-                {
-                    self.start_next();
+        let wanted = match self.last_page {
+            None => 1,
+            Some(_) => self.walk.concurrency.max(1),
+        };
+        while self.blocked.is_none() && self.in_flight.len() < wanted {
+            let Some(page) = self.next_page else {
+                if self.last_page.is_none() {
+                    let reason = format!("page {} is the last page number there is", u64::MAX);
+                    self.blocked = Some(self.error(u64::MAX, reason));
                 }
+                return;
+            };
+            if self.last_page.is_some_and(|last| page > last) {
+                return;
             }
+            if self.requested >= self.walk.max_pages {
+                let reason = format!(
+                    "the service sent {} non-empty pages without an end; a stream requests at \
+                     most {} (continue from page {page} with a new stream)",
+                    self.requested, self.walk.max_pages
+                );
+                self.blocked = Some(self.error(page.saturating_sub(1), reason));
+                return;
+            }
+            self.in_flight.push_back((self.fetch)(page));
+            self.requested += 1;
+            self.next_page = page.checked_add(1);
         }
     }
 
-    fn start_next(&mut self) {
-        self.in_flight.push_back((self.fetch)(self.next_page));
-        self.next_page += 1;
+    fn error(&self, after_page: u64, reason: String) -> Error {
+        Error::Paging {
+            method: self.walk.method,
+            after_page,
+            reason,
+        }
     }
 }
 
@@ -163,95 +231,115 @@ mod tests {
 
     #[derive(Debug)]
     struct TestPage {
-        items: Vec<i64>,
-        total: Option<i64>,
+        items: Vec<u64>,
+        total: Option<u64>,
     }
 
     impl Page for TestPage {
-        type Item = i64;
-        fn total_pages(&self) -> Option<i64> {
+        type Item = u64;
+        fn total_pages(&self) -> Option<u64> {
             self.total
         }
-        fn len(&self) -> usize {
-            self.items.len()
+        fn items(&self) -> &[u64] {
+            &self.items
         }
-        fn into_items(self) -> Vec<i64> {
+        fn into_items(self) -> Vec<u64> {
             self.items
         }
     }
 
-    type Fetched = Arc<Mutex<Vec<i64>>>;
+    type Fetched = Arc<Mutex<Vec<u64>>>;
 
-    /// A source of `count` items in pages of `size`; records which pages were fetched.
+    /// A source of `count` items served `served` per page (whatever size was asked for), with or
+    /// without the page count; records which pages were fetched.
     fn source(
-        count: i64,
-        size: i64,
+        count: u64,
+        served: u64,
         with_total: bool,
     ) -> (
         Fetched,
-        impl Fn(i64) -> futures::future::Ready<Result<TestPage, Error>>,
+        impl Fn(u64) -> futures::future::Ready<Result<TestPage, Error>>,
     ) {
         let fetched = Arc::new(Mutex::new(Vec::new()));
         let log = fetched.clone();
-        let fetch = move |page: i64| {
+        let fetch = move |page: u64| {
             log.lock().unwrap().push(page);
-            let start = (page - 1) * size;
-            let items = (start..(start + size).min(count)).collect();
-            let total = with_total.then(|| (count + size - 1) / size);
+            let start = (page - 1).saturating_mul(served);
+            let items = (start..start.saturating_add(served).min(count)).collect();
+            let total = with_total.then(|| count.div_ceil(served));
             futures::future::ready(Ok(TestPage { items, total }))
         };
         (fetched, fetch)
     }
 
-    fn walk(size: i64) -> Walk {
+    fn walk() -> Walk {
         Walk {
+            method: "pay/test",
             first_page: 1,
-            page_size: size,
             beyond_last: BeyondLast::AboveTotal,
             concurrency: 3,
+            max_pages: MAX_PAGES,
         }
+    }
+
+    fn collect<P: Page>(s: impl Stream<Item = Result<P, Error>>) -> Vec<Result<P, Error>> {
+        futures::executor::block_on(s.collect())
     }
 
     fn collect_items<P: Page>(s: impl Stream<Item = Result<P, Error>>) -> Vec<P::Item> {
         futures::executor::block_on(items(s).map(|r| r.unwrap()).collect())
     }
 
+    fn paging_error<P: std::fmt::Debug>(result: &Result<P, Error>) -> (u64, &str) {
+        match result {
+            Err(Error::Paging {
+                method: "pay/test",
+                after_page,
+                reason,
+            }) => (*after_page, reason),
+            other => panic!("expected a paging error, got {other:?}"),
+        }
+    }
+
     #[test]
     fn yields_every_item_once_in_order_and_fetches_no_page_past_the_total() {
         let (fetched, fetch) = source(23, 5, true);
         assert_eq!(
-            collect_items(pages(walk(5), fetch)),
+            collect_items(pages(walk(), fetch)),
             (0..23).collect::<Vec<_>>()
         );
         assert_eq!(*fetched.lock().unwrap(), [1, 2, 3, 4, 5]);
     }
 
     #[test]
-    fn without_a_total_stops_at_a_short_page() {
-        let (fetched, fetch) = source(12, 5, false);
+    fn without_a_total_a_short_page_does_not_end_the_stream() {
+        // The service serves 4 items a page, fewer than the caller asked for: its real cap.
+        let (fetched, fetch) = source(10, 4, false);
         assert_eq!(
-            collect_items(pages(walk(5), fetch)),
-            (0..12).collect::<Vec<_>>()
+            collect_items(pages(walk(), fetch)),
+            (0..10).collect::<Vec<_>>()
         );
-        assert_eq!(*fetched.lock().unwrap(), [1, 2, 3]);
+        // Pages 1-3 hold 4, 4 and 2 items; page 4 is the empty one that ends the stream.
+        assert_eq!(*fetched.lock().unwrap(), [1, 2, 3, 4]);
     }
 
     #[test]
-    fn without_a_total_stops_at_an_empty_page() {
+    fn without_a_total_ends_at_the_first_empty_page() {
         let (fetched, fetch) = source(10, 5, false);
-        assert_eq!(collect_items(pages(walk(5), fetch)).len(), 10);
+        assert_eq!(collect_items(pages(walk(), fetch)).len(), 10);
         assert_eq!(*fetched.lock().unwrap(), [1, 2, 3]);
     }
 
     #[test]
     fn an_empty_first_page_is_an_empty_stream() {
-        let (_, fetch) = source(0, 5, true);
-        assert!(collect_items(pages(walk(5), fetch)).is_empty());
+        let (fetched, fetch) = source(0, 5, true);
+        assert!(collect_items(pages(walk(), fetch)).is_empty());
+        assert_eq!(*fetched.lock().unwrap(), [1]);
     }
 
     #[test]
     fn ends_after_the_first_error() {
-        let fetch = |page: i64| {
+        let fetch = |page: u64| {
             futures::future::ready(if page == 2 {
                 Err(Error::Config {
                     reason: "boom".into(),
@@ -263,15 +351,142 @@ mod tests {
                 })
             })
         };
-        let results: Vec<_> = futures::executor::block_on(pages(walk(1), fetch).collect());
+        let results = collect(pages(walk(), fetch));
         assert_eq!(results.len(), 2);
         assert!(results[0].is_ok());
-        assert!(results[1].is_err());
+        assert!(matches!(results[1], Err(Error::Config { .. })));
     }
 
     #[test]
     fn the_workroom_rule_ends_one_page_earlier() {
         assert_eq!(BeyondLast::AtOrAboveTotal.last_page(3), 2);
         assert_eq!(BeyondLast::AboveTotal.last_page(3), 3);
+        assert_eq!(BeyondLast::AtOrAboveTotal.last_page(0), 0);
+        assert_eq!(BeyondLast::AboveTotal.last_page(u64::MAX), u64::MAX);
+    }
+
+    /// Page `n` holds the one item `n`; with `total`, the response says so.
+    fn endless(
+        total: Option<u64>,
+    ) -> (
+        Fetched,
+        impl Fn(u64) -> futures::future::Ready<Result<TestPage, Error>>,
+    ) {
+        let fetched = Arc::new(Mutex::new(Vec::new()));
+        let log = fetched.clone();
+        let fetch = move |page: u64| {
+            log.lock().unwrap().push(page);
+            futures::future::ready(Ok(TestPage {
+                items: vec![page],
+                total,
+            }))
+        };
+        (fetched, fetch)
+    }
+
+    #[test]
+    fn the_last_page_number_ends_with_an_error_not_an_overflow() {
+        for total in [None, Some(5)] {
+            let (fetched, fetch) = endless(total);
+            let start = Walk {
+                first_page: u64::MAX - 1,
+                ..walk()
+            };
+            let results = collect(pages(start, fetch));
+            let yielded: Vec<u64> = results
+                .iter()
+                .filter_map(|r| r.as_ref().ok())
+                .map(|page| page.items[0])
+                .collect();
+            if total.is_some() {
+                // Page u64::MAX - 1 is past the stated last page (5): one page, then the end.
+                assert_eq!(yielded, [u64::MAX - 1]);
+                assert_eq!(results.len(), 1);
+            } else {
+                assert_eq!(yielded, [u64::MAX - 1, u64::MAX]);
+                let (after, reason) = paging_error(&results[2]);
+                assert_eq!(after, u64::MAX);
+                assert!(
+                    reason.contains("is the last page number there is"),
+                    "{reason}"
+                );
+                assert_eq!(results.len(), 3);
+            }
+            assert_eq!(fetched.lock().unwrap().len(), yielded.len());
+        }
+        // A page count of u64::MAX from the page u64::MAX: that page is the last, no error.
+        let (_, fetch) = endless(Some(u64::MAX));
+        let start = Walk {
+            first_page: u64::MAX,
+            ..walk()
+        };
+        let results = collect(pages(start, fetch));
+        assert_eq!(results.len(), 1);
+        assert!(results[0].is_ok());
+    }
+
+    #[test]
+    fn a_service_that_never_sends_an_empty_page_is_cut_off() {
+        for total in [None, Some(u64::MAX)] {
+            let (fetched, fetch) = endless(total);
+            let bounded = Walk {
+                max_pages: 7,
+                ..walk()
+            };
+            let results = collect(pages(bounded, fetch));
+            assert_eq!(results.len(), 8, "{total:?}");
+            assert!(results[..7].iter().all(Result::is_ok));
+            let (after, reason) = paging_error(&results[7]);
+            assert_eq!(after, 7);
+            assert!(
+                reason
+                    .contains("without an end; a stream requests at most 7 (continue from page 8"),
+                "{reason}"
+            );
+            // Never more requests than the bound, even with pages fetched ahead.
+            assert_eq!(*fetched.lock().unwrap(), (1..=7).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_huge_page_count_fetches_no_more_than_the_pages_with_data_plus_those_in_flight() {
+        // totalPages of billions, but page 3 is empty.
+        let fetched: Fetched = Arc::new(Mutex::new(Vec::new()));
+        let log = fetched.clone();
+        let fetch = move |page: u64| {
+            log.lock().unwrap().push(page);
+            let items = if page < 3 { vec![page] } else { vec![] };
+            futures::future::ready(Ok(TestPage {
+                items,
+                total: Some(4_000_000_000),
+            }))
+        };
+        assert_eq!(collect_items(pages(walk(), fetch)), [1, 2]);
+        // Page 1 alone, then 3 at a time: pages 2-4, and page 5 once page 2 was yielded.
+        assert!(fetched.lock().unwrap().len() <= 1 + 3 + 1, "{fetched:?}");
+    }
+
+    #[test]
+    fn a_service_that_ignores_the_page_number_is_noticed_at_once() {
+        for total in [None, Some(50)] {
+            let fetched: Fetched = Arc::new(Mutex::new(Vec::new()));
+            let log = fetched.clone();
+            let fetch = move |page: u64| {
+                log.lock().unwrap().push(page);
+                futures::future::ready(Ok(TestPage {
+                    items: vec![10, 11],
+                    total,
+                }))
+            };
+            let results = collect(pages(walk(), fetch));
+            assert_eq!(results.len(), 2, "{total:?}");
+            assert!(results[0].is_ok());
+            let (after, reason) = paging_error(&results[1]);
+            assert_eq!(after, 1);
+            assert!(
+                reason.starts_with("page 2 holds the same items as page 1"),
+                "{reason}"
+            );
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! The query string of a data call, checked against the spec's rules before anything is sent.
 //! Used by the generated request builders.
 
+use std::fmt;
+
 use jiff::civil::Date;
 
 use crate::Error;
@@ -46,13 +48,14 @@ impl Query {
         }
     }
 
-    /// An integer within the documented bounds (`max` is the documented cap).
-    pub(crate) fn integer(
+    /// An integer (`i64`) or a count or page number (`u64`) within the documented bounds (`max`
+    /// is the documented cap).
+    pub(crate) fn number<T: PartialOrd + fmt::Display>(
         &mut self,
         name: &'static str,
-        value: Option<i64>,
-        min: Option<i64>,
-        max: Option<i64>,
+        value: Option<T>,
+        min: Option<T>,
+        max: Option<T>,
     ) -> Result<(), Error> {
         let Some(value) = value else { return Ok(()) };
         if let Some(min) = min.filter(|min| value < *min) {
@@ -107,21 +110,31 @@ mod tests {
     fn checks_bounds_and_ids_before_sending() {
         let mut query = Query::new("pay/getTimesheetsForBid");
         query.id("bidId", Some(310001)).unwrap();
-        query.integer("rpp", Some(25), Some(1), Some(25)).unwrap();
-        query.integer("page", None, Some(1), None).unwrap();
+        query
+            .number("rpp", Some(25_u64), Some(1), Some(25))
+            .unwrap();
+        query.number("page", None, Some(1_u64), None).unwrap();
+        query.number("page", Some(u64::MAX), Some(1), None).unwrap();
+        query.number("delta", Some(-3_i64), Some(-5), None).unwrap();
         assert_eq!(
             query.pairs(),
-            [("bidId", "310001".to_owned()), ("rpp", "25".to_owned())]
+            [
+                ("bidId", "310001".to_owned()),
+                ("rpp", "25".to_owned()),
+                ("page", "18446744073709551615".to_owned()),
+                ("delta", "-3".to_owned())
+            ]
         );
 
         let error = query
-            .integer("rpp", Some(26), Some(1), Some(25))
+            .number("rpp", Some(26_u64), Some(1), Some(25))
             .unwrap_err();
         assert_eq!(
             error.to_string(),
             "pay/getTimesheetsForBid: invalid argument `rpp`: 26 is above the documented cap 25 (the service would answer with 25)"
         );
-        assert!(query.integer("page", Some(0), Some(1), None).is_err());
+        assert!(query.number("page", Some(0_u64), Some(1), None).is_err());
+        assert!(query.number("delta", Some(-6_i64), Some(-5), None).is_err());
         assert!(query.id("bidId", Some(0)).is_err());
     }
 

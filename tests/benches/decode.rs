@@ -129,10 +129,10 @@ mod plain {
     #[derive(Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
     pub struct TimesheetList {
-        pub total_results: i64,
-        pub total_pages: i64,
-        pub page: i64,
-        pub num_results: i64,
+        pub total_results: u64,
+        pub total_pages: u64,
+        pub page: u64,
+        pub num_results: u64,
         pub bid_details: Bid,
         pub timesheets: Vec<Timesheet>,
     }
@@ -166,10 +166,10 @@ mod plain {
     #[derive(Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
     pub struct StatusReportList {
-        pub total_results: i64,
-        pub total_pages: i64,
-        pub page: i64,
-        pub num_results: i64,
+        pub total_results: u64,
+        pub total_pages: u64,
+        pub page: u64,
+        pub num_results: u64,
         pub bid_details: Bid,
         pub status_reports: Vec<StatusReport>,
     }
@@ -209,10 +209,10 @@ mod plain {
     #[serde(rename_all = "camelCase")]
     pub struct ProviderList {
         pub job_name: Option<String>,
-        pub total_results: i64,
-        pub total_pages: i64,
-        pub page: i64,
-        pub num_results: i64,
+        pub total_results: u64,
+        pub total_pages: u64,
+        pub page: u64,
+        pub num_results: u64,
         pub agents: Vec<Agent>,
     }
 

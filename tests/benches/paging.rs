@@ -93,7 +93,7 @@ fn session(stub: &StubServer, concurrency: Option<usize>) -> Session {
 async fn stream(session: &Session) -> Vec<Timesheet> {
     session
         .get_timesheets_for_bid(310001)
-        .rpp(PAGE_SIZE as i64)
+        .rpp(PAGE_SIZE as u64)
         .items()
         .try_collect()
         .await
@@ -102,10 +102,10 @@ async fn stream(session: &Session) -> Vec<Timesheet> {
 
 async fn sequential(session: &Session) -> Vec<Timesheet> {
     let mut items = Vec::new();
-    for page in 1..=PAGES as i64 {
+    for page in 1..=PAGES as u64 {
         let list = session
             .get_timesheets_for_bid(310001)
-            .rpp(PAGE_SIZE as i64)
+            .rpp(PAGE_SIZE as u64)
             .page(page)
             .send()
             .await

@@ -77,7 +77,7 @@ fn numbers_too_large_for_their_type_are_refused() {
     );
     let mut body: serde_json::Value =
         serde_json::from_slice(&fixtures::read("pay/getTimesheetsForBid.json").unwrap()).unwrap();
-    body["data"]["totalPages"] = serde_json::json!("9223372036854775808");
+    body["data"]["totalPages"] = serde_json::json!("18446744073709551616");
     let error = decode::<Envelope<TimesheetList>>(&serde_json::to_vec(&body).unwrap()).unwrap_err();
     assert_eq!(error.path, "data.totalPages");
     assert!(error.message.contains("too large"), "{}", error.message);
@@ -120,16 +120,7 @@ async fn bad_arguments_are_refused_before_any_request() {
         (
             session
                 .get_timesheets_for_bid(1)
-                .rpp(-3)
-                .send()
-                .await
-                .unwrap_err(),
-            "`rpp`: -3 is below the minimum 1",
-        ),
-        (
-            session
-                .get_timesheets_for_bid(1)
-                .rpp(i64::MAX)
+                .rpp(u64::MAX)
                 .send()
                 .await
                 .unwrap_err(),
@@ -145,13 +136,8 @@ async fn bad_arguments_are_refused_before_any_request() {
             "`page`: 0 is below the minimum 1",
         ),
         (
-            session
-                .get_my_providers()
-                .page(i64::MIN)
-                .send()
-                .await
-                .unwrap_err(),
-            "is below the minimum 1",
+            session.get_my_providers().page(0).send().await.unwrap_err(),
+            "`page`: 0 is below the minimum 1",
         ),
         (
             session

@@ -392,6 +392,8 @@ struct Paged {
     items_key: &'static str,
     total: usize,
     default_size: usize,
+    /// The most items the server puts on a page, whatever `rpp` asks (its real cap).
+    cap: Option<usize>,
     with_totals: bool,
     /// Makes an item tell its position.
     mark: fn(&mut Value, usize),
@@ -406,6 +408,7 @@ fn serve_pages(stub: &StubServer, paged: Paged) {
         items_key,
         total,
         default_size,
+        cap,
         with_totals,
         mark,
     } = paged;
@@ -419,7 +422,7 @@ fn serve_pages(stub: &StubServer, paged: Paged) {
                 .map_or(default, |(_, v)| v.parse().unwrap())
         };
         let page = number("page", 1);
-        let size = number("rpp", default_size);
+        let size = number("rpp", default_size).min(cap.unwrap_or(usize::MAX));
         let mut body = body.clone();
         let data = &mut body["data"];
         let template = data[items_key]["0"].clone();
@@ -470,6 +473,7 @@ async fn timesheets_stream_yields_every_item_once_in_order() {
             items_key: "timesheets",
             total: 23,
             default_size: 10,
+            cap: None,
             with_totals: true,
             mark: |item, i| {
                 item["id"] = json!(1000 + i);
@@ -502,6 +506,7 @@ async fn status_reports_stream_yields_pages_in_order() {
             items_key: "statusReports",
             total: 12,
             default_size: 10,
+            cap: None,
             with_totals: true,
             mark: |item, i| {
                 item["id"] = json!(2000 + i);
@@ -533,6 +538,7 @@ async fn providers_stream_starts_at_the_requested_page() {
             items_key: "agents",
             total: 7,
             default_size: 20,
+            cap: None,
             with_totals: true,
             mark: |item, i| {
                 item["screenData"]["userId"] = json!((60000 + i).to_string());
@@ -556,7 +562,7 @@ async fn providers_stream_starts_at_the_requested_page() {
 }
 
 #[tokio::test]
-async fn workview_stream_without_a_page_count_stops_at_a_short_or_empty_page() {
+async fn workview_stream_without_a_page_count_ends_at_an_empty_page() {
     let (stub, client) = start().await;
     serve_pages(
         &stub,
@@ -566,6 +572,7 @@ async fn workview_stream_without_a_page_count_stops_at_a_short_or_empty_page() {
             items_key: "screenBuckets",
             total: 8,
             default_size: 6,
+            cap: None,
             with_totals: false,
             mark: |item, i| {
                 item["title"] = json!(format!("{i}:00 - {}:00", i + 1));
@@ -581,9 +588,10 @@ async fn workview_stream_without_a_page_count_stops_at_a_short_or_empty_page() {
         .unwrap();
     assert_eq!(titles.len(), 8);
     assert_eq!(titles[7], "7:00 - 8:00");
+    // Page 2 holds 2 of 6: short, but only the empty page 3 ends the stream.
     assert_eq!(
         pages_requested(&stub, "/api/workroom/getWorkviewDetails"),
-        ["1", "2"]
+        ["1", "2", "3"]
     );
 
     // A full last page: the next page comes back empty and ends the stream cleanly.
@@ -596,6 +604,7 @@ async fn workview_stream_without_a_page_count_stops_at_a_short_or_empty_page() {
             items_key: "screenBuckets",
             total: 6,
             default_size: 6,
+            cap: None,
             with_totals: false,
             mark: |item, i| {
                 item["title"] = json!(i.to_string());
@@ -614,6 +623,160 @@ async fn workview_stream_without_a_page_count_stops_at_a_short_or_empty_page() {
         pages_requested(&stub, "/api/workroom/getWorkviewDetails"),
         ["1", "2"]
     );
+}
+
+#[tokio::test]
+async fn a_server_cap_below_the_requested_page_size_loses_no_item() {
+    // The service serves at most 4 items a page, though rpp 10 is within the documented cap.
+    let (stub, client) = start().await;
+    serve_pages(
+        &stub,
+        Paged {
+            path: "/api/workroom/getWorkviewDetails",
+            fixture: "workroom/getWorkviewDetails.json",
+            items_key: "screenBuckets",
+            total: 10,
+            default_size: 6,
+            cap: Some(4),
+            with_totals: false,
+            mark: |item, i| {
+                item["title"] = json!(i.to_string());
+            },
+        },
+    );
+    let titles: Vec<String> = session(&client)
+        .get_workview_details(310003, 50003)
+        .rpp(10)
+        .items()
+        .map_ok(|bucket| bucket.title)
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(titles, (0..10).map(|i| i.to_string()).collect::<Vec<_>>());
+    // 4 + 4 + 2 items, then the empty page that ends the stream.
+    assert_eq!(
+        pages_requested(&stub, "/api/workroom/getWorkviewDetails"),
+        ["1", "2", "3", "4"]
+    );
+
+    // With a page count the server computes it with its own cap, and the count is followed.
+    let (stub, client) = start().await;
+    serve_pages(
+        &stub,
+        Paged {
+            path: "/api/pay/getTimesheetsForBid",
+            fixture: "pay/getTimesheetsForBid.json",
+            items_key: "timesheets",
+            total: 23,
+            default_size: 10,
+            cap: Some(5),
+            with_totals: true,
+            mark: |item, i| {
+                item["id"] = json!(1000 + i);
+            },
+        },
+    );
+    let ids: Vec<u64> = session(&client)
+        .get_timesheets_for_bid(310001)
+        .rpp(25)
+        .items()
+        .map_ok(|sheet| sheet.id)
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(ids, (1000..1023).collect::<Vec<u64>>());
+    assert_eq!(
+        pages_requested(&stub, "/api/pay/getTimesheetsForBid"),
+        ["1", "2", "3", "4", "5"]
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_ignores_the_page_number_ends_the_stream_with_an_error() {
+    let (stub, client) = start().await;
+    stub.fallback(
+        "/api/workroom/getWorkviewDetails",
+        Reply::json(200, fixture("workroom/getWorkviewDetails.json")),
+    );
+    let results: Vec<_> = session(&client)
+        .get_workview_details(310003, 50003)
+        .pages()
+        .collect()
+        .await;
+    assert_eq!(results.len(), 2);
+    assert!(results[0].is_ok());
+    match &results[1] {
+        Err(Error::Paging {
+            method: "workroom/getWorkviewDetails",
+            after_page: 1,
+            reason,
+        }) => assert!(reason.contains("same items as page 1"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        pages_requested(&stub, "/api/workroom/getWorkviewDetails"),
+        ["1", "2"]
+    );
+}
+
+#[tokio::test]
+async fn paging_from_the_last_page_number_is_an_error_not_a_panic() {
+    let (stub, client) = start().await;
+    stub.fallback(
+        "/api/workroom/getWorkviewDetails",
+        Reply::json(200, fixture("workroom/getWorkviewDetails.json")),
+    );
+    let results: Vec<_> = session(&client)
+        .get_workview_details(310003, 50003)
+        .page(u64::MAX)
+        .pages()
+        .collect()
+        .await;
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(results[0].is_ok());
+    let error = results[1].as_ref().unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Paging {
+                after_page: u64::MAX,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "workroom/getWorkviewDetails: paging stopped after page 18446744073709551615: page \
+         18446744073709551615 is the last page number there is"
+    );
+    let requested: Vec<String> = stub
+        .requests()
+        .iter()
+        .filter_map(|r| r.query.clone())
+        .collect();
+    assert_eq!(requested.len(), 1);
+    assert!(
+        requested[0].contains("page=18446744073709551615"),
+        "{requested:?}"
+    );
+
+    // With a page count, the page u64::MAX is past the last one: it is yielded and the stream
+    // ends there.
+    let (stub, client) = start().await;
+    stub.fallback(
+        "/api/pay/getTimesheetsForBid",
+        Reply::json(200, fixture("pay/getTimesheetsForBid.json")),
+    );
+    let pages: Vec<_> = session(&client)
+        .get_timesheets_for_bid(310001)
+        .page(u64::MAX)
+        .pages()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(pages.len(), 1);
+    assert_eq!(stub.requests().len(), 1);
 }
 
 #[tokio::test]

@@ -270,7 +270,7 @@ async fn timesheets_every_item_through_the_stream() {
         .try_collect()
         .await
         .unwrap();
-    assert_eq!(sheets.len() as i64, first.total_results);
+    assert_eq!(sheets.len() as u64, first.total_results);
     let ids: BTreeSet<u64> = sheets.iter().map(|s| s.id).collect();
     assert_eq!(ids.len(), sheets.len(), "each once");
     assert!(sheets.iter().any(|s| s.status == ReportStatus::Draft));
@@ -306,7 +306,7 @@ async fn status_reports_every_item_through_the_stream() {
         .try_collect()
         .await
         .unwrap();
-    assert_eq!(reports.len() as i64, first.total_results);
+    assert_eq!(reports.len() as u64, first.total_results);
     assert!(reports.len() > 5);
     assert_eq!(
         reports.iter().filter(|r| r.id.is_none()).count(),
@@ -326,7 +326,7 @@ async fn providers_every_item_through_the_stream() {
         .try_collect()
         .await
         .unwrap();
-    assert_eq!(agents.len() as i64, first.total_results);
+    assert_eq!(agents.len() as u64, first.total_results);
     let users: BTreeSet<u64> = agents.iter().map(|a| a.screen_data.user_id).collect();
     assert_eq!(users.len(), agents.len());
     assert!(first.job_name.is_none());

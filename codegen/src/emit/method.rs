@@ -75,10 +75,10 @@ pub(super) fn emit(module: &mut Module<'_>, method: &Method) -> TokenStream {
         match param.ty {
             ParamType::Id => quote! { query.id(#wire, #value)?; },
             ParamType::Date => quote! { query.date(#wire, #value)?; },
-            ParamType::Integer => {
+            ParamType::Integer | ParamType::Count => {
                 let min = option_literal(param.min);
                 let max = option_literal(param.max);
-                quote! { query.integer(#wire, #value, #min, #max)?; }
+                quote! { query.number(#wire, #value, #min, #max)?; }
             }
         }
     });
@@ -252,6 +252,7 @@ fn emit_paging(
     let TypeRef::List(element) = &items_field.ty else {
         return Default::default();
     };
+    let wire_name = &method.name;
     let item = match element.as_ref() {
         TypeRef::Record(name) | TypeRef::Enum(name) => {
             let name = module.item(name);
@@ -267,34 +268,40 @@ fn emit_paging(
         }
         None => quote! { None },
     };
-    let param_named = |wire: &str| method.params.iter().find(|p| p.wire_name == wire);
-    let (Some(page), Some(size)) = (
-        param_named(&paging.page_param),
-        param_named(&paging.size_param),
-    ) else {
+    let Some(page) = method
+        .params
+        .iter()
+        .find(|p| p.wire_name == paging.page_param)
+    else {
         return Default::default();
     };
     let page_field = ident(&page.rust_name);
-    let size_field = ident(&size.rust_name);
     let first_page = proc_macro2::Literal::i64_unsuffixed(page.default.or(page.min).unwrap_or(1));
-    let default_size = proc_macro2::Literal::i64_unsuffixed(size.default.or(size.max).unwrap_or(1));
     let beyond_last = match paging.beyond_last {
         BeyondLast::AboveTotal => quote! { paging::BeyondLast::AboveTotal },
         BeyondLast::AtOrAboveTotal => quote! { paging::BeyondLast::AtOrAboveTotal },
     };
     let item_name = element_name(element);
-    let pages_doc = doc(&format!(
-        "Every page from [`{page}`](Self::{page}) (default {first_page}) on, in order. {}",
-        if paging.total_pages.is_some() {
-            "Once the first page gives the page count, the following pages are fetched ahead \
-             (see `ClientBuilder::page_concurrency`). The stream ends at the first empty page \
-             or the first error."
-        } else {
-            "The response gives no page count, so pages are fetched one by one until a short or \
-             empty page, or the first error."
-        },
-        page = page.rust_name,
-    ));
+    let pages_doc = doc(&paragraphs([
+        format!(
+            "Every page from [`{page}`](Self::{page}) (default {first_page}) on, in order. {}",
+            if paging.total_pages.is_some() {
+                "Once the first page gives the page count, the following pages are fetched ahead \
+                 (see `ClientBuilder::page_concurrency`), up to that count. The stream ends there, \
+                 at the first empty page, or at the first error."
+            } else {
+                "The response gives no page count, so pages are fetched one by one until an empty \
+                 page or the first error. A page with fewer items than `rpp` does not end the \
+                 stream (the service's real cap may be lower than the documented one), so the \
+                 end costs one more request: the empty page."
+            },
+            page = page.rust_name,
+        ),
+        "At most [`paging::MAX_PAGES`](crate::paging::MAX_PAGES) pages are requested. A service \
+         that sends the same items for two pages in a row, or pages beyond that bound, ends the \
+         stream with [`Error::Paging`](crate::Error::Paging) after the pages before."
+            .to_owned(),
+    ]));
     let items_doc = doc(&format!(
         "Every `{item_name}` of every page, in order (see [`pages`](Self::pages))."
     ));
@@ -302,12 +309,12 @@ fn emit_paging(
         impl paging::Page for #response {
             type Item = #item;
 
-            fn total_pages(&self) -> Option<i64> {
+            fn total_pages(&self) -> Option<u64> {
                 #total_pages
             }
 
-            fn len(&self) -> usize {
-                self.#items.len()
+            fn items(&self) -> &[#item] {
+                &self.#items
             }
 
             fn into_items(self) -> Vec<#item> {
@@ -319,10 +326,11 @@ fn emit_paging(
         #pages_doc
         pub fn pages(self) -> impl Stream<Item = Result<#response, Error>> + Send + 'static {
             let walk = paging::Walk {
+                method: #wire_name,
                 first_page: self.#page_field.unwrap_or(#first_page),
-                page_size: self.#size_field.unwrap_or(#default_size),
                 beyond_last: #beyond_last,
                 concurrency: self.session.page_concurrency(),
+                max_pages: paging::MAX_PAGES,
             };
             paging::pages(walk, move |page| self.clone().#page_field(page).send())
         }

@@ -47,16 +47,16 @@ pub struct ProviderList {
     ///
     /// On the wire: a JSON string.
     #[serde(with = "wire::lenient")]
-    pub total_results: i64,
+    pub total_results: u64,
     /// Number of pages.
     #[serde(with = "wire::lenient")]
-    pub total_pages: i64,
+    pub total_pages: u64,
     /// Current page.
     #[serde(with = "wire::lenient")]
-    pub page: i64,
+    pub page: u64,
     /// Number of providers on this page.
     #[serde(with = "wire::lenient")]
-    pub num_results: i64,
+    pub num_results: u64,
     /// Providers of this page.
     ///
     /// On the wire: an object keyed "0", "1", ....
@@ -88,8 +88,8 @@ impl Session {
 pub struct GetMyProviders {
     session: Session,
     bid_id: Option<u64>,
-    rpp: Option<i64>,
-    page: Option<i64>,
+    rpp: Option<u64>,
+    page: Option<u64>,
     options: crate::CallOptions,
 }
 
@@ -103,7 +103,7 @@ impl GetMyProviders {
     /// `rpp`: Results per page; the service answers a larger value with the cap.
     ///
     /// Default 20. At least 1. At most 25, the documented cap: a larger value is refused before sending.
-    pub fn rpp(mut self, rpp: i64) -> Self {
+    pub fn rpp(mut self, rpp: u64) -> Self {
         self.rpp = Some(rpp);
         self
     }
@@ -111,7 +111,7 @@ impl GetMyProviders {
     /// `page`: Page number; a page above totalPages gives zero results.
     ///
     /// Default 1. At least 1.
-    pub fn page(mut self, page: i64) -> Self {
+    pub fn page(mut self, page: u64) -> Self {
         self.page = Some(page);
         self
     }
@@ -130,8 +130,8 @@ impl GetMyProviders {
     pub async fn send(self) -> Result<ProviderList, Error> {
         let mut query = Query::new("manage/getMyProviders");
         query.id("bidId", self.bid_id)?;
-        query.integer("rpp", self.rpp, Some(1), Some(25))?;
-        query.integer("page", self.page, Some(1), None)?;
+        query.number("rpp", self.rpp, Some(1), Some(25))?;
+        query.number("page", self.page, Some(1), None)?;
         self.session
             .get(
                 "manage/getMyProviders",
@@ -142,15 +142,18 @@ impl GetMyProviders {
             .await
     }
 
-    /// Every page from [`page`](Self::page) (default 1) on, in order. Once the first page gives the page count, the following pages are fetched ahead (see `ClientBuilder::page_concurrency`). The stream ends at the first empty page or the first error.
+    /// Every page from [`page`](Self::page) (default 1) on, in order. Once the first page gives the page count, the following pages are fetched ahead (see `ClientBuilder::page_concurrency`), up to that count. The stream ends there, at the first empty page, or at the first error.
+    ///
+    /// At most [`paging::MAX_PAGES`](crate::paging::MAX_PAGES) pages are requested. A service that sends the same items for two pages in a row, or pages beyond that bound, ends the stream with [`Error::Paging`](crate::Error::Paging) after the pages before.
     pub fn pages(
         self,
     ) -> impl Stream<Item = Result<ProviderList, Error>> + Send + 'static {
         let walk = paging::Walk {
+            method: "manage/getMyProviders",
             first_page: self.page.unwrap_or(1),
-            page_size: self.rpp.unwrap_or(20),
             beyond_last: paging::BeyondLast::AboveTotal,
             concurrency: self.session.page_concurrency(),
+            max_pages: paging::MAX_PAGES,
         };
         paging::pages(walk, move |page| self.clone().page(page).send())
     }
@@ -164,12 +167,12 @@ impl GetMyProviders {
 impl paging::Page for ProviderList {
     type Item = Agent;
 
-    fn total_pages(&self) -> Option<i64> {
+    fn total_pages(&self) -> Option<u64> {
         Some(self.total_pages)
     }
 
-    fn len(&self) -> usize {
-        self.agents.len()
+    fn items(&self) -> &[Agent] {
+        &self.agents
     }
 
     fn into_items(self) -> Vec<Agent> {

@@ -909,16 +909,16 @@ pub struct Billing {
 pub struct TimesheetList {
     /// Total number of timesheets.
     #[serde(with = "wire::lenient")]
-    pub total_results: i64,
+    pub total_results: u64,
     /// Number of pages.
     #[serde(with = "wire::lenient")]
-    pub total_pages: i64,
+    pub total_pages: u64,
     /// Current page.
     #[serde(with = "wire::lenient")]
-    pub page: i64,
+    pub page: u64,
     /// Number of timesheets on this page.
     #[serde(with = "wire::lenient")]
-    pub num_results: i64,
+    pub num_results: u64,
     /// The bid.
     pub bid_details: Bid,
     /// Timesheets of this page.
@@ -937,16 +937,16 @@ pub struct TimesheetList {
 pub struct StatusReportList {
     /// Total number of status reports.
     #[serde(with = "wire::lenient")]
-    pub total_results: i64,
+    pub total_results: u64,
     /// Number of pages.
     #[serde(with = "wire::lenient")]
-    pub total_pages: i64,
+    pub total_pages: u64,
     /// Current page.
     #[serde(with = "wire::lenient")]
-    pub page: i64,
+    pub page: u64,
     /// Number of status reports on this page.
     #[serde(with = "wire::lenient")]
-    pub num_results: i64,
+    pub num_results: u64,
     /// The bid.
     pub bid_details: Bid,
     /// Status reports of this page.
@@ -1082,8 +1082,8 @@ impl Session {
 pub struct GetTimesheetsForBid {
     session: Session,
     bid_id: u64,
-    rpp: Option<i64>,
-    page: Option<i64>,
+    rpp: Option<u64>,
+    page: Option<u64>,
     options: crate::CallOptions,
 }
 
@@ -1091,7 +1091,7 @@ impl GetTimesheetsForBid {
     /// `rpp`: Results per page; the service answers a larger value with the cap.
     ///
     /// Default 10. At least 1. At most 25, the documented cap: a larger value is refused before sending.
-    pub fn rpp(mut self, rpp: i64) -> Self {
+    pub fn rpp(mut self, rpp: u64) -> Self {
         self.rpp = Some(rpp);
         self
     }
@@ -1099,7 +1099,7 @@ impl GetTimesheetsForBid {
     /// `page`: Page number; a page above totalPages gives zero results.
     ///
     /// Default 1. At least 1.
-    pub fn page(mut self, page: i64) -> Self {
+    pub fn page(mut self, page: u64) -> Self {
         self.page = Some(page);
         self
     }
@@ -1118,8 +1118,8 @@ impl GetTimesheetsForBid {
     pub async fn send(self) -> Result<TimesheetList, Error> {
         let mut query = Query::new("pay/getTimesheetsForBid");
         query.id("bidId", Some(self.bid_id))?;
-        query.integer("rpp", self.rpp, Some(1), Some(25))?;
-        query.integer("page", self.page, Some(1), None)?;
+        query.number("rpp", self.rpp, Some(1), Some(25))?;
+        query.number("page", self.page, Some(1), None)?;
         self.session
             .get(
                 "pay/getTimesheetsForBid",
@@ -1130,15 +1130,18 @@ impl GetTimesheetsForBid {
             .await
     }
 
-    /// Every page from [`page`](Self::page) (default 1) on, in order. Once the first page gives the page count, the following pages are fetched ahead (see `ClientBuilder::page_concurrency`). The stream ends at the first empty page or the first error.
+    /// Every page from [`page`](Self::page) (default 1) on, in order. Once the first page gives the page count, the following pages are fetched ahead (see `ClientBuilder::page_concurrency`), up to that count. The stream ends there, at the first empty page, or at the first error.
+    ///
+    /// At most [`paging::MAX_PAGES`](crate::paging::MAX_PAGES) pages are requested. A service that sends the same items for two pages in a row, or pages beyond that bound, ends the stream with [`Error::Paging`](crate::Error::Paging) after the pages before.
     pub fn pages(
         self,
     ) -> impl Stream<Item = Result<TimesheetList, Error>> + Send + 'static {
         let walk = paging::Walk {
+            method: "pay/getTimesheetsForBid",
             first_page: self.page.unwrap_or(1),
-            page_size: self.rpp.unwrap_or(10),
             beyond_last: paging::BeyondLast::AboveTotal,
             concurrency: self.session.page_concurrency(),
+            max_pages: paging::MAX_PAGES,
         };
         paging::pages(walk, move |page| self.clone().page(page).send())
     }
@@ -1152,12 +1155,12 @@ impl GetTimesheetsForBid {
 impl paging::Page for TimesheetList {
     type Item = Timesheet;
 
-    fn total_pages(&self) -> Option<i64> {
+    fn total_pages(&self) -> Option<u64> {
         Some(self.total_pages)
     }
 
-    fn len(&self) -> usize {
-        self.timesheets.len()
+    fn items(&self) -> &[Timesheet] {
+        &self.timesheets
     }
 
     fn into_items(self) -> Vec<Timesheet> {
@@ -1190,8 +1193,8 @@ impl Session {
 pub struct GetStatusReportsForBid {
     session: Session,
     bid_id: u64,
-    rpp: Option<i64>,
-    page: Option<i64>,
+    rpp: Option<u64>,
+    page: Option<u64>,
     options: crate::CallOptions,
 }
 
@@ -1199,7 +1202,7 @@ impl GetStatusReportsForBid {
     /// `rpp`: Results per page; the service answers a larger value with the cap.
     ///
     /// Default 10. At least 1. At most 25, the documented cap: a larger value is refused before sending.
-    pub fn rpp(mut self, rpp: i64) -> Self {
+    pub fn rpp(mut self, rpp: u64) -> Self {
         self.rpp = Some(rpp);
         self
     }
@@ -1207,7 +1210,7 @@ impl GetStatusReportsForBid {
     /// `page`: Page number; a page above totalPages gives zero results.
     ///
     /// Default 1. At least 1.
-    pub fn page(mut self, page: i64) -> Self {
+    pub fn page(mut self, page: u64) -> Self {
         self.page = Some(page);
         self
     }
@@ -1226,8 +1229,8 @@ impl GetStatusReportsForBid {
     pub async fn send(self) -> Result<StatusReportList, Error> {
         let mut query = Query::new("pay/getStatusReportsForBid");
         query.id("bidId", Some(self.bid_id))?;
-        query.integer("rpp", self.rpp, Some(1), Some(25))?;
-        query.integer("page", self.page, Some(1), None)?;
+        query.number("rpp", self.rpp, Some(1), Some(25))?;
+        query.number("page", self.page, Some(1), None)?;
         self.session
             .get(
                 "pay/getStatusReportsForBid",
@@ -1238,15 +1241,18 @@ impl GetStatusReportsForBid {
             .await
     }
 
-    /// Every page from [`page`](Self::page) (default 1) on, in order. Once the first page gives the page count, the following pages are fetched ahead (see `ClientBuilder::page_concurrency`). The stream ends at the first empty page or the first error.
+    /// Every page from [`page`](Self::page) (default 1) on, in order. Once the first page gives the page count, the following pages are fetched ahead (see `ClientBuilder::page_concurrency`), up to that count. The stream ends there, at the first empty page, or at the first error.
+    ///
+    /// At most [`paging::MAX_PAGES`](crate::paging::MAX_PAGES) pages are requested. A service that sends the same items for two pages in a row, or pages beyond that bound, ends the stream with [`Error::Paging`](crate::Error::Paging) after the pages before.
     pub fn pages(
         self,
     ) -> impl Stream<Item = Result<StatusReportList, Error>> + Send + 'static {
         let walk = paging::Walk {
+            method: "pay/getStatusReportsForBid",
             first_page: self.page.unwrap_or(1),
-            page_size: self.rpp.unwrap_or(10),
             beyond_last: paging::BeyondLast::AboveTotal,
             concurrency: self.session.page_concurrency(),
+            max_pages: paging::MAX_PAGES,
         };
         paging::pages(walk, move |page| self.clone().page(page).send())
     }
@@ -1262,12 +1268,12 @@ impl GetStatusReportsForBid {
 impl paging::Page for StatusReportList {
     type Item = StatusReport;
 
-    fn total_pages(&self) -> Option<i64> {
+    fn total_pages(&self) -> Option<u64> {
         Some(self.total_pages)
     }
 
-    fn len(&self) -> usize {
-        self.status_reports.len()
+    fn items(&self) -> &[StatusReport] {
+        &self.status_reports
     }
 
     fn into_items(self) -> Vec<StatusReport> {

@@ -97,8 +97,8 @@ pub struct GetWorkviewDetails {
     bid_id: u64,
     user_id: u64,
     date: Option<Date>,
-    rpp: Option<i64>,
-    page: Option<i64>,
+    rpp: Option<u64>,
+    page: Option<u64>,
     options: crate::CallOptions,
 }
 
@@ -114,15 +114,15 @@ impl GetWorkviewDetails {
     /// `rpp`: ScreenBucket objects per page; the service answers a larger value with the cap.
     ///
     /// Default 6. At least 1. At most 10, the documented cap: a larger value is refused before sending.
-    pub fn rpp(mut self, rpp: i64) -> Self {
+    pub fn rpp(mut self, rpp: u64) -> Self {
         self.rpp = Some(rpp);
         self
     }
 
-    /// `page`: Page number. The reference says "when equal to or above totalPages, no records are returned"; read literally with pages counted from 1, the last page could never be fetched, so it is read as the zero-based page index (page - 1) reaching totalPages, the same rule as the other methods. The response carries no totalPages, so paging stops at the first short or empty page.
+    /// `page`: Page number. The reference says "when equal to or above totalPages, no records are returned"; read literally with pages counted from 1, the last page could never be fetched, so it is read as the zero-based page index (page - 1) reaching totalPages, the same rule as the other methods. The response carries no totalPages, so paging stops at the first empty page; a short page does not end it (the service's real cap may be lower than the documented one).
     ///
     /// Default 1. At least 1.
-    pub fn page(mut self, page: i64) -> Self {
+    pub fn page(mut self, page: u64) -> Self {
         self.page = Some(page);
         self
     }
@@ -143,8 +143,8 @@ impl GetWorkviewDetails {
         query.id("bidId", Some(self.bid_id))?;
         query.id("userId", Some(self.user_id))?;
         query.date("date", self.date)?;
-        query.integer("rpp", self.rpp, Some(1), Some(10))?;
-        query.integer("page", self.page, Some(1), None)?;
+        query.number("rpp", self.rpp, Some(1), Some(10))?;
+        query.number("page", self.page, Some(1), None)?;
         self.session
             .get(
                 "workroom/getWorkviewDetails",
@@ -155,13 +155,16 @@ impl GetWorkviewDetails {
             .await
     }
 
-    /// Every page from [`page`](Self::page) (default 1) on, in order. The response gives no page count, so pages are fetched one by one until a short or empty page, or the first error.
+    /// Every page from [`page`](Self::page) (default 1) on, in order. The response gives no page count, so pages are fetched one by one until an empty page or the first error. A page with fewer items than `rpp` does not end the stream (the service's real cap may be lower than the documented one), so the end costs one more request: the empty page.
+    ///
+    /// At most [`paging::MAX_PAGES`](crate::paging::MAX_PAGES) pages are requested. A service that sends the same items for two pages in a row, or pages beyond that bound, ends the stream with [`Error::Paging`](crate::Error::Paging) after the pages before.
     pub fn pages(self) -> impl Stream<Item = Result<Workview, Error>> + Send + 'static {
         let walk = paging::Walk {
+            method: "workroom/getWorkviewDetails",
             first_page: self.page.unwrap_or(1),
-            page_size: self.rpp.unwrap_or(6),
             beyond_last: paging::BeyondLast::AboveTotal,
             concurrency: self.session.page_concurrency(),
+            max_pages: paging::MAX_PAGES,
         };
         paging::pages(walk, move |page| self.clone().page(page).send())
     }
@@ -177,12 +180,12 @@ impl GetWorkviewDetails {
 impl paging::Page for Workview {
     type Item = ScreenBucket;
 
-    fn total_pages(&self) -> Option<i64> {
+    fn total_pages(&self) -> Option<u64> {
         None
     }
 
-    fn len(&self) -> usize {
-        self.screen_buckets.len()
+    fn items(&self) -> &[ScreenBucket] {
+        &self.screen_buckets
     }
 
     fn into_items(self) -> Vec<ScreenBucket> {

@@ -12,6 +12,7 @@ use serde::de::{self, Visitor};
 use serde::{Deserializer, Serializer};
 
 use super::number::{Float, Int, IntError};
+use super::raw::{NumberText, deserialize_number};
 use super::{Lenient, Zero};
 
 /// Why a string is not a date.
@@ -182,11 +183,19 @@ impl Visitor<'_> for InstantVisitor {
     }
 }
 
-/// Epoch seconds as a JSON integer (or an integral float, by the integer rules) or a string of
-/// digits with an optional leading `-`, or an RFC 3339 string; written as RFC 3339 in UTC.
+impl NumberText<'_> for InstantVisitor {
+    fn visit_number_text<E: de::Error>(self, text: &str) -> Result<Timestamp, E> {
+        instant_from_seconds(i64::from_number_text(text))
+            .map_err(|error| instant_error(error, text))
+    }
+}
+
+/// Epoch seconds as a JSON number that is exactly an integer (by the integer rules: `60`,
+/// `60.0`) or a string of digits with an optional leading `-`, or an RFC 3339 string; written as
+/// RFC 3339 in UTC.
 impl Lenient for Timestamp {
     fn deserialize_lenient<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(InstantVisitor)
+        deserialize_number(deserializer, InstantVisitor)
     }
 
     fn serialize_normalized<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -337,6 +346,14 @@ mod tests {
         assert_eq!(instant("-86400"), ts(-86_400));
         assert_eq!(instant(r#""-86400""#), ts(-86_400));
         assert_eq!(instant("1767571200.0"), ts(1_767_571_200));
+        assert_eq!(instant("1.7675712e9"), ts(1_767_571_200));
+        assert_eq!(instant("-0.0"), Timestamp::UNIX_EPOCH);
+        // f64 would round this to 1767571200.
+        assert!(
+            instant_err("1767571200.0000000000000000001")
+                .starts_with("invalid timestamp 1767571200.0000000000000000001: expected whole")
+        );
+        assert!(instant_err("1e-999").starts_with("invalid timestamp 1e-999: expected whole"));
         let (min, max) = (Timestamp::MIN.as_second(), Timestamp::MAX.as_second());
         assert_eq!(instant(&max.to_string()), ts(max));
         assert_eq!(instant(&min.to_string()), ts(min));

@@ -17,12 +17,13 @@ use super::date::{
     parse_instant,
 };
 use super::number::{Float, Int};
+use super::raw::{NumberText, deserialize_number};
 use super::{Lenient, Zero};
 
 /// A calendar day or an instant, as the service sends the same field in either form.
 ///
-/// Decodes a JSON number or a string of digits (optional leading `-`) as epoch seconds
-/// ([`DayOrInstant::Instant`]), `DD-MON-YY` or `YYYY-MM-DD` as [`DayOrInstant::Day`], and an
+/// Decodes a JSON number that is exactly an integer, or a string of digits (optional leading
+/// `-`), as epoch seconds ([`DayOrInstant::Instant`]), `DD-MON-YY` or `YYYY-MM-DD` as [`DayOrInstant::Day`], and an
 /// RFC 3339 string as [`DayOrInstant::Instant`]. Serializes (and displays) as `YYYY-MM-DD` or
 /// RFC 3339, which decode back to the same variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -121,10 +122,18 @@ impl Visitor<'_> for DayOrInstantVisitor {
     }
 }
 
+impl NumberText<'_> for DayOrInstantVisitor {
+    fn visit_number_text<E: de::Error>(self, text: &str) -> Result<DayOrInstant, E> {
+        instant_from_seconds(i64::from_number_text(text))
+            .map(DayOrInstant::Instant)
+            .map_err(|error| instant_error(error, text))
+    }
+}
+
 /// See [`DayOrInstant`] for the accepted forms.
 impl Lenient for DayOrInstant {
     fn deserialize_lenient<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(DayOrInstantVisitor)
+        deserialize_number(deserializer, DayOrInstantVisitor)
     }
 
     fn serialize_normalized<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -177,6 +186,12 @@ mod tests {
         assert_eq!(value("-60"), instant(-60));
         assert_eq!(value(r#""-60""#), instant(-60));
         assert_eq!(value("60.0"), instant(60));
+        assert_eq!(value("6e1"), instant(60));
+        let error = value_err("1767571200.0000000000000000001");
+        assert!(
+            error.starts_with("invalid timestamp 1767571200.0000000000000000001: expected whole"),
+            "{error}"
+        );
         assert_eq!(value(r#""2026-01-05T00:00:00Z""#), instant(1_767_571_200));
     }
 

@@ -367,9 +367,9 @@ mod tests {
 
     #[test]
     fn element_errors_keep_their_position() {
-        // The error is raised while the parser stands inside the bad element (column 36 is
-        // the closing quote of `"x"`), which shows elements are decoded in place through
-        // `next_value_seed`, the hook path-tracking wrappers use.
+        // The error is raised while the parser stands inside the bad element (column 37 is
+        // its closing brace, right after `"x"`), which shows elements are decoded in place
+        // through `next_value_seed`, the hook path-tracking wrappers use.
         let json = r#"{"items":{"0":{"id":1},"1":{"id":"x"}}}"#;
         let error = serde_json::from_str::<Items>(json).unwrap_err();
         assert!(
@@ -378,7 +378,7 @@ mod tests {
                 .starts_with(r#"invalid integer "x": expected only digits"#),
             "{error}"
         );
-        assert_eq!((error.line(), error.column()), (1, 36));
+        assert_eq!((error.line(), error.column()), (1, 37));
         let error =
             serde_json::from_str::<Items>("{\"items\":[{\"id\":1},\n{\"id\":-1}]}").unwrap_err();
         assert!(
@@ -387,7 +387,7 @@ mod tests {
                 .starts_with("integer -1 is too small for u64"),
             "{error}"
         );
-        assert_eq!((error.line(), error.column()), (2, 8));
+        assert_eq!((error.line(), error.column()), (2, 9));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! | quirk of the service | handled by |
 //! |---|---|
 //! | integers, decimals and booleans arrive as JSON values or as strings (`"30.00"`, `"1"`) | [`Lenient`] via [`lenient`], [`lenient_opt`] |
+//! | a JSON number with more digits than an `f64` holds (`12345678901234567.89`) | every number decoder reads the number's digits, never an `f64` |
 //! | `0` means none/unset in ID and date fields (`paidDate`, `paymentId`, `milestoneId`) | [`Zero`] via [`zero_is_none`] |
 //! | dates are `DD-MON-YY` text or epoch seconds, sometimes the same field in two methods | [`Lenient`] for `jiff` types, [`DayOrInstant`] |
 //! | arrays arrive as objects keyed `"0"`, `"1"`, ... (`{}` when empty, gaps after filtering) | [`collection`], [`collection_opt`], [`lenient_list`] |
@@ -29,6 +30,7 @@ mod enums;
 mod list;
 mod number;
 mod option;
+mod raw;
 mod scalar;
 
 pub use day_or_instant::DayOrInstant;

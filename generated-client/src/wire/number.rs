@@ -1,8 +1,11 @@
 //! Integers and decimals: JSON numbers, or strings of digits, converted exactly.
 //!
 //! List methods send `"30.00"` and `"12"` where single-record methods send `30` and `12`; both
-//! must give the same value, and anything else (spaces, `+`, separators, exponents) is rejected
-//! rather than guessed at.
+//! must give the same value, and anything else in a string (spaces, `+`, separators, exponents)
+//! is rejected rather than guessed at. A JSON number is decoded from its digits
+//! ([`raw`](super::raw)), never through `f64`: `30.00` and `"30.00"` are the same decimal with
+//! the same scale, and a number that the type cannot hold exactly (`12345678901234567.89` as an
+//! integer, `1e-999` as a decimal) is an error, never a rounded value.
 
 use core::fmt::{self, Write as _};
 use core::marker::PhantomData;
@@ -11,11 +14,39 @@ use rust_decimal::Decimal;
 use serde::de::{self, Visitor};
 use serde::{Deserializer, Serializer};
 
+use super::raw::{NumberText, deserialize_number};
 use super::{Lenient, Zero};
 
 /// Whether `text` is a non-empty run of ASCII digits.
 pub(super) fn all_digits(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The value of a non-empty run of ASCII digits in one pass: `Err(Syntax)` for anything else,
+/// `Ok(None)` when it does not fit a `u64`.
+fn digits_value(digits: &[u8]) -> Result<Option<u64>, IntError> {
+    if digits.is_empty() {
+        return Err(IntError::Syntax);
+    }
+    // 19 digits are below 10^19 < u64::MAX: no overflow check is needed for them.
+    let (head, tail) = digits.split_at(digits.len().min(19));
+    let mut value = 0_u64;
+    for &byte in head {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return Err(IntError::Syntax);
+        }
+        value = value * 10 + u64::from(digit);
+    }
+    let mut value = Some(value);
+    for &byte in tail {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return Err(IntError::Syntax);
+        }
+        value = value.and_then(|v| v.checked_mul(10)?.checked_add(u64::from(digit)));
+    }
+    Ok(value)
 }
 
 /// Why a value is not an integer of the wanted type.
@@ -36,8 +67,88 @@ pub(super) trait Int: Sized {
     const SYNTAX: &'static str;
     fn from_u64(value: u64) -> Result<Self, IntError>;
     fn from_i64(value: i64) -> Result<Self, IntError>;
+    fn from_i128(value: i128) -> Result<Self, IntError>;
     fn from_f64(value: f64) -> Result<Self, IntError>;
+    /// A string of digits (the type's [`Int::SYNTAX`]).
     fn from_text(text: &str) -> Result<Self, IntError>;
+
+    /// A JSON number's text: digits as in a string, or a fraction or exponent that leaves an
+    /// exact integer (`12.0`, `1e3`, `-0.0`).
+    fn from_number_text(text: &str) -> Result<Self, IntError> {
+        match Self::from_text(text) {
+            Err(IntError::Syntax) => Self::from_i128(exact_integer(text)?),
+            converted => converted,
+        }
+    }
+}
+
+/// Splits a JSON number's text into the part before the exponent and the exponent (0 when
+/// there is none; saturated, since only its sign and size matter beyond `i64`). `None` when the
+/// exponent is malformed.
+fn split_exponent(text: &str) -> Option<(&str, i64)> {
+    let Some(at) = text.find(['e', 'E']) else {
+        return Some((text, 0));
+    };
+    let (base, exponent) = (text.get(..at)?, text.get(at + 1..)?);
+    let (negative, digits) = match exponent.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        rest => (false, rest),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let magnitude = digits.iter().fold(0_i64, |value, digit| {
+        value
+            .saturating_mul(10)
+            .saturating_add(i64::from(digit - b'0'))
+    });
+    Some((base, if negative { -magnitude } else { magnitude }))
+}
+
+/// The integer a JSON number's text spells exactly: `12.0`, `1.5e1` and `-0.0` are integers,
+/// `0.5` and `1e-1` are not (`Fraction`). Never rounds: every digit is looked at.
+fn exact_integer(text: &str) -> Result<i128, IntError> {
+    let (base, exponent) = split_exponent(text).ok_or(IntError::Syntax)?;
+    let (negative, base) = match base.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, base),
+    };
+    let (whole, fraction) = match base.split_once('.') {
+        Some((whole, fraction)) if all_digits(fraction) => (whole, fraction),
+        Some(_) => return Err(IntError::Syntax),
+        None => (base, ""),
+    };
+    if !all_digits(whole) {
+        return Err(IntError::Syntax);
+    }
+    let too_far = if negative {
+        IntError::TooSmall
+    } else {
+        IntError::TooLarge
+    };
+    // The digits before the decimal point once the exponent has moved it (at most ~2^63 + 2^64,
+    // so i128 holds it).
+    let kept = whole.len() as i128 + i128::from(exponent);
+    let mut magnitude: Option<u128> = Some(0);
+    for (position, digit) in whole.bytes().chain(fraction.bytes()).enumerate() {
+        let digit = u128::from(digit - b'0');
+        if (position as i128) < kept {
+            magnitude = magnitude.and_then(|m| m.checked_mul(10)?.checked_add(digit));
+        } else if digit != 0 {
+            return Err(IntError::Fraction);
+        }
+    }
+    // Zeros the exponent appends; stops at zero (any exponent) or at the first overflow.
+    let mut zeros = kept - (whole.len() + fraction.len()) as i128;
+    while zeros > 0 && magnitude.is_some_and(|m| m != 0) {
+        magnitude = magnitude.and_then(|m| m.checked_mul(10));
+        zeros -= 1;
+    }
+    let magnitude = magnitude
+        .and_then(|m| i128::try_from(m).ok())
+        .ok_or(too_far)?;
+    Ok(if negative { -magnitude } else { magnitude })
 }
 
 /// A float is an integer only if it is finite and has no fractional part.
@@ -63,6 +174,16 @@ impl Int for u64 {
         u64::try_from(value).map_err(|_| IntError::TooSmall)
     }
 
+    fn from_i128(value: i128) -> Result<Self, IntError> {
+        u64::try_from(value).map_err(|_| {
+            if value < 0 {
+                IntError::TooSmall
+            } else {
+                IntError::TooLarge
+            }
+        })
+    }
+
     fn from_f64(value: f64) -> Result<Self, IntError> {
         let value = integral(value)?;
         if value < 0.0 {
@@ -76,11 +197,7 @@ impl Int for u64 {
     }
 
     fn from_text(text: &str) -> Result<Self, IntError> {
-        if !all_digits(text) {
-            return Err(IntError::Syntax);
-        }
-        // Only digits remain, so the one possible failure is overflow.
-        text.parse().map_err(|_| IntError::TooLarge)
+        digits_value(text.as_bytes())?.ok_or(IntError::TooLarge)
     }
 }
 
@@ -96,6 +213,16 @@ impl Int for i64 {
         Ok(value)
     }
 
+    fn from_i128(value: i128) -> Result<Self, IntError> {
+        i64::try_from(value).map_err(|_| {
+            if value < 0 {
+                IntError::TooSmall
+            } else {
+                IntError::TooLarge
+            }
+        })
+    }
+
     fn from_f64(value: f64) -> Result<Self, IntError> {
         let value = integral(value)?;
         if value < -9_223_372_036_854_775_808.0 {
@@ -109,17 +236,13 @@ impl Int for i64 {
     }
 
     fn from_text(text: &str) -> Result<Self, IntError> {
-        let negative = text.starts_with('-');
-        if !all_digits(text.strip_prefix('-').unwrap_or(text)) {
-            return Err(IntError::Syntax);
+        match text.as_bytes() {
+            [b'-', digits @ ..] => match digits_value(digits)? {
+                Some(magnitude) => Self::from_i128(-i128::from(magnitude)),
+                None => Err(IntError::TooSmall),
+            },
+            digits => Self::from_i128(digits_value(digits)?.map_or(i128::MAX, i128::from)),
         }
-        text.parse().map_err(|_| {
-            if negative {
-                IntError::TooSmall
-            } else {
-                IntError::TooLarge
-            }
-        })
     }
 }
 
@@ -188,10 +311,17 @@ impl<T: Int> Visitor<'_> for IntVisitor<T> {
     }
 }
 
-/// A JSON integer, an integral JSON float in range, or a string of ASCII digits.
+impl<T: Int> NumberText<'_> for IntVisitor<T> {
+    fn visit_number_text<E: de::Error>(self, text: &str) -> Result<T, E> {
+        T::from_number_text(text).map_err(|error| int_error::<T, E>(error, text))
+    }
+}
+
+/// A JSON number that is exactly an integer in range (`12`, `12.0`, `1.2e1`; never rounded), or
+/// a string of ASCII digits.
 impl Lenient for u64 {
     fn deserialize_lenient<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(IntVisitor::NEW)
+        deserialize_number(deserializer, IntVisitor::NEW)
     }
 
     fn serialize_normalized<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -199,11 +329,11 @@ impl Lenient for u64 {
     }
 }
 
-/// A JSON integer, an integral JSON float in range, or a string of ASCII digits with an optional
-/// leading `-`.
+/// A JSON number that is exactly an integer in range, or a string of ASCII digits with an
+/// optional leading `-`.
 impl Lenient for i64 {
     fn deserialize_lenient<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(IntVisitor::NEW)
+        deserialize_number(deserializer, IntVisitor::NEW)
     }
 
     fn serialize_normalized<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -305,13 +435,45 @@ fn short_decimal_from_text(text: &str) -> Result<Decimal, ShortText> {
     ))
 }
 
-/// Converts a float through its shortest round-trip text, so `30.1` becomes exactly `30.1`.
+/// A JSON number's text, exactly: the digits before any exponent give the value and the scale
+/// as for a string (`30.00` has scale 2), and the exponent moves the point (`1.5e3` is `1500`,
+/// `25e-1` is `2.5`). More than 28 decimal places, or too large, is an error.
+fn decimal_from_number_text(text: &str) -> Result<Decimal, DecimalError> {
+    match decimal_from_text(text) {
+        // Only an exponent makes a JSON number's text other than a string's.
+        Err(DecimalError::Syntax) => {}
+        converted => return converted,
+    }
+    let (base, exponent) = split_exponent(text).ok_or(DecimalError::Syntax)?;
+    let mut decimal = decimal_from_text(base)?;
+    let scale = i64::from(decimal.scale());
+    if exponent <= scale {
+        // The point moves left, or right within the fraction: only the scale changes.
+        let places = i128::from(scale) - i128::from(exponent);
+        let places = u32::try_from(places).map_err(|_| DecimalError::Inexact)?;
+        decimal
+            .set_scale(places)
+            .map_err(|_| DecimalError::Inexact)?;
+        return Ok(decimal);
+    }
+    // The point moves past the last digit: an integer, with zeros appended to the mantissa
+    // (stops at zero, or at the first overflow, so a huge exponent costs nothing).
+    decimal.set_scale(0).map_err(|_| DecimalError::Inexact)?;
+    let mut zeros = exponent - scale;
+    while zeros > 0 && !decimal.is_zero() {
+        decimal = decimal
+            .checked_mul(Decimal::TEN)
+            .ok_or(DecimalError::OutOfRange)?;
+        zeros -= 1;
+    }
+    Ok(decimal)
+}
+
+/// Converts a float (from a format other than JSON text) through its shortest round-trip text,
+/// so `30.1` becomes exactly `30.1`.
 fn decimal_from_f64(value: f64) -> Result<Decimal, DecimalError> {
     if !value.is_finite() {
         return Err(DecimalError::NotFinite);
-    }
-    if let Some(decimal) = short_decimal_from_f64(value) {
-        return Ok(decimal);
     }
     // A Decimal's text is at most 31 bytes ("-0." and 28 places); a float that does not fit is
     // either too large or has more places than a Decimal keeps.
@@ -321,38 +483,6 @@ fn decimal_from_f64(value: f64) -> Result<Decimal, DecimalError> {
         None if value.abs() >= 1.0 => Err(DecimalError::OutOfRange),
         None => Err(DecimalError::Inexact),
     }
-}
-
-/// The decimal that the shortest round-trip text of `value` spells, without formatting it, for
-/// the usual amounts and hours: non-zero, below 10^9 in magnitude, at most 4 decimal places.
-/// `None` for anything else (the caller then formats and parses).
-///
-/// Why this is the same decimal: with |value| < 10^9 the float's spacing is below 2^-22, far
-/// finer than 10^-4, so for each number of places `s` at most one `m / 10^s` rounds to `value`,
-/// and the shortest text has the fewest places that give one. `m` (< 2^53) and `10^s` are exact
-/// floats and IEEE division rounds correctly, so `m / 10^s == value` says exactly that the text
-/// `m` with `s` places parses back to `value`. Trying `s` = 0, 1, ... finds the fewest.
-fn short_decimal_from_f64(value: f64) -> Option<Decimal> {
-    const POWERS: [f64; 5] = [1.0, 10.0, 100.0, 1_000.0, 10_000.0];
-    let magnitude = value.abs();
-    if magnitude == 0.0 || magnitude >= 1e9 {
-        return None;
-    }
-    for (scale, power) in (0u32..).zip(POWERS) {
-        let mantissa = (magnitude * power).round();
-        if mantissa / power == magnitude {
-            // An integral float below 10^13, so the conversion is exact.
-            let mantissa = mantissa as u64;
-            return Some(Decimal::from_parts(
-                mantissa as u32,
-                (mantissa >> 32) as u32,
-                0,
-                value < 0.0,
-                scale,
-            ));
-        }
-    }
-    None
 }
 
 fn decimal_error<E: de::Error>(error: DecimalError, value: impl fmt::Display) -> E {
@@ -399,11 +529,19 @@ impl Visitor<'_> for DecimalVisitor {
     }
 }
 
-/// A JSON number (a float through its shortest round-trip text) or a string
-/// `-?[0-9]+(\.[0-9]+)?` kept at its scale; written as a string that keeps the scale (`"30.00"`).
+impl NumberText<'_> for DecimalVisitor {
+    fn visit_number_text<E: de::Error>(self, text: &str) -> Result<Decimal, E> {
+        decimal_from_number_text(text).map_err(|error| decimal_error(error, text))
+    }
+}
+
+/// A JSON number, decoded exactly from its digits (`30.00` keeps scale 2, `1.5e3` is `1500`), or
+/// a string `-?[0-9]+(\.[0-9]+)?` kept at its scale; written as a string that keeps the scale
+/// (`"30.00"`). A float from a format other than JSON text goes through its shortest round-trip
+/// text.
 impl Lenient for Decimal {
     fn deserialize_lenient<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(DecimalVisitor)
+        deserialize_number(deserializer, DecimalVisitor)
     }
 
     fn serialize_normalized<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -528,14 +666,14 @@ mod tests {
         }
         assert!(unsigned_err("1.5").starts_with("invalid integer 1.5: has a fractional part"));
         assert!(unsigned_err("-1").starts_with("integer -1 is too small for u64"));
-        assert!(unsigned_err("-2.0").starts_with("integer -2 is too small for u64"));
+        assert!(unsigned_err("-2.0").starts_with("integer -2.0 is too small for u64"));
         assert!(
             unsigned_err(r#""18446744073709551616""#)
                 .starts_with(r#"integer "18446744073709551616" is too large for u64"#)
         );
         assert!(
             unsigned_err("18446744073709551616")
-                .starts_with("integer 18446744073709552000 is too large for u64")
+                .starts_with("integer 18446744073709551616 is too large for u64")
         );
         assert!(unsigned_err("1e300").starts_with("integer 1e300 is too large for u64"));
         assert!(
@@ -579,9 +717,7 @@ mod tests {
             signed_err(r#""-9223372036854775809""#)
                 .starts_with(r#"integer "-9223372036854775809" is too small for i64"#)
         );
-        assert!(
-            signed_err("-1e19").starts_with("integer -10000000000000000000 is too small for i64")
-        );
+        assert!(signed_err("-1e19").starts_with("integer -1e19 is too small for i64"));
         assert!(signed_err("0.5").starts_with("invalid integer 0.5: has a fractional part"));
     }
 
@@ -638,6 +774,135 @@ mod tests {
         let value: Result<Decimal, ValueError> =
             Decimal::deserialize_lenient(1e28_f64.into_deserializer());
         assert_eq!(value.unwrap(), dec("10000000000000000000000000000"));
+    }
+
+    /// `mantissa / 10^scale`, built without any parser.
+    fn exact_value(mantissa: i128, scale: u32) -> [u8; 16] {
+        exact(Decimal::from_i128_with_scale(mantissa, scale))
+    }
+
+    #[test]
+    fn decimal_numbers_are_read_from_their_digits() {
+        // Each of these is changed by a trip through f64.
+        assert_eq!(
+            exact(amount("12345678901234567.89")),
+            exact_value(1_234_567_890_123_456_789, 2)
+        );
+        assert_eq!(
+            exact(amount("0.1000000000000000000001")),
+            exact_value(1_000_000_000_000_000_000_001, 22)
+        );
+        assert_eq!(
+            exact(amount("18446744073709551616")),
+            exact_value(18_446_744_073_709_551_616, 0)
+        );
+        assert_eq!(
+            exact(amount("79228162514264337593543950335")),
+            exact(Decimal::MAX)
+        );
+        // The scale follows the digits, as for strings.
+        for text in ["30.00", "-0.50", "0", "-0", "0.0", "-0.0", "1500.000", "7"] {
+            assert_eq!(
+                exact(amount(text)),
+                exact(amount(&format!("{text:?}"))),
+                "{text}"
+            );
+        }
+        assert_eq!(amount("30.00").to_string(), "30.00");
+        // An exponent moves the point.
+        assert_eq!(exact(amount("1e3")), exact_value(1000, 0));
+        assert_eq!(exact(amount("1.5E+3")), exact_value(1500, 0));
+        assert_eq!(exact(amount("1.50e1")), exact_value(150, 1));
+        assert_eq!(exact(amount("25e-1")), exact_value(25, 1));
+        assert_eq!(exact(amount("-75e-28")), exact_value(-75, 28));
+        assert_eq!(exact(amount("1e28")), exact_value(10_i128.pow(28), 0));
+        assert_eq!(exact(amount("0e999999999999999999999")), exact_value(0, 0));
+    }
+
+    #[test]
+    fn decimal_numbers_a_decimal_cannot_hold_are_refused() {
+        for (text, error) in [
+            ("1e-999", "has more digits than a Decimal holds"),
+            ("1e-29", "has more digits than a Decimal holds"),
+            (
+                "1e-9223372036854775808",
+                "has more digits than a Decimal holds",
+            ),
+            (
+                "0.00000000000000000000000000001",
+                "has more digits than a Decimal holds",
+            ),
+            (
+                "79228162514264337593543950336",
+                "is out of range for Decimal",
+            ),
+            ("1e29", "is out of range for Decimal"),
+            ("-1e300", "is out of range for Decimal"),
+            ("1e999999999999999999999", "is out of range for Decimal"),
+        ] {
+            let message = amount_err(text);
+            assert!(
+                message.starts_with(&format!("decimal {text} {error}")),
+                "{text}: {message}"
+            );
+        }
+    }
+
+    #[test]
+    fn integer_numbers_are_exact_or_refused() {
+        // f64 would give 12345678901234568.
+        assert_eq!(unsigned("12345678901234567.0"), 12_345_678_901_234_567);
+        assert_eq!(unsigned("1.2345678901234567e16"), 12_345_678_901_234_567);
+        assert_eq!(unsigned("1.8446744073709551615e19"), u64::MAX);
+        assert_eq!(unsigned("0e-999"), 0);
+        assert_eq!(unsigned("0e999999999999999999999"), 0);
+        assert_eq!(unsigned("-0"), 0);
+        assert_eq!(signed("-9.223372036854775808e18"), i64::MIN);
+        for (text, error) in [
+            (
+                "12345678901234567.89",
+                "invalid integer 12345678901234567.89: has a fractional part",
+            ),
+            (
+                "0.99999999999999999999",
+                "invalid integer 0.99999999999999999999: has a fractional part",
+            ),
+            ("1e-999", "invalid integer 1e-999: has a fractional part"),
+            (
+                "12e-1000000000000000000000000",
+                "invalid integer 12e-1000000000000000000000000: has a fractional part",
+            ),
+            (
+                "18446744073709551616",
+                "integer 18446744073709551616 is too large for u64",
+            ),
+            (
+                "1.8446744073709551616e19",
+                "integer 1.8446744073709551616e19 is too large for u64",
+            ),
+            (
+                "1e999999999999999999999",
+                "integer 1e999999999999999999999 is too large for u64",
+            ),
+            (
+                "123456789012345678901234567890123456789012",
+                "integer 123456789012345678901234567890123456789012 is too large for u64",
+            ),
+            ("-1e-0", "integer -1e-0 is too small for u64"),
+        ] {
+            let message = unsigned_err(text);
+            assert!(message.starts_with(error), "{text}: {message}");
+        }
+        let message = signed_err("-9223372036854775809");
+        assert!(
+            message.starts_with("integer -9223372036854775809 is too small for i64"),
+            "{message}"
+        );
+        let message = signed_err("-1e999999999999999999999");
+        assert!(
+            message.starts_with("integer -1e999999999999999999999 is too small for i64"),
+            "{message}"
+        );
     }
 
     #[test]
@@ -771,55 +1036,41 @@ mod tests {
     }
 
     #[test]
-    fn the_float_shortcut_gives_what_the_shortest_text_gives() {
-        let through_text = |value: f64| Decimal::from_str_exact(&value.to_string());
-        let mut values = vec![
-            30.0,
-            12.5,
-            375.0,
-            70.25,
-            1.25,
-            0.5,
-            16.25,
-            0.1,
-            0.2,
-            0.3,
-            1.1,
-            2.675,
-            0.0001,
-            0.00015,
-            999_999_999.999_9,
-            123_456_789.123_4,
-            1e-5,
-            5e-324,
-            1e9,
-            0.1 + 0.2,
-        ];
-        for places in 0..=6 {
-            let power = 10f64.powi(places);
-            values.extend((0..5_000).map(|k| f64::from(k) / power));
-            values.extend(
-                lcg(u64::from(places as u32))
-                    .take(5_000)
-                    .map(|random| (random % 2_000_000_000_000) as f64 / power),
+    fn digit_runs_are_valued_in_one_pass_with_overflow_only_past_19_digits() {
+        for text in [
+            "0",
+            "7",
+            "0000000000000000000000042",
+            "9999999999999999999",
+            "18446744073709551615",
+        ] {
+            assert_eq!(
+                digits_value(text.as_bytes()),
+                Ok(text.parse().ok()),
+                "{text}"
             );
         }
-        // Arbitrary doubles in the shortcut's range (and beyond it).
-        values.extend(lcg(11).take(20_000).map(|random| {
-            f64::from_bits(
-                random % (0x41D0_0000_0000_0000 - 0x3E00_0000_0000_0000) + 0x3E00_0000_0000_0000,
-            )
-        }));
-        let mut shortcuts = 0;
-        for value in values.iter().flat_map(|&value| [value, -value]) {
-            let general = through_text(value).map(exact).ok();
-            if let Some(short) = short_decimal_from_f64(value) {
-                shortcuts += 1;
-                assert_eq!(Some(exact(short)), general, "{value}");
-            }
-            assert_eq!(decimal_from_f64(value).map(exact).ok(), general, "{value}");
+        for text in [
+            "18446744073709551616",
+            "99999999999999999999",
+            "100000000000000000000000",
+        ] {
+            assert_eq!(digits_value(text.as_bytes()), Ok(None), "{text}");
         }
-        assert!(shortcuts > 50_000, "{shortcuts}");
+        for text in [
+            "",
+            "-1",
+            "1x",
+            "1234567890123456789x",
+            "12345678901234567890x",
+            " 1",
+        ] {
+            assert_eq!(
+                digits_value(text.as_bytes()),
+                Err(IntError::Syntax),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@ use serde::{Deserializer, Serializer};
 
 use super::Lenient;
 use super::number::Float;
+use super::raw::{NumberText, deserialize_number};
 
 fn bool_error<E: de::Error>(value: impl fmt::Display) -> E {
     E::custom(format_args!(
@@ -104,11 +105,18 @@ impl Visitor<'_> for TextVisitor {
     }
 }
 
-/// A JSON string, or a JSON number kept as its text (`12` becomes `"12"`; a float is written in
-/// its shortest round-trip form, so `1.50` becomes `"1.5"`). Written as a JSON string.
+impl NumberText<'_> for TextVisitor {
+    fn visit_number_text<E: de::Error>(self, text: &str) -> Result<String, E> {
+        Ok(text.to_owned())
+    }
+}
+
+/// A JSON string, or a JSON number kept as its text exactly as sent (`12` becomes `"12"`, `1.50`
+/// stays `"1.50"`; from a format other than JSON text, a float is written in its shortest
+/// round-trip form). Written as a JSON string.
 impl Lenient for String {
     fn deserialize_lenient<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(TextVisitor)
+        deserialize_number(deserializer, TextVisitor)
     }
 
     fn serialize_normalized<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -191,6 +199,11 @@ mod tests {
         assert_eq!(text("12"), "12");
         assert_eq!(text("-12"), "-12");
         assert_eq!(text("1.5"), "1.5");
+        // A number's text as sent: no trip through f64.
+        assert_eq!(text("1.50"), "1.50");
+        assert_eq!(text("12345678901234567.89"), "12345678901234567.89");
+        assert_eq!(text("1e3"), "1e3");
+        assert_eq!(text("-0.0"), "-0.0");
         let error = decode_err::<Text>(r#"{"v":true}"#);
         assert!(
             error.starts_with("invalid type: boolean `true`, expected a string or a number"),
