@@ -15,7 +15,7 @@ use url::Url;
 
 use crate::error::{Error, TimeoutLimit};
 use crate::error_body::ReadBody;
-use crate::oauth::signature::{self, OAuthParams, SignatureRequest, SigningKey};
+use crate::oauth::signature::{self, OAuthParams, PairsRequest, SigningKey};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::secret::{ConsumerCredentials, KnownSecrets, redact_url};
 
@@ -405,10 +405,11 @@ impl Transport {
             verifier: call.verifier,
             version: Some(crate::oauth::VERSION),
         };
-        let request = SignatureRequest {
+        // The query as the pairs the URL was built from: signing need not parse it back.
+        let request = PairsRequest {
             method: call.http_method.as_str(),
             url,
-            form: &[],
+            query: call.query,
         };
         let key = SigningKey {
             consumer_secret: self.consumer.secret.expose(),

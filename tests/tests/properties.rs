@@ -1,17 +1,20 @@
 //! Properties checked on random inputs (a short proptest run; the fuzz targets in `tests/fuzz`
 //! run the same properties for as long as you like):
 //!
-//! - for random methods, URLs and parameter sets (unicode, reserved characters, duplicate names,
-//!   empty values) the client's signature verifies under the fake marketplace's independent
-//!   verifier, and the client's base string equals one built by a deliberately simple second
-//!   implementation here;
+//! - for random methods, URLs and parameter sets (`support/signing_cases.rs`: unicode, every
+//!   reserved character, duplicate names, empty values, blank tokens) the client's signature,
+//!   with the query read back from the URL and as the client signs it (query pairs), verifies
+//!   under the fake marketplace's independent verifier, and the client's base string equals one
+//!   built by a deliberately simple second implementation here (`signing_oracles.rs` holds two
+//!   more judges: oauth1-request and Python's oauthlib);
 //! - decoding arbitrary JSON shaped like responses, or arbitrary bytes, never panics, and a
 //!   failure names the JSON path of the value that failed;
 //! - the wire decoders read back what they are given: integers, decimals and DD-MON-YY days.
 
-use marketplace_client::oauth::signature::{
-    OAuthParams, SignatureRequest, SigningKey, authorization_header, base_string,
-};
+#[path = "support/signing_cases.rs"]
+mod signing_cases;
+
+use marketplace_client::oauth::signature::{authorization_header, base_string};
 use marketplace_client::{
     BillingDetails, Envelope, InvoiceSummary, PaymentDetails, ProviderList, StatusReportDetails,
     StatusReportList, TimesheetDetails, TimesheetList, Workview, decode,
@@ -20,7 +23,7 @@ use marketplace_tests::fake::verify::{RawRequest, check_signature};
 use marketplace_tests::fixtures;
 use proptest::prelude::*;
 use serde_json::Value;
-use url::Url;
+use signing_cases::{Case, case, plain_encode as enc};
 
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
@@ -30,135 +33,8 @@ fn config(cases: u32) -> ProptestConfig {
     }
 }
 
-/// Text with the characters that break naive signers: reserved, unicode, spaces, `+`, `%`.
-fn tricky_text() -> impl Strategy<Value = String> {
-    prop::collection::vec(
-        prop_oneof![
-            "[a-zA-Z0-9]",
-            Just(" ".to_owned()),
-            Just("+".to_owned()),
-            Just("%".to_owned()),
-            Just("%41".to_owned()),
-            Just("&".to_owned()),
-            Just("=".to_owned()),
-            Just("~".to_owned()),
-            Just("*".to_owned()),
-            Just("/".to_owned()),
-            Just("é".to_owned()),
-            Just("ü".to_owned()),
-            Just("日本".to_owned()),
-            Just("😀".to_owned()),
-        ],
-        0..6,
-    )
-    .prop_map(|parts| parts.concat())
-}
-
-/// Parameters with names drawn from a small set, so duplicates are common.
-fn params() -> impl Strategy<Value = Vec<(String, String)>> {
-    prop::collection::vec(
-        (
-            prop_oneof![
-                Just("a".to_owned()),
-                Just("b c".to_owned()),
-                Just("ü".to_owned()),
-                tricky_text()
-            ],
-            tricky_text(),
-        ),
-        0..6,
-    )
-}
-
-#[derive(Clone, Debug)]
-struct Case {
-    method: &'static str,
-    url: Url,
-    form: Vec<(String, String)>,
-    token: Option<String>,
-    consumer_secret: String,
-    token_secret: String,
-    nonce: String,
-    timestamp: i64,
-}
-
-fn case() -> impl Strategy<Value = Case> {
-    (
-        prop_oneof![Just("GET"), Just("POST"), Just("PUT"), Just("DELETE")],
-        prop_oneof![
-            Just("https://marketplace.example"),
-            Just("HTTPS://Marketplace.Example:443"),
-            Just("http://127.0.0.1:8080"),
-            Just("http://EXAMPLE.com:80"),
-        ],
-        prop::collection::vec(tricky_text(), 0..3),
-        params(),
-        params(),
-        prop::option::of(prop_oneof![Just(String::new()), "[a-f0-9]{8}"]),
-        tricky_text(),
-        tricky_text(),
-        "[a-zA-Z0-9]{1,16}",
-        1_000_000_000i64..2_000_000_000,
-    )
-        .prop_map(
-            |(
-                method,
-                base,
-                segments,
-                query,
-                form,
-                token,
-                consumer_secret,
-                token_secret,
-                nonce,
-                timestamp,
-            )| {
-                let mut url = Url::parse(base).unwrap();
-                url.path_segments_mut().unwrap().extend(&segments);
-                if !query.is_empty() {
-                    url.query_pairs_mut().extend_pairs(&query);
-                }
-                // Only POST bodies are form-encoded parameters.
-                let form = if method == "POST" { form } else { Vec::new() };
-                Case {
-                    method,
-                    url,
-                    form,
-                    token,
-                    consumer_secret,
-                    token_secret,
-                    nonce,
-                    timestamp,
-                }
-            },
-        )
-}
-
-fn oauth(case: &Case) -> OAuthParams<'_> {
-    OAuthParams {
-        consumer_key: "app key",
-        token: case.token.as_deref(),
-        nonce: &case.nonce,
-        timestamp: case.timestamp,
-        callback: None,
-        verifier: None,
-        version: Some("1.0"),
-    }
-}
-
 /// RFC 5849's base string, written as plainly as possible.
 fn simple_base_string(case: &Case) -> String {
-    fn enc(text: &str) -> String {
-        text.bytes()
-            .map(|b| {
-                if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                    (b as char).to_string()
-                } else {
-                    format!("%{b:02X}")
-                }
-            })
-            .collect()
-    }
     let url = &case.url;
     let default_port = matches!(
         (url.scheme(), url.port()),
@@ -182,14 +58,22 @@ fn simple_base_string(case: &Case) -> String {
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect();
     pairs.extend(case.form.iter().cloned());
-    pairs.push(("oauth_consumer_key".into(), "app key".into()));
+    pairs.push(("oauth_consumer_key".into(), case.consumer_key.clone()));
     if let Some(token) = &case.token {
         pairs.push(("oauth_token".into(), token.clone()));
+    }
+    if let Some(callback) = &case.callback {
+        pairs.push(("oauth_callback".into(), callback.clone()));
+    }
+    if let Some(verifier) = &case.verifier {
+        pairs.push(("oauth_verifier".into(), verifier.clone()));
     }
     pairs.push(("oauth_nonce".into(), case.nonce.clone()));
     pairs.push(("oauth_timestamp".into(), case.timestamp.to_string()));
     pairs.push(("oauth_signature_method".into(), "HMAC-SHA1".into()));
-    pairs.push(("oauth_version".into(), "1.0".into()));
+    if case.version {
+        pairs.push(("oauth_version".into(), "1.0".into()));
+    }
     let mut encoded: Vec<(String, String)> = pairs.iter().map(|(k, v)| (enc(k), enc(v))).collect();
     encoded.sort();
     let normalized = encoded
@@ -210,34 +94,40 @@ proptest! {
 
     #[test]
     fn the_base_string_matches_a_simple_second_implementation(case in case()) {
-        let request = SignatureRequest { method: case.method, url: &case.url, form: &case.form };
-        prop_assert_eq!(base_string(&request, &oauth(&case)), simple_base_string(&case));
+        let expected = simple_base_string(&case);
+        prop_assert_eq!(&base_string(&case.url_request(), &case.oauth()), &expected);
+        if let Some(request) = case.pairs_request() {
+            prop_assert_eq!(&base_string(&request, &case.oauth()), &expected);
+        }
     }
 
     #[test]
     fn client_signatures_verify_under_the_fakes_independent_verifier(case in case()) {
-        let request = SignatureRequest { method: case.method, url: &case.url, form: &case.form };
-        let key = SigningKey { consumer_secret: &case.consumer_secret, token_secret: &case.token_secret };
-        let header = authorization_header(&request, &oauth(&case), &key);
+        let mut headers = vec![authorization_header(&case.url_request(), &case.oauth(), &case.key())];
+        if let Some(request) = case.pairs_request() {
+            headers.push(authorization_header(&request, &case.oauth(), &case.key()));
+        }
         let host = match case.url.port() {
             Some(port) => format!("{}:{port}", case.url.host_str().unwrap()),
             None => case.url.host_str().unwrap().to_owned(),
         };
-        let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(&case.form).finish();
-        let raw = RawRequest {
-            method: case.method,
-            scheme: case.url.scheme(),
-            host: &host,
-            path: case.url.path(),
-            query: case.url.query(),
-            authorization: Some(&header),
-            form: (!case.form.is_empty()).then_some(body.as_bytes()),
-        };
-        let verified = check_signature(&raw, &case.consumer_secret, &case.token_secret);
-        prop_assert!(verified.is_ok(), "{:?}\nheader: {}", verified, header);
-        // A different secret must not verify.
-        let wrong = format!("{}x", case.consumer_secret);
-        prop_assert!(check_signature(&raw, &wrong, &case.token_secret).is_err());
+        let body = case.form_body();
+        for header in &headers {
+            let raw = RawRequest {
+                method: case.method,
+                scheme: case.url.scheme(),
+                host: &host,
+                path: case.url.path(),
+                query: case.url.query(),
+                authorization: Some(header),
+                form: body.as_deref().map(str::as_bytes),
+            };
+            let verified = check_signature(&raw, &case.consumer_secret, &case.token_secret);
+            prop_assert!(verified.is_ok(), "{:?}\nheader: {}", verified, header);
+            // A different secret must not verify.
+            let wrong = format!("{}x", case.consumer_secret);
+            prop_assert!(check_signature(&raw, &wrong, &case.token_secret).is_err());
+        }
     }
 }
 

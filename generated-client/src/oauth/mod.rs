@@ -7,6 +7,8 @@
 //! [`access_token`](crate::Client::access_token); revocation is
 //! [`Session::revoke`](crate::Session::revoke).
 
+mod base_string;
+mod percent;
 pub mod signature;
 mod token;
 

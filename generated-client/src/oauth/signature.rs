@@ -1,17 +1,24 @@
 //! OAuth 1.0a request signing (RFC 5849), HMAC-SHA1 only.
 //!
-//! [`base_string`] builds the signature base string (section 3.4.1), [`sign`] computes the
-//! HMAC-SHA1 signature (section 3.4.2) and [`authorization_header`] does both and renders the
-//! `Authorization: OAuth ...` header value (section 3.5.1). [`nonce`] draws a fresh nonce from
-//! the OS random source; [`parse_authorization_header`] reads such a header back.
+//! [`authorization_header`] signs a request and renders the `Authorization: OAuth ...` header
+//! value (sections 3.4 and 3.5.1); [`base_string`] returns the signature base string it signs
+//! (section 3.4.1), for tests and debugging, and [`sign`] signs a given base string (section
+//! 3.4.2). [`nonce`] draws a fresh nonce from the OS random source;
+//! [`parse_authorization_header`] reads a header back.
+//!
+//! A request to sign is a [`SignatureRequest`] (the query is read back from the URL) or, on
+//! the client's own path, a [`PairsRequest`] (the query parameters as the pairs the URL was
+//! built from). Signing streams the base string into the HMAC as it is produced: the
+//! parameters are sorted by their encoded form without being encoded, and each is encoded
+//! twice on its way into the hash; [`base_string`] runs the very same writer into a `String`.
 
 use std::borrow::Cow;
 use std::fmt;
 
-use base64::prelude::{BASE64_STANDARD, Engine as _};
-use hmac::{Hmac, KeyInit as _, Mac as _};
 use percent_encoding::percent_decode_str;
-use sha1::Sha1;
+
+use super::base_string::{self, Decimal, MacSink, ProtocolParam};
+use super::percent::{Pair, Sink, Times, cmp_pair, is_unreserved};
 
 /// The only signature method this module implements.
 const SIGNATURE_METHOD: &str = "HMAC-SHA1";
@@ -25,81 +32,9 @@ pub fn percent_encode(text: &str) -> Cow<'_, str> {
     if text.bytes().all(is_unreserved) {
         Cow::Borrowed(text)
     } else {
-        let mut out = String::with_capacity(text.len() * 3);
-        push_encoded(&mut out, text);
-        Cow::Owned(out)
-    }
-}
-
-/// RFC 3986's unreserved characters: ALPHA / DIGIT / "-" / "." / "_" / "~".
-fn is_unreserved(byte: u8) -> bool {
-    UNRESERVED[usize::from(byte)]
-}
-
-/// [`is_unreserved`] as a table: signing looks up every byte of every parameter twice.
-const UNRESERVED: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        let b = byte as u8;
-        table[byte] = b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
-        byte += 1;
-    }
-    table
-};
-
-const HEX: &[u8; 16] = b"0123456789ABCDEF";
-
-/// Appends the percent-encoding of `text` to `out`, copying runs of unreserved bytes whole
-/// (signing runs on every attempt of every call).
-fn push_encoded(out: &mut String, text: &str) {
-    let mut run_start = 0;
-    for (i, byte) in text.bytes().enumerate() {
-        if is_unreserved(byte) {
-            continue;
-        }
-        // A run of unreserved bytes is ASCII, so its ends are character boundaries.
-        if let Some(run) = text.get(run_start..i) {
-            out.push_str(run);
-        }
-        out.push('%');
-        out.push(char::from(HEX[usize::from(byte >> 4)]));
-        out.push(char::from(HEX[usize::from(byte & 0xF)]));
-        run_start = i + 1;
-    }
-    if let Some(run) = text.get(run_start..) {
-        out.push_str(run);
-    }
-}
-
-/// Appends the encoding of an already encoded string: only its `%` signs change (to `%25`), so
-/// the base string's second encoding is a copy with one substitution.
-fn push_reencoded(out: &mut String, encoded: &str) {
-    for (i, piece) in encoded.split('%').enumerate() {
-        if i > 0 {
-            out.push_str("%25");
-        }
-        out.push_str(piece);
-    }
-}
-
-/// Percent-encodes an owned-or-borrowed string, reusing the owned buffer when nothing changes.
-fn encode_cow(text: Cow<'_, str>) -> Cow<'_, str> {
-    match text {
-        Cow::Borrowed(text) => percent_encode(text),
-        Cow::Owned(text) => {
-            // A borrowed result is not always `text` itself: one reserved character encodes to
-            // a borrowed static string such as "%20".
-            let encoded = match percent_encode(&text) {
-                Cow::Borrowed(same)
-                    if same.as_ptr() == text.as_ptr() && same.len() == text.len() =>
-                {
-                    None
-                }
-                changed => Some(changed.into_owned()),
-            };
-            Cow::Owned(encoded.unwrap_or(text))
-        }
+        let mut out = Vec::with_capacity(text.len() * 3);
+        out.put_encoded(text.as_bytes(), Times::Once);
+        Cow::Owned(ascii_string(out))
     }
 }
 
@@ -125,25 +60,46 @@ pub struct OAuthParams<'a> {
     pub version: Option<&'a str>,
 }
 
-impl<'a> OAuthParams<'a> {
-    /// The protocol parameters in sorted name order, `None` for those not sent.
-    /// `signature` is `None` for the base string and `Some` for the header.
-    fn fields(
-        &self,
-        timestamp: &'a str,
-        signature: Option<&'a str>,
-    ) -> [(&'static str, Option<&'a str>); 9] {
-        [
-            ("oauth_callback", self.callback),
-            ("oauth_consumer_key", Some(self.consumer_key)),
-            ("oauth_nonce", Some(self.nonce)),
-            ("oauth_signature", signature),
-            ("oauth_signature_method", Some(SIGNATURE_METHOD)),
-            ("oauth_timestamp", Some(timestamp)),
-            ("oauth_token", self.token),
-            ("oauth_verifier", self.verifier),
-            ("oauth_version", self.version),
-        ]
+/// The protocol parameters a request sends, in name order, without the signature.
+struct Protocol<'a> {
+    params: [ProtocolParam<'a>; 8],
+    len: usize,
+    /// Where `oauth_signature` goes among them in the header.
+    signature_at: usize,
+}
+
+impl<'a> Protocol<'a> {
+    fn new(oauth: &OAuthParams<'a>, timestamp: &'a [u8]) -> Self {
+        use base_string::{
+            CALLBACK, CONSUMER_KEY, NONCE, SIGNATURE_METHOD as METHOD, TIMESTAMP, TOKEN, VERIFIER,
+            VERSION,
+        };
+        let mut protocol = Protocol {
+            params: [ProtocolParam::new(&METHOD, b""); 8],
+            len: 0,
+            signature_at: 0,
+        };
+        protocol.push(&CALLBACK, oauth.callback.map(str::as_bytes));
+        protocol.push(&CONSUMER_KEY, Some(oauth.consumer_key.as_bytes()));
+        protocol.push(&NONCE, Some(oauth.nonce.as_bytes()));
+        protocol.signature_at = protocol.len;
+        protocol.push(&METHOD, Some(SIGNATURE_METHOD.as_bytes()));
+        protocol.push(&TIMESTAMP, Some(timestamp));
+        protocol.push(&TOKEN, oauth.token.map(str::as_bytes));
+        protocol.push(&VERIFIER, oauth.verifier.map(str::as_bytes));
+        protocol.push(&VERSION, oauth.version.map(str::as_bytes));
+        protocol
+    }
+
+    fn push(&mut self, name: &'static base_string::ProtocolName, value: Option<&'a [u8]>) {
+        if let Some(value) = value {
+            self.params[self.len] = ProtocolParam::new(name, value);
+            self.len += 1;
+        }
+    }
+
+    fn as_slice(&self) -> &[ProtocolParam<'a>] {
+        &self.params[..self.len]
     }
 }
 
@@ -181,6 +137,134 @@ pub struct SignatureRequest<'a> {
     pub form: &'a [(String, String)],
 }
 
+/// A request to sign whose query parameters are given as the decoded pairs its URL's query was
+/// built from (as `Url::query_pairs_mut().extend_pairs(query)` builds it), so that signing
+/// need not parse the query back out of the URL. This is how the client signs its calls.
+///
+/// # Panics
+///
+/// In debug builds, signing panics if `url`'s query does not decode to exactly `query`: the
+/// signature would not match the request sent.
+#[derive(Clone, Copy, Debug)]
+pub struct PairsRequest<'a, N, V> {
+    /// The HTTP method, in any case (it is upper-cased for signing).
+    pub method: &'a str,
+    /// The request URL; its query must be `query`, encoded.
+    pub url: &'a url::Url,
+    /// The query parameters (decoded name/value pairs), in the URL's order or any other.
+    pub query: &'a [(N, V)],
+}
+
+/// A request [`base_string`] and [`authorization_header`] can sign: [`SignatureRequest`] or
+/// [`PairsRequest`].
+pub trait Signable: sealed::RequestParts {}
+
+impl Signable for SignatureRequest<'_> {}
+
+impl<N: AsRef<str>, V: AsRef<str>> Signable for PairsRequest<'_, N, V> {}
+
+mod sealed {
+    /// What signing reads from a request.
+    pub trait RequestParts {
+        fn method(&self) -> &str;
+        fn url(&self) -> &url::Url;
+        /// Calls `f` with the request's own parameters (query and form, decoded), without
+        /// `oauth_signature`, in the base string's order.
+        fn with_sorted_params<T>(&self, f: impl FnOnce(&[super::Pair<'_>]) -> T) -> T;
+    }
+}
+
+impl sealed::RequestParts for SignatureRequest<'_> {
+    fn method(&self) -> &str {
+        self.method
+    }
+
+    fn url(&self) -> &url::Url {
+        self.url
+    }
+
+    fn with_sorted_params<T>(&self, f: impl FnOnce(&[Pair<'_>]) -> T) -> T {
+        let query: Vec<(Cow<'_, str>, Cow<'_, str>)> = self.url.query_pairs().collect();
+        let pairs = query
+            .iter()
+            .map(|(name, value)| (name.as_bytes(), value.as_bytes()));
+        let form = self
+            .form
+            .iter()
+            .map(|(name, value)| (name.as_bytes(), value.as_bytes()));
+        sorted_params(pairs.chain(form), f)
+    }
+}
+
+impl<N: AsRef<str>, V: AsRef<str>> sealed::RequestParts for PairsRequest<'_, N, V> {
+    fn method(&self) -> &str {
+        self.method
+    }
+
+    fn url(&self) -> &url::Url {
+        self.url
+    }
+
+    fn with_sorted_params<T>(&self, f: impl FnOnce(&[Pair<'_>]) -> T) -> T {
+        let pairs = self
+            .query
+            .iter()
+            .map(|(name, value)| (name.as_ref(), value.as_ref()));
+        debug_assert!(
+            self.url.query_pairs().eq(pairs
+                .clone()
+                .map(|(n, v)| (Cow::Borrowed(n), Cow::Borrowed(v)))),
+            "the URL's query is not the query pairs signed: {}",
+            self.url
+        );
+        sorted_params(
+            pairs.map(|(name, value)| (name.as_bytes(), value.as_bytes())),
+            f,
+        )
+    }
+}
+
+/// Sorts the parameters (without `oauth_signature`) on the stack when there are few, as a data
+/// call has, and calls `f` with them.
+fn sorted_params<'p, T>(
+    pairs: impl Iterator<Item = Pair<'p>>,
+    f: impl FnOnce(&[Pair<'_>]) -> T,
+) -> T {
+    const INLINE: usize = 8;
+    let mut inline: [Pair<'p>; INLINE] = [(b"", b""); INLINE];
+    let mut len = 0;
+    let mut spilled = Vec::new();
+    for pair in pairs.filter(|(name, _)| *name != b"oauth_signature") {
+        match inline.get_mut(len).filter(|_| spilled.is_empty()) {
+            Some(slot) => {
+                *slot = pair;
+                len += 1;
+            }
+            None => {
+                if spilled.is_empty() {
+                    spilled.extend_from_slice(&inline);
+                }
+                spilled.push(pair);
+            }
+        }
+    }
+    let params = if spilled.is_empty() {
+        &mut inline[..len]
+    } else {
+        &mut spilled[..]
+    };
+    // Equal in this order means equal text, so an unstable sort loses nothing.
+    params.sort_unstable_by(cmp_pair);
+    f(params)
+}
+
+/// Text this module wrote, which is ASCII by construction (percent-encoded values, constant
+/// names and punctuation).
+fn ascii_string(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
 /// The signature base string (RFC 5849 section 3.4.1): upper-case method, '&', encoded base
 /// string URI (scheme and host lower-cased, default port 80 for http / 443 for https dropped,
 /// path kept, query and fragment removed), '&', encoded normalized parameters (query parameters
@@ -191,96 +275,28 @@ pub struct SignatureRequest<'a> {
 /// An `oauth_signature` parameter in the query or the form is left out; a query or form
 /// parameter named `realm` is an ordinary parameter and is signed (the RFC excludes `realm`
 /// only from the Authorization header, and [`OAuthParams`] has none).
-pub fn base_string(request: &SignatureRequest<'_>, oauth: &OAuthParams<'_>) -> String {
-    let timestamp = oauth.timestamp.to_string();
-    base_string_with(request, oauth, &timestamp)
-}
-
-/// [`base_string`] with the timestamp already formatted (shared with the header builder).
-fn base_string_with(
-    request: &SignatureRequest<'_>,
-    oauth: &OAuthParams<'_>,
-    timestamp: &str,
-) -> String {
-    let url = request.url;
-
-    // The normalized parameters: (encoded name, encoded value), built once and sorted.
-    let mut params: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(request.form.len() + 8);
-    params.extend(
-        url.query_pairs()
-            .filter(|(name, _)| name != "oauth_signature")
-            .map(|(name, value)| (encode_cow(name), encode_cow(value))),
-    );
-    params.extend(
-        request
-            .form
-            .iter()
-            .filter(|(name, _)| name != "oauth_signature")
-            .map(|(name, value)| (percent_encode(name), percent_encode(value))),
-    );
-    params.extend(
-        oauth
-            .fields(timestamp, None)
-            .into_iter()
-            .filter_map(|(name, value)| Some((Cow::Borrowed(name), percent_encode(value?)))),
-    );
-    params.sort_unstable();
-
-    let params_len: usize = params.iter().map(|(n, v)| n.len() + v.len() + 2).sum();
-    let mut out =
-        String::with_capacity(request.method.len() + 2 + 3 * url.as_str().len() + 2 * params_len);
-
-    // 1. The method, upper-cased (and encoded, for a custom method's sake).
-    let method_start = out.len();
-    push_encoded(&mut out, request.method);
-    out[method_start..].make_ascii_uppercase();
-    out.push('&');
-
-    // 2. The base string URI, encoded: scheme://host[:port]path, no userinfo/query/fragment.
-    //    `url` has already lower-cased the scheme (and the host, for http and https), and
-    //    `Url::port` is `None` when the port is the scheme's default (80 / 443).
-    push_encoded(&mut out, url.scheme());
-    out.push_str("%3A%2F%2F");
-    if let Some(host) = url.host_str() {
-        if host.bytes().any(|b| b.is_ascii_uppercase()) {
-            push_encoded(&mut out, &host.to_ascii_lowercase());
-        } else {
-            push_encoded(&mut out, host);
-        }
-    }
-    if let Some(port) = url.port() {
-        out.push_str("%3A");
-        out.push_str(&port.to_string());
-    }
-    push_encoded(&mut out, url.path());
-    out.push('&');
-
-    // 3. The normalized parameters, encoded a second time as a whole ('=' -> %3D, '&' -> %26).
-    for (i, (name, value)) in params.iter().enumerate() {
-        if i > 0 {
-            out.push_str("%26");
-        }
-        push_reencoded(&mut out, name);
-        out.push_str("%3D");
-        push_reencoded(&mut out, value);
-    }
-    out
+///
+/// This is exactly the text [`authorization_header`] feeds the HMAC (the same writer runs).
+pub fn base_string(request: &impl Signable, oauth: &OAuthParams<'_>) -> String {
+    let timestamp = Decimal::new(oauth.timestamp);
+    let protocol = Protocol::new(oauth, timestamp.as_bytes());
+    request.with_sorted_params(|params| {
+        let mut out = Vec::with_capacity(256);
+        let (method, url) = (request.method(), request.url());
+        base_string::write(&mut out, method, url, params, protocol.as_slice());
+        ascii_string(out)
+    })
 }
 
 /// HMAC-SHA1 over the base string keyed with encode(consumer_secret) & encode(token_secret),
 /// base64 (standard, padded).
 pub fn sign(base_string: &str, key: &SigningKey<'_>) -> String {
-    let consumer_secret = percent_encode(key.consumer_secret);
-    let token_secret = percent_encode(key.token_secret);
-    let mut secret = String::with_capacity(consumer_secret.len() + 1 + token_secret.len());
-    secret.push_str(&consumer_secret);
-    secret.push('&');
-    secret.push_str(&token_secret);
-
-    let mut mac =
-        Hmac::<Sha1>::new_from_slice(secret.as_bytes()).expect("HMAC accepts a key of any length");
-    mac.update(base_string.as_bytes());
-    BASE64_STANDARD.encode(mac.finalize().into_bytes())
+    let mut mac = MacSink::new(base_string::keyed_mac(
+        key.consumer_secret,
+        key.token_secret,
+    ));
+    mac.put(base_string.as_bytes());
+    ascii_string(mac.finish().as_bytes().to_vec())
 }
 
 /// The full Authorization header value: `OAuth realm="", oauth_consumer_key="...",
@@ -290,33 +306,51 @@ pub fn sign(base_string: &str, key: &SigningKey<'_>) -> String {
 /// marketplace requires `realm=""`).
 ///
 /// Parameters are in name order; `oauth_token` and `oauth_version` appear only when
-/// [`OAuthParams`] has them (`oauth_token=""` for `Some("")`).
+/// [`OAuthParams`] has them (`oauth_token=""` for `Some("")`). The signature is that of
+/// [`sign`]`(&`[`base_string`]`(request, oauth), key)`, computed without building the base
+/// string.
 pub fn authorization_header(
-    request: &SignatureRequest<'_>,
+    request: &impl Signable,
     oauth: &OAuthParams<'_>,
     key: &SigningKey<'_>,
 ) -> String {
-    let timestamp = oauth.timestamp.to_string();
-    let signature = sign(&base_string_with(request, oauth, &timestamp), key);
-    let fields = oauth.fields(&timestamp, Some(&signature));
+    let timestamp = Decimal::new(oauth.timestamp);
+    let protocol = Protocol::new(oauth, timestamp.as_bytes());
+    let signature = request.with_sorted_params(|params| {
+        let mut mac = MacSink::new(base_string::keyed_mac(
+            key.consumer_secret,
+            key.token_secret,
+        ));
+        let (method, url) = (request.method(), request.url());
+        base_string::write(&mut mac, method, url, params, protocol.as_slice());
+        mac.finish()
+    });
+    let signature = ProtocolParam::new(&base_string::SIGNATURE, signature.as_bytes());
 
-    let len: usize = fields
+    // Room for every value encoded at its longest: the header is written without growing.
+    let len: usize = protocol
+        .as_slice()
         .iter()
-        .filter_map(|&(name, value)| Some(name.len() + 3 * value?.len() + 5))
+        .chain([&signature])
+        .map(|param| param.name.header.len() + param.max_len(Times::Once))
         .sum();
-    let mut out = String::with_capacity("OAuth realm=\"\"".len() + len);
-    out.push_str("OAuth realm=\"\"");
-    for (name, value) in fields {
-        if let Some(value) = value {
-            out.push_str(", ");
-            out.push_str(name);
-            out.push_str("=\"");
-            push_encoded(&mut out, value);
-            out.push('"');
+    let mut out = Vec::with_capacity(HEADER_START.len() + len + 1);
+    out.put(HEADER_START.as_bytes());
+    for (i, param) in protocol.as_slice().iter().enumerate() {
+        if i == protocol.signature_at {
+            out.put(signature.name.header.as_bytes());
+            signature.put_value(&mut out, Times::Once);
         }
+        out.put(param.name.header.as_bytes());
+        param.put_value(&mut out, Times::Once);
     }
-    out
+    out.put(b"\"");
+    ascii_string(out)
 }
+
+/// The scheme and the empty realm the marketplace requires, before the protocol parameters
+/// (each of which closes the quote before it).
+const HEADER_START: &str = "OAuth realm=\"";
 
 /// The OS random source failed while drawing a nonce (see [`nonce`]).
 #[derive(Clone, Copy, Debug, thiserror::Error)]
@@ -883,6 +917,66 @@ mod tests {
         for header in malformed {
             assert_eq!(parse_authorization_header(header), None, "{header:?}");
         }
+    }
+
+    #[test]
+    fn query_pairs_sign_as_the_url_they_built() {
+        // More pairs than fit on the stack, duplicates, reserved and multi-byte characters,
+        // and an oauth_signature parameter (never signed).
+        let query = form(&[
+            ("b", "2"),
+            ("a", "é"),
+            ("a", "a"),
+            ("a b", "+&="),
+            ("oauth_signature", "x"),
+            ("c", ""),
+            ("d", "~"),
+            ("e", "%41"),
+            ("f", "/"),
+            ("ü", "1"),
+            ("g", "日本"),
+        ]);
+        let mut url = url("https://api.example.com/v1/jobs");
+        url.query_pairs_mut().extend_pairs(&query);
+        let pairs = PairsRequest {
+            method: "GET",
+            url: &url,
+            query: &query,
+        };
+        let from_url = SignatureRequest {
+            method: "GET",
+            url: &url,
+            form: &[],
+        };
+        let oauth = rfc_params(Some("token"), "nonce", 1_700_000_000, None, None);
+        let key = SigningKey {
+            consumer_secret: "cs",
+            token_secret: "ts",
+        };
+        let base = base_string(&pairs, &oauth);
+        assert_eq!(base, base_string(&from_url, &oauth));
+        assert!(!base.contains("oauth_signature%3D"), "{base}");
+        assert!(
+            base.contains("a%3D%25C3%25A9%26a%3Da%26"),
+            "é sorts before a: {base}"
+        );
+        let header = authorization_header(&pairs, &oauth, &key);
+        assert_eq!(header, authorization_header(&from_url, &oauth, &key));
+        let signed = parse_authorization_header(&header).expect("own header parses");
+        assert!(signed.contains(&("oauth_signature".to_owned(), sign(&base, &key))));
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "the URL's query is not the query pairs signed")]
+    fn query_pairs_that_did_not_build_the_url_are_caught_in_debug_builds() {
+        let url = url("https://api.example.com/v1/jobs?page=2");
+        let request = PairsRequest {
+            method: "GET",
+            url: &url,
+            query: &[("page", "3")],
+        };
+        base_string(&request, &rfc_params(None, "n", 1, None, None));
     }
 
     #[test]
