@@ -12,6 +12,7 @@ pub mod ir;
 mod location;
 mod model;
 mod naming;
+mod prescan;
 mod resolve;
 pub mod rust_type;
 

@@ -13,6 +13,7 @@ use crate::ir::{self, Encoding, FieldEncoding, Presence, Scalar, TypeRef};
 use crate::location::{LineCol, LocationIndex};
 use crate::model::{self, EncodingDef, Optional, SpecFile};
 use crate::naming;
+use crate::prescan;
 
 /// One spec file's text and the name to report it by (e.g. `spec/pay.yaml`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,6 +119,16 @@ impl Resolver<'_> {
     // ---- parsing -------------------------------------------------------------------------
 
     fn parse_file(&mut self, file: usize, source: &SpecSource) -> SpecFile {
+        // Hostile nesting would make the YAML parser take minutes; refuse it first.
+        if let Err(refusal) = prescan::check(&source.text) {
+            self.errors.push(SpecError {
+                file: source.path.clone(),
+                location: refusal.location,
+                path: String::new(),
+                message: refusal.message,
+            });
+            return SpecFile::default();
+        }
         let value: serde_yaml::Value = match serde_yaml::from_str(&source.text) {
             Ok(value) => value,
             Err(error) => {

@@ -63,6 +63,31 @@ fn invalid_yaml_is_reported_with_its_position() {
 }
 
 #[test]
+fn hostile_nesting_is_refused_before_parsing_with_its_position() {
+    // A megabyte of nested flow collections took the YAML parser minutes (quadratic in the
+    // nesting); the pre-scan refuses it where the 65th level opens, in one pass.
+    let megabyte = 1_000_000;
+    for (unit, column) in [("[", 64), ("{a: ", 253), ("- ", 129), ("&a [", 256)] {
+        let messages = errors(&unit.repeat(megabyte / unit.len()));
+        assert_eq!(
+            messages,
+            [format!(
+                "spec/test.yaml:1:{column}: nesting deeper than 64 levels (a spec needs \
+                 about 6); refused before parsing"
+            )],
+            "{unit:?}"
+        );
+    }
+    let messages = errors(&"a".repeat(2 << 20));
+    assert_eq!(messages.len(), 1);
+    assert!(
+        messages[0].starts_with("spec/test.yaml: the file is 2097152 bytes, more than the"),
+        "{}",
+        messages[0]
+    );
+}
+
+#[test]
 fn unknown_type_suggests_the_nearest() {
     assert_eq!(
         errors(&broken("type: decimal", "type: decimall")),
