@@ -11,7 +11,7 @@ pub fn check(cx: &mut Context<'_>) {
     super::check_fields(
         cx,
         RULE.id,
-        |p| p.new.nullable && !p.old.nullable,
+        super::became_nullable,
         |sent, new| {
             sent.presence = new.presence.clone();
             sent.nullable = new.nullable;

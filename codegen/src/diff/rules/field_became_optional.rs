@@ -11,7 +11,7 @@ pub fn check(cx: &mut Context<'_>) {
     super::check_fields(
         cx,
         RULE.id,
-        |p| !p.old.is_optional() && p.new.is_optional() && !(p.new.nullable && !p.old.nullable),
+        |p| !p.old.is_optional() && p.new.is_optional() && !super::became_nullable(p),
         |sent, new| {
             sent.presence = new.presence.clone();
             sent.nullable = new.nullable;

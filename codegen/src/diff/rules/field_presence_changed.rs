@@ -13,7 +13,7 @@ pub fn check(cx: &mut Context<'_>) {
         RULE.id,
         |p| {
             p.old.is_optional() == p.new.is_optional()
-                && !(p.new.nullable && !p.old.nullable)
+                && !super::became_nullable(p)
                 && (p.old.presence != p.new.presence
                     || p.old.nullable != p.new.nullable
                     || p.old.zero_is_none != p.new.zero_is_none)

@@ -273,6 +273,11 @@ fn param_place<'a>(
     )
 }
 
+/// Whether a field may now be `null` where it could not before.
+fn became_nullable(pair: &prelude::FieldPair<'_>) -> bool {
+    pair.new.nullable && !pair.old.nullable
+}
+
 /// Whether a parameter is a constructor argument: required, and not one of the alternatives
 /// of `at_least_one_of` (each has a constructor of its own and a setter).
 fn required(method: &prelude::Method, param: &prelude::Param) -> bool {

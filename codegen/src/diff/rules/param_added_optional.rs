@@ -12,7 +12,7 @@ pub fn check(cx: &mut Context<'_>) {
     for (old_method, new_method) in pairs {
         for new in &new_method.params {
             if old_method.params.iter().any(|p| p.wire_name == new.wire_name)
-                || super::required(new_method, new) != false
+                || super::required(new_method, new)
             {
                 continue;
             }
