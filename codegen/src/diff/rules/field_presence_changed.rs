@@ -8,29 +8,11 @@ pub const RULE: Rule = Rule {
 };
 
 pub fn check(cx: &mut Context<'_>) {
-    super::check_fields(
-        cx,
-        RULE.id,
-        |p| {
+    super::check_presence(cx, RULE.id, |p| {
             p.old.is_optional() == p.new.is_optional()
                 && !super::became_nullable(p)
                 && (p.old.presence != p.new.presence
                     || p.old.nullable != p.new.nullable
                     || p.old.zero_is_none != p.new.zero_is_none)
-        },
-        |sent, new| {
-            sent.presence = new.presence.clone();
-            sent.nullable = new.nullable;
-            sent.zero_is_none = new.zero_is_none;
-        },
-        |p| {
-            format!(
-                "{}.{}: {} -> {}",
-                p.new_record.name,
-                p.new.rust_name,
-                words::presence(p.old),
-                words::presence(p.new)
-            )
-        },
-    );
+        }, "");
 }

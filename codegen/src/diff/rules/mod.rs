@@ -273,6 +273,35 @@ fn param_place<'a>(
     )
 }
 
+/// Reports every field pair for which `changed` holds as a change of when the field is present,
+/// judged with the head's presence, nullability and `zero_is_none`.
+fn check_presence(
+    cx: &mut context_alias::Context<'_>,
+    rule: &'static str,
+    changed: impl Fn(&prelude::FieldPair<'_>) -> bool,
+    suffix: &str,
+) {
+    check_fields(
+        cx,
+        rule,
+        changed,
+        |sent, new| {
+            sent.presence = new.presence.clone();
+            sent.nullable = new.nullable;
+            sent.zero_is_none = new.zero_is_none;
+        },
+        |p| {
+            format!(
+                "{}.{}: {} -> {}{suffix}",
+                p.new_record.name,
+                p.new.rust_name,
+                prelude::words::presence(p.old),
+                prelude::words::presence(p.new)
+            )
+        },
+    );
+}
+
 /// Whether a field may now be `null` where it could not before.
 fn became_nullable(pair: &prelude::FieldPair<'_>) -> bool {
     pair.new.nullable && !pair.old.nullable
