@@ -5,20 +5,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod fixture_pairs;
+
+use fixture_pairs::{cases_dir, source};
 use marketplace_codegen::diff::{self, Impact, RULES, Side};
-use marketplace_codegen::{SpecSource, resolve};
+use marketplace_codegen::resolve;
 use xtask::spec_diff::{FailOn, Format, Options, SpecDiffError, run};
-
-fn cases_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spec-diff")
-}
-
-fn source(text: String) -> Vec<SpecSource> {
-    vec![SpecSource {
-        path: "spec/api.yaml".to_owned(),
-        text,
-    }]
-}
 
 fn verdict(impact: Impact) -> &'static str {
     match impact {
@@ -29,33 +21,13 @@ fn verdict(impact: Impact) -> &'static str {
 
 #[test]
 fn each_fixture_pair_reports_its_rule_with_both_verdicts() {
-    let mut cases: Vec<PathBuf> = fs::read_dir(cases_dir())
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .collect();
-    cases.sort();
     let mut covered = Vec::new();
     let mut failures = Vec::new();
-    for case in &cases {
-        let name = case.file_name().unwrap().to_string_lossy().into_owned();
-        let read = |file: &str| fs::read_to_string(case.join(file)).unwrap();
+    for name in fixture_pairs::names() {
         // One expected change a line: `rule wire=… rust=…`.
-        let expect = read("expect");
+        let expect = fs::read_to_string(cases_dir().join(&name).join("expect")).unwrap();
         let wanted: Vec<&str> = expect.lines().filter(|l| !l.trim().is_empty()).collect();
-        let (base_sources, head_sources) = (source(read("base.yaml")), source(read("head.yaml")));
-        let base = resolve(&base_sources).unwrap_or_else(|e| panic!("{name} base: {e}"));
-        let head = resolve(&head_sources).unwrap_or_else(|e| panic!("{name} head: {e}"));
-        let changes = diff::diff(
-            Side {
-                api: &base,
-                sources: &base_sources,
-            },
-            Side {
-                api: &head,
-                sources: &head_sources,
-            },
-        )
-        .unwrap();
+        let (_, _, changes) = fixture_pairs::load(&name);
         let main: Vec<_> = changes
             .iter()
             .filter(|c| {

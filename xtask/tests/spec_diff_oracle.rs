@@ -29,9 +29,11 @@ use std::process::{Command, Stdio};
 use marketplace_codegen::diff::paging::{self as paging_model, Server};
 use marketplace_codegen::diff::rust_api::{Item, RustApi};
 use marketplace_codegen::diff::wire::{self, Sample};
-use marketplace_codegen::diff::{self, Change, Impact, Side, Surface};
+mod fixture_pairs;
+
+use marketplace_codegen::diff::{Change, Impact, Surface};
 use marketplace_codegen::ir::{Api, BeyondLast, Method};
-use marketplace_codegen::{GeneratedFile, SpecSource, generate, resolve};
+use marketplace_codegen::{GeneratedFile, generate};
 
 /// One fixture pair, resolved and generated.
 struct Pair {
@@ -53,35 +55,10 @@ fn workspace_root() -> PathBuf {
 }
 
 fn pairs() -> Vec<Pair> {
-    let cases = workspace_root().join("xtask/tests/spec-diff");
-    let mut names: Vec<String> = fs::read_dir(&cases)
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
+    fixture_pairs::names()
         .into_iter()
         .map(|name| {
-            let read = |file: &str| {
-                vec![SpecSource {
-                    path: "spec/api.yaml".to_owned(),
-                    text: fs::read_to_string(cases.join(&name).join(file)).unwrap(),
-                }]
-            };
-            let (base_sources, head_sources) = (read("base.yaml"), read("head.yaml"));
-            let base = resolve(&base_sources).unwrap_or_else(|e| panic!("{name} base: {e}"));
-            let head = resolve(&head_sources).unwrap_or_else(|e| panic!("{name} head: {e}"));
-            let changes = diff::diff(
-                Side {
-                    api: &base,
-                    sources: &base_sources,
-                },
-                Side {
-                    api: &head,
-                    sources: &head_sources,
-                },
-            )
-            .unwrap();
+            let (base, head, changes) = fixture_pairs::load(&name);
             Pair {
                 ident: name.replace('-', "_"),
                 base_files: generate(&base).unwrap(),
