@@ -164,7 +164,7 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecDiffError> {
             api: &head,
             sources: &head_sources,
         },
-    );
+    )?;
     let generated = generated_diff(&base, &head)?;
     let breaking = changes
         .iter()

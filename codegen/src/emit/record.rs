@@ -6,7 +6,7 @@ use quote::quote;
 use super::{Module, Use, code_list, doc, ident, paragraphs};
 use crate::ir::{Encoding, Field, FieldEncoding, Presence, Record, Scalar, TypeRef};
 use crate::naming::serde_camel_case;
-use crate::rust_type;
+use crate::rust_type::{self, Decoder};
 
 pub(super) fn emit(module: &mut Module<'_>, record: &Record) -> TokenStream {
     module.export(&record.name);
@@ -74,7 +74,7 @@ fn emit_field(module: &mut Module<'_>, field: &Field, rename: bool) -> TokenStre
 
     let mut args = Vec::new();
     // With a custom decoder serde no longer treats a missing Option as None by itself.
-    if decoder.is_some() && optional && field.presence != Presence::Always {
+    if decoder.is_some() && rust_type::absent_is_none(field) {
         args.push(quote! { default });
     }
     if rename {
@@ -98,52 +98,12 @@ fn emit_field(module: &mut Module<'_>, field: &Field, rename: bool) -> TokenStre
     }
 }
 
-/// Which runtime decoder a field goes through.
-#[derive(Clone, Copy)]
-enum Decoder {
-    /// A scalar taking every encoding of its type.
-    Lenient,
-    /// A scalar where `0` means none.
-    ZeroIsNone,
-    /// A collection of records or enums.
-    Collection,
-    /// A collection of scalars.
-    LenientList,
-}
-
-impl Decoder {
-    fn module(self, optional: bool) -> &'static str {
-        match (self, optional) {
-            (Decoder::Lenient, false) => "lenient",
-            (Decoder::Lenient, true) => "lenient_opt",
-            (Decoder::ZeroIsNone, _) => "zero_is_none",
-            (Decoder::Collection | Decoder::LenientList, true) => "collection_opt",
-            (Decoder::Collection, false) => "collection",
-            (Decoder::LenientList, false) => "lenient_list",
-        }
-    }
-}
-
 /// The Rust type of the value (before any `Option`) and the decoder it needs, if any.
 fn rust_type(module: &mut Module<'_>, field: &Field) -> (TokenStream, Option<Decoder>) {
-    let decoder = match &field.ty {
-        TypeRef::List(element) if matches!(**element, TypeRef::Scalar(_)) => {
-            Some(Decoder::LenientList)
-        }
-        TypeRef::List(_) => Some(Decoder::Collection),
-        TypeRef::Scalar(Scalar::String)
-            if !field
-                .encoding
-                .distinct()
-                .contains(&Encoding::StringOrNumber) =>
-        {
-            None
-        }
-        TypeRef::Scalar(_) if field.zero_is_none => Some(Decoder::ZeroIsNone),
-        TypeRef::Scalar(_) => Some(Decoder::Lenient),
-        TypeRef::Record(_) | TypeRef::Enum(_) => None,
-    };
-    (module.type_tokens(&rust_type::value_type(field)), decoder)
+    (
+        module.type_tokens(&rust_type::value_type(field)),
+        rust_type::decoder(field),
+    )
 }
 
 /// The field's doc: the spec text, then what the wire does with it.

@@ -1,0 +1,28 @@
+//! `field-rust-name-changed`: A response field's Rust name changed; its wire name is kept.
+
+use super::prelude::*;
+
+pub const RULE: Rule = Rule {
+    id: "field-rust-name-changed",
+    summary: "A response field's Rust name changed; its wire name is kept.",
+};
+
+pub fn check(cx: &mut Context<'_>) {
+    for (old_record, new_record) in cx.records.clone() {
+        let (pairs, _, _) = cx.fields(old_record, new_record);
+        for pair in pairs.iter().filter(|p| p.old.rust_name != p.new.rust_name) {
+            cx.push(
+                RULE.id,
+                Surface::None,
+                false,
+                &[super::field_claim(old_record, pair.old)],
+                Some(Context::field_place(old_record, pair.old)),
+                Some(Context::field_place(new_record, pair.new)),
+                format!(
+                    "{}.{} became {}.{}",
+                    old_record.name, pair.old.rust_name, new_record.name, pair.new.rust_name
+                ),
+            );
+        }
+    }
+}

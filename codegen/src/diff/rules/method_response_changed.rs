@@ -1,0 +1,34 @@
+//! `method-response-changed`: A data method now responds with another type.
+
+use super::prelude::*;
+
+pub const RULE: Rule = Rule {
+    id: "method-response-changed",
+    summary: "A data method now responds with another type.",
+};
+
+/// The wire verdict: whether the old response type decodes every document the new server sends.
+pub fn check(cx: &mut Context<'_>) {
+    let pairs: Vec<(&Method, &Method)> = cx
+        .methods
+        .iter()
+        .filter(|p| cx.renames.get(&p.old.response).unwrap_or(&p.old.response) != &p.new.response)
+        .map(|p| (p.old, p.new))
+        .collect();
+    for (old, new) in pairs {
+        let old_record = cx.base.api.records.iter().find(|r| r.name == old.response);
+        let wire = wire::samples(cx.head.api, new).iter().any(|sample| {
+            !old_record.is_some_and(|r| wire::record_accepts(cx.base.api, r, &sample.data))
+        });
+        let claims = cx.method_claims(old);
+        cx.push(
+            RULE.id,
+            Surface::Response,
+            wire,
+            &claims,
+            Some(Context::method_place(old)),
+            Some(Context::method_place(new)),
+            format!("{} now responds with {} instead of {}", new.name, new.response, old.response),
+        );
+    }
+}

@@ -1,0 +1,316 @@
+//! One rule per file: each finds one kind of difference, says which part of the wire and which
+//! public Rust items it touches, and words it; the models decide the verdicts. Adding a change
+//! kind is adding a file here, a line to `rules!` below, and a fixture pair in
+//! `xtask/tests/spec-diff/`.
+
+mod prelude {
+    pub(super) use super::super::context::{Claim, Context, FieldPair};
+    pub(super) use super::super::{Rule, Surface, paging, wire, words};
+    pub(super) use crate::ir::{Field, Method, Param};
+}
+
+macro_rules! rules {
+    ($($name:ident => $module:ident,)*) => {
+        $(mod $module;)*
+        /// The ids of the rules, as constants.
+        pub mod ids {
+            $(#[doc = concat!("The id of the rule in `rules/", stringify!($module), ".rs`.")] pub const $name: &str = super::$module::RULE.id;)*
+        }
+        /// Every rule, in report order.
+        pub const ALL: &[super::Rule] = &[$($module::RULE,)*];
+        /// Every rule with its check, in report order.
+        pub const CHECKS: &[(super::Rule, fn(&mut super::context::Context<'_>))] =
+            &[$(($module::RULE, $module::check),)*];
+    };
+}
+
+rules! {
+    METHOD_ADDED => method_added,
+    METHOD_REMOVED => method_removed,
+    METHOD_RENAMED => method_renamed,
+    METHOD_RUST_NAME_CHANGED => method_rust_name_changed,
+    METHOD_RESPONSE_CHANGED => method_response_changed,
+    METHOD_DELIVERED_API_CHANGED => method_delivered_api_changed,
+    METHOD_ERRORS_CHANGED => method_errors_changed,
+    PARAM_ADDED_REQUIRED => param_added_required,
+    PARAM_ADDED_OPTIONAL => param_added_optional,
+    PARAM_REMOVED => param_removed,
+    PARAM_BECAME_REQUIRED => param_became_required,
+    PARAM_BECAME_OPTIONAL => param_became_optional,
+    PARAM_TYPE_CHANGED => param_type_changed,
+    PARAM_RUST_NAME_CHANGED => param_rust_name_changed,
+    PARAM_DEFAULT_CHANGED => param_default_changed,
+    PARAM_CAP_CHANGED => param_cap_changed,
+    PARAM_EITHER_OR_CHANGED => param_either_or_changed,
+    PAGING_CHANGED => paging_changed,
+    FIELD_ADDED => field_added,
+    FIELD_REMOVED => field_removed,
+    FIELD_TYPE_CHANGED => field_type_changed,
+    FIELD_TYPE_WIDENED => field_type_widened,
+    FIELD_TYPE_NARROWED => field_type_narrowed,
+    FIELD_BECAME_OPTIONAL => field_became_optional,
+    FIELD_BECAME_NULLABLE => field_became_nullable,
+    FIELD_BECAME_REQUIRED => field_became_required,
+    FIELD_PRESENCE_CHANGED => field_presence_changed,
+    FIELD_WIRE_NAME_CHANGED => field_wire_name_changed,
+    FIELD_ALIAS_CHANGED => field_alias_changed,
+    FIELD_RUST_NAME_CHANGED => field_rust_name_changed,
+    FIELD_ENCODING_CHANGED => field_encoding_changed,
+    ENUM_VALUE_ADDED => enum_value_added,
+    ENUM_VALUE_REMOVED => enum_value_removed,
+    ENUM_VALUE_RESPELLED => enum_value_respelled,
+    ENUM_OPENED => enum_opened,
+    ENUM_CLOSED => enum_closed,
+    TYPE_ADDED => type_added,
+    TYPE_REMOVED => type_removed,
+    TYPE_RENAMED => type_renamed,
+    ERROR_CODE_ADDED => error_code_added,
+    ERROR_CODE_REMOVED => error_code_removed,
+    SERVICE_CHANGED => service_changed,
+    DOC_CHANGED => doc_changed,
+}
+
+/// How a field's type changed, for the three type rules.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TypeChange {
+    /// The new type holds every value of the old and more (integer to decimal).
+    Widened,
+    /// The reverse (decimal to integer, string to an enum).
+    Narrowed,
+    /// Neither.
+    Other,
+}
+
+/// How the type of a field pair changed, or `None` when it did not (renames aside).
+fn type_change(
+    cx: &context_alias::Context<'_>,
+    pair: &prelude::FieldPair<'_>,
+) -> Option<TypeChange> {
+    use crate::ir::{Scalar, TypeRef};
+    fn rank(ty: &TypeRef) -> Option<u8> {
+        match ty {
+            TypeRef::Scalar(Scalar::Id | Scalar::Count) => Some(0),
+            TypeRef::Scalar(Scalar::Integer) => Some(1),
+            TypeRef::Scalar(Scalar::Decimal) => Some(2),
+            TypeRef::Scalar(Scalar::String) => Some(3),
+            _ => None,
+        }
+    }
+    fn widening(old: &TypeRef, new: &TypeRef) -> TypeChange {
+        match (old, new) {
+            (TypeRef::List(a), TypeRef::List(b)) => widening(a, b),
+            (TypeRef::Enum(_), TypeRef::Scalar(Scalar::String)) => TypeChange::Widened,
+            (TypeRef::Scalar(Scalar::String), TypeRef::Enum(_)) => TypeChange::Narrowed,
+            _ => match (rank(old), rank(new)) {
+                (Some(a), Some(b)) if a < b => TypeChange::Widened,
+                (Some(a), Some(b)) if a > b => TypeChange::Narrowed,
+                _ => TypeChange::Other,
+            },
+        }
+    }
+    let old = renamed(&cx.renames, &pair.old.ty);
+    (old != pair.new.ty).then(|| widening(&old, &pair.new.ty))
+}
+
+/// `ty` with the names of renamed types replaced by their new names.
+fn renamed(
+    renames: &std::collections::BTreeMap<String, String>,
+    ty: &crate::ir::TypeRef,
+) -> crate::ir::TypeRef {
+    use crate::ir::TypeRef;
+    match ty {
+        TypeRef::Record(name) => TypeRef::Record(renames.get(name).unwrap_or(name).clone()),
+        TypeRef::Enum(name) => TypeRef::Enum(renames.get(name).unwrap_or(name).clone()),
+        TypeRef::List(element) => TypeRef::List(Box::new(renamed(renames, element))),
+        TypeRef::Scalar(_) => ty.clone(),
+    }
+}
+
+/// Reports every field pair whose type changed in the given way.
+fn check_type_change(cx: &mut context_alias::Context<'_>, rule: &'static str, kind: TypeChange) {
+    use prelude::*;
+    for (old_record, new_record) in cx.records.clone() {
+        let (pairs, _, _) = cx.fields(old_record, new_record);
+        for pair in pairs {
+            if type_change(cx, &pair) != Some(kind) {
+                continue;
+            }
+            let mut sent = pair.old.clone();
+            sent.ty = pair.new.ty.clone();
+            sent.encoding = pair.new.encoding.clone();
+            let wire = cx.field_breaks(&pair, &sent);
+            let (old_type, new_type) = (
+                crate::rust_type::value_type(pair.old),
+                crate::rust_type::value_type(pair.new),
+            );
+            let sends = if wire {
+                "; old decoders refuse some values the new server sends"
+            } else {
+                "; old decoders take every value the new server sends"
+            };
+            cx.push(
+                rule,
+                Surface::Response,
+                wire,
+                &[field_claim(pair.old_record, pair.old)],
+                Some(Context::field_place(pair.old_record, pair.old)),
+                Some(Context::field_place(pair.new_record, pair.new)),
+                format!(
+                    "{}.{}: {} -> {} ({old_type} -> {new_type}){sends}",
+                    pair.new_record.name,
+                    pair.new.rust_name,
+                    type_words(&pair.old.ty),
+                    type_words(&pair.new.ty),
+                ),
+            );
+        }
+    }
+}
+
+/// The spec's name of a type: `integer`, `list<Timesheet>`.
+fn type_words(ty: &crate::ir::TypeRef) -> String {
+    use crate::ir::TypeRef;
+    match ty {
+        TypeRef::Scalar(scalar) => scalar.spec_name().to_owned(),
+        TypeRef::List(element) => format!("list<{}>", type_words(element)),
+        TypeRef::Record(name) | TypeRef::Enum(name) => name.clone(),
+    }
+}
+
+/// The Rust item of a record's field in the base crate.
+fn field_claim(record: &crate::ir::Record, field: &crate::ir::Field) -> prelude::Claim {
+    prelude::Claim::Item(format!("{}.{}", record.name, field.rust_name))
+}
+
+/// Reports every field pair for which `changed` holds, with the head's `aspect` applied to
+/// the old field to judge the wire.
+fn check_fields(
+    cx: &mut context_alias::Context<'_>,
+    rule: &'static str,
+    changed: impl Fn(&prelude::FieldPair<'_>) -> bool,
+    aspect: impl Fn(&mut prelude::Field, &prelude::Field),
+    message: impl Fn(&prelude::FieldPair<'_>) -> String,
+) {
+    use prelude::*;
+    for (old_record, new_record) in cx.records.clone() {
+        let (pairs, _, _) = cx.fields(old_record, new_record);
+        for pair in pairs.iter().filter(|pair| changed(pair)) {
+            let mut sent = pair.old.clone();
+            aspect(&mut sent, pair.new);
+            let wire = cx.field_breaks(pair, &sent);
+            cx.push(
+                rule,
+                Surface::Response,
+                wire,
+                &[field_claim(pair.old_record, pair.old)],
+                Some(Context::field_place(pair.old_record, pair.old)),
+                Some(Context::field_place(pair.new_record, pair.new)),
+                message(pair),
+            );
+        }
+    }
+}
+
+/// Reports every parameter pair for which `changed` holds.
+fn check_params(
+    cx: &mut context_alias::Context<'_>,
+    rule: &'static str,
+    changed: impl Fn(&prelude::Method, &prelude::Param, &prelude::Method, &prelude::Param) -> bool,
+    verdict: impl Fn(
+        &prelude::Method,
+        &prelude::Param,
+        &prelude::Method,
+        &prelude::Param,
+    ) -> (prelude::Surface, bool),
+    message: impl Fn(&prelude::Param, &prelude::Param) -> String,
+) {
+    use prelude::*;
+    let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
+    for (old_method, new_method) in pairs {
+        for old in &old_method.params {
+            let Some(new) = new_method
+                .params
+                .iter()
+                .find(|p| p.wire_name == old.wire_name)
+            else {
+                continue;
+            };
+            if !changed(old_method, old, new_method, new) {
+                continue;
+            }
+            let (surface, wire) = verdict(old_method, old, new_method, new);
+            let claims = cx.param_claims(old_method, &old.rust_name);
+            cx.push(
+                rule,
+                surface,
+                wire,
+                &claims,
+                Some(param_place(old_method, old)),
+                Some(param_place(new_method, new)),
+                format!(
+                    "{}: parameter {}: {}",
+                    new_method.name,
+                    new.wire_name,
+                    message(old, new)
+                ),
+            );
+        }
+    }
+}
+
+fn param_place<'a>(
+    method: &'a prelude::Method,
+    param: &'a prelude::Param,
+) -> super::context::Place<'a> {
+    (
+        method.file,
+        vec![
+            "methods",
+            method.name.as_str(),
+            "params",
+            param.wire_name.as_str(),
+        ],
+    )
+}
+
+/// Reports every field pair for which `changed` holds as a change of when the field is present,
+/// judged with the head's presence, nullability and `zero_is_none`.
+fn check_presence(
+    cx: &mut context_alias::Context<'_>,
+    rule: &'static str,
+    changed: impl Fn(&prelude::FieldPair<'_>) -> bool,
+    suffix: &str,
+) {
+    check_fields(
+        cx,
+        rule,
+        changed,
+        |sent, new| {
+            sent.presence = new.presence.clone();
+            sent.nullable = new.nullable;
+            sent.zero_is_none = new.zero_is_none;
+        },
+        |p| {
+            format!(
+                "{}.{}: {} -> {}{suffix}",
+                p.new_record.name,
+                p.new.rust_name,
+                prelude::words::presence(p.old),
+                prelude::words::presence(p.new)
+            )
+        },
+    );
+}
+
+/// Whether a field may now be `null` where it could not before.
+fn became_nullable(pair: &prelude::FieldPair<'_>) -> bool {
+    pair.new.nullable && !pair.old.nullable
+}
+
+/// Whether a parameter is a constructor argument: required, and not one of the alternatives
+/// of `at_least_one_of` (each has a constructor of its own and a setter).
+fn required(method: &prelude::Method, param: &prelude::Param) -> bool {
+    param.required && !method.at_least_one_of.contains(&param.wire_name)
+}
+
+use super::context as context_alias;

@@ -1,0 +1,384 @@
+//! The public Rust items of a generated crate, read from the generated code with `syn`: the
+//! Rust side of a spec diff compares these, not the spec, so its verdict is what the compiler
+//! would say to a caller of the old crate.
+//!
+//! Every item has a key: `Timesheet` (a struct or enum), `Timesheet.rate` (a field),
+//! `ReportStatus::Draft` (a variant), `Session::get_timesheet()` and `GetTimesheet::rpp()`
+//! (inherent methods), `DATA_PATH` (a constant), `impl Page for Workview` and `impl Clone for Timesheet`
+//! (trait impls, derives included). A caller breaks when an item it uses is gone or has
+//! another signature, when a struct it builds gains a field or an enum it matches exhaustively
+//! gains a variant (neither can happen to a `#[non_exhaustive]` one).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use quote::ToTokens;
+use syn::punctuated::Punctuated;
+
+use crate::emit::{EmitError, GeneratedFile};
+
+/// One public item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// A struct; its public fields are items of their own.
+    Struct {
+        /// `#[non_exhaustive]`: callers cannot build it with a literal.
+        non_exhaustive: bool,
+    },
+    /// A public field, with its type.
+    Field {
+        /// The type, as tokens.
+        ty: String,
+    },
+    /// An enum; its variants are items of their own.
+    Enum {
+        /// `#[non_exhaustive]`: callers must match it with a wildcard.
+        non_exhaustive: bool,
+    },
+    /// A variant, with its fields (`(String)`) or empty.
+    Variant {
+        /// The fields, as tokens.
+        fields: String,
+    },
+    /// A constant, with its type.
+    Const {
+        /// The type, as tokens.
+        ty: String,
+    },
+    /// A public inherent method.
+    Method(Method),
+    /// A trait implementation, with its associated types.
+    TraitImpl {
+        /// `type Item = X;` items, as tokens.
+        associated: String,
+    },
+}
+
+/// A method's signature, in parts a caller can be written from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Method {
+    /// `async fn`.
+    pub is_async: bool,
+    /// `&self`, `self`, `mut self`, or `None` for an associated function.
+    pub receiver: Option<String>,
+    /// Argument names and types.
+    pub params: Vec<(String, String)>,
+    /// The return type (`Self` kept as written), empty for `()`.
+    pub output: String,
+}
+
+/// Every public item of a generated crate, by key.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RustApi {
+    /// Items by key, in key order.
+    pub items: BTreeMap<String, Item>,
+}
+
+impl RustApi {
+    /// Reads the public items of the generated files (the crate root re-exports each module's
+    /// public items; `mod.rs` holds only those re-exports).
+    pub fn from_files(files: &[GeneratedFile]) -> Result<RustApi, EmitError> {
+        let mut api = RustApi::default();
+        for file in files.iter().filter(|f| f.path != "mod.rs") {
+            let parsed = syn::parse_file(&file.contents).map_err(|source| EmitError {
+                file: file.path.clone(),
+                source,
+            })?;
+            for item in &parsed.items {
+                api.item(item);
+            }
+        }
+        Ok(api)
+    }
+
+    fn item(&mut self, item: &syn::Item) {
+        match item {
+            syn::Item::Struct(s) if public(&s.vis) => {
+                let name = s.ident.to_string();
+                for field in &s.fields {
+                    if let (true, Some(ident)) = (public(&field.vis), &field.ident) {
+                        self.insert(
+                            format!("{name}.{ident}"),
+                            Item::Field {
+                                ty: tokens(&field.ty),
+                            },
+                        );
+                    }
+                }
+                self.derives(&name, &s.attrs);
+                self.insert(
+                    name,
+                    Item::Struct {
+                        non_exhaustive: non_exhaustive(&s.attrs),
+                    },
+                );
+            }
+            syn::Item::Enum(e) if public(&e.vis) => {
+                let name = e.ident.to_string();
+                for variant in &e.variants {
+                    self.insert(
+                        format!("{name}::{}", variant.ident),
+                        Item::Variant {
+                            fields: tokens(&variant.fields),
+                        },
+                    );
+                }
+                self.derives(&name, &e.attrs);
+                self.insert(
+                    name,
+                    Item::Enum {
+                        non_exhaustive: non_exhaustive(&e.attrs),
+                    },
+                );
+            }
+            syn::Item::Const(c) if public(&c.vis) => {
+                self.insert(c.ident.to_string(), Item::Const { ty: tokens(&c.ty) });
+            }
+            syn::Item::Impl(block) => self.impl_block(block),
+            _ => {}
+        }
+    }
+
+    fn impl_block(&mut self, block: &syn::ItemImpl) {
+        let self_ty = tokens(&block.self_ty);
+        if let Some((path, _)) = &block.trait_ {
+            let associated: Vec<String> = block
+                .items
+                .iter()
+                .filter_map(|item| match item {
+                    syn::ImplItem::Type(t) => Some(tokens(t)),
+                    _ => None,
+                })
+                .collect();
+            self.insert(
+                format!("impl {} for {self_ty}", last_segment(path)),
+                Item::TraitImpl {
+                    associated: associated.join(" "),
+                },
+            );
+            return;
+        }
+        for item in &block.items {
+            let syn::ImplItem::Fn(function) = item else {
+                continue;
+            };
+            if !public(&function.vis) {
+                continue;
+            }
+            let sig = &function.sig;
+            let mut receiver = None;
+            let mut params = Vec::new();
+            for input in &sig.inputs {
+                match input {
+                    syn::FnArg::Receiver(r) => receiver = Some(tokens(r)),
+                    syn::FnArg::Typed(typed) => {
+                        params.push((tokens(&typed.pat), tokens(&typed.ty)));
+                    }
+                }
+            }
+            let output = match &sig.output {
+                syn::ReturnType::Default => String::new(),
+                syn::ReturnType::Type(_, ty) => tokens(ty),
+            };
+            self.insert(
+                format!("{self_ty}::{}()", sig.ident),
+                Item::Method(Method {
+                    is_async: sig.asyncness.is_some(),
+                    receiver,
+                    params,
+                    output,
+                }),
+            );
+        }
+    }
+
+    /// `#[derive(Clone, Serialize)]` as `impl Clone for X` items.
+    fn derives(&mut self, name: &str, attrs: &[syn::Attribute]) {
+        for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
+            let Ok(paths) =
+                attr.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+            else {
+                continue;
+            };
+            for path in paths {
+                self.insert(
+                    format!("impl {} for {name}", last_segment(&path)),
+                    Item::TraitImpl {
+                        associated: String::new(),
+                    },
+                );
+            }
+        }
+    }
+
+    fn insert(&mut self, key: String, item: Item) {
+        self.items.insert(key, item);
+    }
+
+    /// The inherent methods of `ty`, by key.
+    pub fn methods_of<'a>(&'a self, ty: &'a str) -> impl Iterator<Item = (&'a str, &'a Method)> {
+        self.items.iter().filter_map(move |(key, item)| match item {
+            Item::Method(method) if key.split_once("::").is_some_and(|(t, _)| t == ty) => {
+                Some((key.as_str(), method))
+            }
+            _ => None,
+        })
+    }
+
+    /// The keys of the items of `old` that a caller written against `old` can no longer use in
+    /// `self`'s crate. `renames` maps type names of `old` to their new names: a signature that
+    /// differs only by a renamed type is not broken (the rename itself is: the old name is gone).
+    pub fn broken_since(
+        &self,
+        old: &RustApi,
+        renames: &BTreeMap<String, String>,
+    ) -> BTreeSet<String> {
+        let mut broken = BTreeSet::new();
+        for (key, item) in &old.items {
+            let Some(new) = self.items.get(key) else {
+                broken.insert(key.clone());
+                continue;
+            };
+            let breaks = match (item, new) {
+                // A struct literal of the old fields no longer builds; an exhaustive match of
+                // the old variants no longer covers the enum.
+                (
+                    Item::Struct {
+                        non_exhaustive: false,
+                    },
+                    Item::Struct { non_exhaustive },
+                )
+                | (
+                    Item::Enum {
+                        non_exhaustive: false,
+                    },
+                    Item::Enum { non_exhaustive },
+                ) => *non_exhaustive || self.members(key) != old.members(key),
+                (old_item, new_item) => renamed(old_item, renames) != *new_item,
+            };
+            if breaks {
+                broken.insert(key.clone());
+            }
+        }
+        broken
+    }
+
+    /// How many fields (or variants) a struct (or enum) has.
+    fn members(&self, ty: &str) -> usize {
+        let (fields, variants) = (format!("{ty}."), format!("{ty}::"));
+        self.items
+            .iter()
+            .filter(|(key, item)| match item {
+                Item::Field { .. } => key.starts_with(&fields),
+                Item::Variant { .. } => key.starts_with(&variants),
+                _ => false,
+            })
+            .count()
+    }
+}
+
+/// An item with the names of renamed types replaced by their new names.
+fn renamed(item: &Item, renames: &BTreeMap<String, String>) -> Item {
+    let text = |text: &String| {
+        renames.iter().fold(text.clone(), |text, (from, to)| {
+            rename_word(&text, from, to)
+        })
+    };
+    match item {
+        Item::Field { ty } => Item::Field { ty: text(ty) },
+        Item::Variant { fields } => Item::Variant {
+            fields: text(fields),
+        },
+        Item::Const { ty } => Item::Const { ty: text(ty) },
+        Item::TraitImpl { associated } => Item::TraitImpl {
+            associated: text(associated),
+        },
+        Item::Method(method) => Item::Method(Method {
+            is_async: method.is_async,
+            receiver: method.receiver.clone(),
+            params: method
+                .params
+                .iter()
+                .map(|(name, ty)| (name.clone(), text(ty)))
+                .collect(),
+            output: text(&method.output),
+        }),
+        Item::Struct { .. } | Item::Enum { .. } => item.clone(),
+    }
+}
+
+/// `text` with the whole word `from` replaced by `to`.
+fn rename_word(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            out.push_str(if word == from { to } else { &word });
+            word.clear();
+            out.push(c);
+        }
+    }
+    out.pop();
+    out
+}
+
+fn public(vis: &syn::Visibility) -> bool {
+    matches!(vis, syn::Visibility::Public(_))
+}
+
+fn non_exhaustive(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| a.path().is_ident("non_exhaustive"))
+}
+
+fn last_segment(path: &syn::Path) -> String {
+    path.segments
+        .last()
+        .map(|segment| segment.ident.to_string())
+        .unwrap_or_default()
+}
+
+fn tokens(node: &impl ToTokens) -> String {
+    node.to_token_stream().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(code: &str) -> RustApi {
+        RustApi::from_files(&[GeneratedFile {
+            path: "api.rs".to_owned(),
+            contents: code.to_owned(),
+        }])
+        .unwrap()
+    }
+
+    #[test]
+    fn exhaustive_types_break_when_they_grow_and_non_exhaustive_ones_do_not() {
+        let old = api(
+            "pub struct A { pub x: u64 } #[non_exhaustive] pub struct B { pub x: u64 }
+                       pub enum E { One } #[non_exhaustive] pub enum F { One }",
+        );
+        let new = api("pub struct A { pub x: u64, pub y: u64 } #[non_exhaustive] pub struct B { pub x: u64, pub y: u64 }
+                       pub enum E { One, Two } #[non_exhaustive] pub enum F { One, Two }");
+        let broken: Vec<String> = new
+            .broken_since(&old, &BTreeMap::new())
+            .into_iter()
+            .collect();
+        assert_eq!(broken, ["A", "E"]);
+    }
+
+    #[test]
+    fn a_renamed_type_breaks_its_name_but_not_the_signatures_that_mention_it() {
+        let old = api(
+            "pub struct Old { pub x: u64 } impl Session { pub fn get(&self) -> Old { todo() } }",
+        );
+        let new = api(
+            "pub struct New { pub x: u64 } impl Session { pub fn get(&self) -> New { todo() } }",
+        );
+        let renames = BTreeMap::from([("Old".to_owned(), "New".to_owned())]);
+        let broken: Vec<String> = new.broken_since(&old, &renames).into_iter().collect();
+        assert_eq!(broken, ["Old", "Old.x"]);
+    }
+}

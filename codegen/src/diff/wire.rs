@@ -1,0 +1,539 @@
+//! The wire model: what a server built to one spec may send, and what a client crate built
+//! from another spec accepts, read off the runtime decoders (`marketplace_client::wire`) that
+//! the generated code names. Values are concrete JSON, so the oracle test can send the very
+//! samples the model judged to the real decoders and compare.
+//!
+//! What a field's decoder accepts follows [`rust_type::decoder`] and the value's Rust type:
+//! - `String` (serde's own): any JSON string, never a number; with `string_or_number` the
+//!   runtime's lenient text, which keeps a number as its text;
+//! - `u64`, `i64`, `Decimal`: a JSON number or a string of digits that the type holds exactly
+//!   (no sign for `u64`, no fraction for integers);
+//! - `bool`: `true`, `false`, `1`, `0`, or those as strings;
+//! - `Date`: `DD-MON-YY` or `YYYY-MM-DD` text; `Timestamp`: whole epoch seconds (number or
+//!   digits); `DayOrInstant`: either;
+//! - enums: a JSON string, any for an open enum, a documented one for a closed enum;
+//! - records: an object whose every required field is present under its wire name or its
+//!   `documented_as` alias; unknown keys are ignored; an opaque record takes any object;
+//! - lists: an array, an object keyed `"0"`, `"1"`, …, or `null` (empty); scalar elements take
+//!   every encoding of their type (a `list<string>` element may be a number);
+//! - an `Option` takes `null` (and `0` for `zero_is_none`); absent only where
+//!   [`rust_type::absent_is_none`] says so.
+//!
+//! What a server may send for a field in one method's response: each declared encoding of the
+//! field for that method, an undocumented value for an open enum (the spec opens an enum
+//! because the service sends values it does not list), `null` when nullable, `0` when
+//! `zero_is_none`, nothing when optional or absent in that method; records and lists
+//! recursively, one variation at a time.
+
+use crate::ir::{
+    Api, Encoding, Field, Method, Param, ParamType, Presence, Record, Scalar, TypeRef,
+};
+use crate::rust_type::{self, Decoder};
+
+/// A JSON value; `Absent` is a key left out of its object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Json {
+    /// The key is not sent.
+    Absent,
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A JSON number, as written.
+    Number(String),
+    /// A JSON string.
+    Str(String),
+    /// An object; keys with [`Json::Absent`] are left out.
+    Object(Vec<(String, Json)>),
+    /// An array, or an object keyed `"0"`, `"1"`, … (`keyed`).
+    List {
+        /// Sent as an index-keyed object.
+        keyed: bool,
+        /// The elements.
+        items: Vec<Json>,
+    },
+}
+
+impl Json {
+    /// The JSON text (for an absent value, `null`).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out);
+        out
+    }
+
+    fn write(&self, out: &mut String) {
+        match self {
+            Json::Absent | Json::Null => out.push_str("null"),
+            Json::Bool(value) => out.push_str(if *value { "true" } else { "false" }),
+            Json::Number(text) => out.push_str(text),
+            Json::Str(text) => write_string(out, text),
+            Json::Object(entries) => {
+                out.push('{');
+                let mut first = true;
+                for (key, value) in entries.iter().filter(|(_, v)| *v != Json::Absent) {
+                    if !std::mem::take(&mut first) {
+                        out.push(',');
+                    }
+                    write_string(out, key);
+                    out.push(':');
+                    value.write(out);
+                }
+                out.push('}');
+            }
+            Json::List { keyed, items } => {
+                out.push(if *keyed { '{' } else { '[' });
+                for (index, item) in items.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    if *keyed {
+                        write_string(out, &index.to_string());
+                        out.push(':');
+                    }
+                    item.write(out);
+                }
+                out.push(if *keyed { '}' } else { ']' });
+            }
+        }
+    }
+}
+
+fn write_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// One response document a server may send, and which variation it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// The varied value, e.g. `timesheets.0.rate = "12.50"`, or `baseline`.
+    pub what: String,
+    /// The document (the envelope's `data`).
+    pub data: Json,
+}
+
+/// Every response document the server of `api` may send for `method`: a baseline with every
+/// field at its first value, then one variation at a time.
+pub fn samples(api: &Api, method: &Method) -> Vec<Sample> {
+    let Some(record) = record(api, &method.response) else {
+        return Vec::new();
+    };
+    let (baseline, variations) = record_values(api, record, &method.name, 0);
+    let mut samples = vec![Sample {
+        what: "baseline".to_owned(),
+        data: baseline,
+    }];
+    samples.extend(
+        variations
+            .into_iter()
+            .map(|(what, data)| Sample { what, data }),
+    );
+    samples
+}
+
+/// Whether the decoder of `record` in the crate of `api` accepts `json`.
+pub fn record_accepts(api: &Api, record: &Record, json: &Json) -> bool {
+    let Json::Object(entries) = json else {
+        return false;
+    };
+    if record.opaque {
+        return true;
+    }
+    record.fields.iter().all(|field| {
+        let value = entries
+            .iter()
+            .find(|(key, value)| {
+                *value != Json::Absent
+                    && (*key == field.wire_name || field.documented_as.as_ref() == Some(key))
+            })
+            .map_or(&Json::Absent, |(_, value)| value);
+        field_accepts(api, field, value)
+    })
+}
+
+/// Whether the decoder of `field` in the crate of `api` accepts `json` (absent included).
+pub fn field_accepts(api: &Api, field: &Field, json: &Json) -> bool {
+    match json {
+        Json::Absent => return rust_type::absent_is_none(field),
+        Json::Null if field.is_optional() => return true,
+        _ => {}
+    }
+    let decoder = rust_type::decoder(field);
+    if matches!(decoder, Some(Decoder::Collection | Decoder::LenientList)) {
+        return value_accepts(api, &field.ty, true, json);
+    }
+    if field.zero_is_none && number(json).is_some_and(|n| n.zero) {
+        return value_accepts(api, &field.ty, false, json);
+    }
+    let lenient_text = decoder.is_some();
+    match &field.ty {
+        TypeRef::Scalar(Scalar::Date) => date_accepts(&rust_type::value_type(field), json),
+        ty => value_accepts(api, ty, lenient_text, json),
+    }
+}
+
+/// Whether a value of type `ty` decodes from `json`; `lenient_text` is whether a `string` takes
+/// a number (the runtime's text decoder) rather than serde's `String`.
+fn value_accepts(api: &Api, ty: &TypeRef, lenient_text: bool, json: &Json) -> bool {
+    match ty {
+        TypeRef::Scalar(Scalar::String) => {
+            matches!(json, Json::Str(_)) || (lenient_text && matches!(json, Json::Number(_)))
+        }
+        TypeRef::Scalar(Scalar::Integer) => number(json).is_some_and(|n| !n.fraction),
+        TypeRef::Scalar(Scalar::Id | Scalar::Count) => {
+            number(json).is_some_and(|n| !n.fraction && !n.negative)
+        }
+        TypeRef::Scalar(Scalar::Decimal) => number(json).is_some(),
+        TypeRef::Scalar(Scalar::Boolean) => match json {
+            Json::Bool(_) => true,
+            Json::Number(text) | Json::Str(text) => {
+                matches!(text.as_str(), "0" | "1")
+                    || matches!(json, Json::Str(t) if t == "true" || t == "false")
+            }
+            _ => false,
+        },
+        // A date inside a list is a DayOrInstant.
+        TypeRef::Scalar(Scalar::Date) => date_accepts("DayOrInstant", json),
+        TypeRef::Enum(name) => match (json, api.enums.iter().find(|e| &e.name == name)) {
+            (Json::Str(text), Some(e)) => e.open || e.values.iter().any(|v| &v.wire == text),
+            _ => false,
+        },
+        TypeRef::Record(name) => record(api, name).is_some_and(|r| record_accepts(api, r, json)),
+        TypeRef::List(element) => match json {
+            Json::Null => true,
+            Json::List { items, .. } => items
+                .iter()
+                .all(|item| value_accepts(api, element, true, item)),
+            _ => false,
+        },
+    }
+}
+
+fn date_accepts(rust_type: &str, json: &Json) -> bool {
+    let day = matches!(json, Json::Str(text) if is_day(text));
+    let instant = number(json).is_some_and(|n| !n.fraction);
+    match rust_type {
+        "Date" => day,
+        "Timestamp" => instant,
+        _ => day || instant,
+    }
+}
+
+/// `DD-MON-YY` (upper-case month) or `YYYY-MM-DD`, the shapes the date decoder takes.
+fn is_day(text: &str) -> bool {
+    const MONTHS: [&str; 12] = [
+        "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC",
+    ];
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let parts: Vec<&str> = text.split('-').collect();
+    match parts.as_slice() {
+        [day, month, year] if day.len() == 2 && year.len() == 2 => {
+            digits(day) && digits(year) && MONTHS.contains(month)
+        }
+        [year, month, day] if year.len() == 4 => digits(year) && digits(month) && digits(day),
+        _ => false,
+    }
+}
+
+/// What a number decoder sees in a JSON number or a string of digits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Number {
+    negative: bool,
+    fraction: bool,
+    zero: bool,
+}
+
+fn number(json: &Json) -> Option<Number> {
+    let (Json::Number(text) | Json::Str(text)) = json else {
+        return None;
+    };
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.as_str()),
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !all_digits(whole) || !all_digits(fraction) {
+        return None;
+    }
+    let zero = whole.bytes().all(|b| b == b'0') && fraction.bytes().all(|b| b == b'0');
+    Some(Number {
+        negative: negative && !zero,
+        fraction: fraction.bytes().any(|b| b != b'0'),
+        zero,
+    })
+}
+
+/// Every value the server of `api` may send for `field` in `method`'s response.
+pub fn field_sends(api: &Api, field: &Field, method: &str) -> Vec<Json> {
+    let (baseline, variations) = field_values(api, field, method, 0);
+    std::iter::once(baseline)
+        .chain(variations.into_iter().map(|(_, json)| json))
+        .collect()
+}
+
+/// How deep records nest before the model stops (specs cannot nest records in a cycle, but the
+/// model does not rely on it).
+const MAX_DEPTH: usize = 8;
+
+/// A field's first value (the baseline) and its variations, each named by its path.
+fn field_values(
+    api: &Api,
+    field: &Field,
+    method: &str,
+    depth: usize,
+) -> (Json, Vec<(String, Json)>) {
+    let delivered = match &field.presence {
+        Presence::OnlyIn(methods) => methods.iter().any(|m| m == method),
+        Presence::AbsentIn(methods) => !methods.iter().any(|m| m == method),
+        Presence::Always | Presence::Optional(_) => true,
+    };
+    if !delivered {
+        return (Json::Absent, Vec::new());
+    }
+    let encodings = encodings_in(field, method);
+    let (baseline, mut variations) = match &field.ty {
+        TypeRef::List(element) => {
+            let (first, element_variations) = element_values(api, element, depth);
+            let list = |keyed, items| Json::List { keyed, items };
+            let mut variations = Vec::new();
+            let mut shapes = encodings.iter().map(|e| *e == Encoding::IndexObject);
+            let keyed = shapes.next().unwrap_or(true);
+            for other in shapes {
+                variations.push((String::new(), list(other, vec![first.clone()])));
+            }
+            variations.push((String::new(), list(keyed, Vec::new())));
+            variations.extend(
+                element_variations
+                    .into_iter()
+                    .map(|(path, json)| (join("0", &path), list(keyed, vec![json]))),
+            );
+            (list(keyed, vec![first]), variations)
+        }
+        TypeRef::Scalar(scalar) => {
+            let mut values = encodings
+                .iter()
+                .flat_map(|encoding| scalar_values(*scalar, *encoding))
+                .map(|json| (String::new(), json));
+            let first = values.next().map_or(Json::Null, |(_, json)| json);
+            (first, values.collect())
+        }
+        ty => element_values(api, ty, depth),
+    };
+    if field.nullable {
+        variations.push((String::new(), Json::Null));
+    }
+    if field.zero_is_none {
+        let string = encodings.iter().all(|e| *e == Encoding::String);
+        variations.push((
+            String::new(),
+            if string {
+                Json::Str("0".into())
+            } else {
+                Json::Number("0".into())
+            },
+        ));
+    }
+    if field.presence != Presence::Always {
+        variations.push((String::new(), Json::Absent));
+    }
+    (baseline, variations)
+}
+
+/// The encodings a field is sent with in `method` (all of them when the spec does not say).
+fn encodings_in(field: &Field, method: &str) -> Vec<Encoding> {
+    match &field.encoding {
+        crate::ir::FieldEncoding::PerMethod(per_method) => {
+            match per_method.iter().find(|(m, _)| m == method) {
+                Some((_, encoding)) => vec![*encoding],
+                None => field.encoding.distinct(),
+            }
+        }
+        encoding => encoding.distinct(),
+    }
+}
+
+/// A record's, enum's or list element's first value and variations.
+fn element_values(api: &Api, ty: &TypeRef, depth: usize) -> (Json, Vec<(String, Json)>) {
+    match ty {
+        TypeRef::Record(name) => match record(api, name) {
+            Some(r) if depth < MAX_DEPTH => record_values(api, r, "", depth + 1),
+            _ => (Json::Object(Vec::new()), Vec::new()),
+        },
+        TypeRef::Enum(name) => {
+            let Some(e) = api.enums.iter().find(|e| &e.name == name) else {
+                return (Json::Null, Vec::new());
+            };
+            let mut values = e.values.iter().map(|v| Json::Str(v.wire.clone()));
+            if e.open {
+                // Only an open enum's server sends values the spec does not list.
+                let unlisted = format!("Unlisted{}", e.name);
+                let first = values.next().unwrap_or(Json::Str(unlisted.clone()));
+                let mut rest: Vec<Json> = values.collect();
+                rest.push(Json::Str(unlisted));
+                (
+                    first,
+                    rest.into_iter().map(|j| (String::new(), j)).collect(),
+                )
+            } else {
+                let first = values.next().unwrap_or(Json::Null);
+                (first, values.map(|j| (String::new(), j)).collect())
+            }
+        }
+        // List elements are sent in their type's default encoding; dates in either.
+        TypeRef::Scalar(Scalar::Date) => (
+            Json::Str("05-JAN-26".into()),
+            vec![(String::new(), Json::Number("1767571200".into()))],
+        ),
+        TypeRef::Scalar(scalar) => {
+            // The spec's default encodings (spec/README.md, "Field types").
+            let default = match scalar {
+                Scalar::String => Encoding::String,
+                Scalar::Boolean => Encoding::Boolean,
+                _ => Encoding::Number,
+            };
+            let mut values = scalar_values(*scalar, default).into_iter();
+            (
+                values.next().unwrap_or(Json::Null),
+                values.map(|j| (String::new(), j)).collect(),
+            )
+        }
+        TypeRef::List(inner) => {
+            let (first, _) = element_values(api, inner, depth);
+            (
+                Json::List {
+                    keyed: false,
+                    items: vec![first],
+                },
+                Vec::new(),
+            )
+        }
+    }
+}
+
+/// A record's baseline object and its variations (one field varied at a time).
+fn record_values(
+    api: &Api,
+    record: &Record,
+    method: &str,
+    depth: usize,
+) -> (Json, Vec<(String, Json)>) {
+    if record.opaque {
+        return (
+            Json::Object(vec![("note".into(), Json::Str("kept as sent".into()))]),
+            Vec::new(),
+        );
+    }
+    let fields: Vec<(Json, Vec<(String, Json)>)> = record
+        .fields
+        .iter()
+        .map(|field| field_values(api, field, method, depth))
+        .collect();
+    let baseline: Vec<(String, Json)> = record
+        .fields
+        .iter()
+        .zip(&fields)
+        .map(|(field, (first, _))| (field.wire_name.clone(), first.clone()))
+        .collect();
+    let mut variations = Vec::new();
+    for (index, (field, (_, field_variations))) in record.fields.iter().zip(&fields).enumerate() {
+        for (path, json) in field_variations {
+            let mut object = baseline.clone();
+            object[index].1 = json.clone();
+            variations.push((
+                format!("{} = {}", join(&field.wire_name, path), json_brief(json)),
+                Json::Object(object),
+            ));
+        }
+    }
+    (Json::Object(baseline), variations)
+}
+
+fn join(head: &str, tail: &str) -> String {
+    match tail.split_once(" = ") {
+        Some((path, _)) if !path.is_empty() => format!("{head}.{path}"),
+        _ if tail.is_empty() => head.to_owned(),
+        _ => format!("{head}.{tail}"),
+    }
+}
+
+fn json_brief(json: &Json) -> String {
+    match json {
+        Json::Absent => "(absent)".to_owned(),
+        Json::Object(_) => "{…}".to_owned(),
+        Json::List { keyed: true, items } if items.is_empty() => "{}".to_owned(),
+        Json::List {
+            keyed: false,
+            items,
+        } if items.is_empty() => "[]".to_owned(),
+        Json::List { keyed: true, .. } => "{\"0\": …}".to_owned(),
+        Json::List { keyed: false, .. } => "[…]".to_owned(),
+        json => json.to_text(),
+    }
+}
+
+/// The values of a scalar in one encoding: the service's typical value, and the ones an
+/// older or narrower decoder may refuse (a negative integer, a fraction).
+fn scalar_values(scalar: Scalar, encoding: Encoding) -> Vec<Json> {
+    let number = |text: &str| match encoding {
+        Encoding::String => Json::Str(text.to_owned()),
+        _ => Json::Number(text.to_owned()),
+    };
+    match (scalar, encoding) {
+        (Scalar::String, Encoding::StringOrNumber) => {
+            vec![Json::Str("week 3".into()), Json::Number("12".into())]
+        }
+        (Scalar::String, _) => vec![Json::Str("week 3".into())],
+        (Scalar::Integer, _) => vec![number("-7")],
+        (Scalar::Id | Scalar::Count, _) => vec![number("310001")],
+        (Scalar::Decimal, _) => vec![number("12.50")],
+        (Scalar::Boolean, _) => vec![Json::Bool(true)],
+        (Scalar::Date, Encoding::Epoch) => vec![Json::Number("1767571200".into())],
+        (Scalar::Date, _) => vec![Json::Str("05-JAN-26".into())],
+    }
+}
+
+fn record<'a>(api: &'a Api, name: &str) -> Option<&'a Record> {
+    api.records.iter().find(|r| r.name == name)
+}
+
+// ---- requests --------------------------------------------------------------------------------
+
+/// The values an old app may send for a parameter, as far as the server can tell them apart:
+/// its smallest and largest allowed value (the client refuses others before sending).
+fn param_range(param: &Param) -> (i128, i128) {
+    let floor = match param.ty {
+        ParamType::Integer => i128::from(i64::MIN),
+        ParamType::Count | ParamType::Id | ParamType::Date => 0,
+    };
+    let ceiling = match param.ty {
+        ParamType::Integer => i128::from(i64::MAX),
+        _ => i128::from(u64::MAX),
+    };
+    (
+        param.min.map_or(floor, i128::from).max(floor),
+        param.max.map_or(ceiling, i128::from),
+    )
+}
+
+/// Whether the server of the head spec takes every value an old app sends for `old` as `new`:
+/// the same text format (a date is `DD-MON-YY`, the others decimal digits), nothing below the
+/// new minimum; a value above the new cap is answered with the cap (the spec's rule for `max`).
+pub fn param_accepts(old: &Param, new: &Param) -> bool {
+    let date = |p: &Param| p.ty == ParamType::Date;
+    if date(old) != date(new) {
+        return false;
+    }
+    let (old_low, _) = param_range(old);
+    let (new_low, _) = param_range(new);
+    old_low >= new_low
+}

@@ -1,0 +1,129 @@
+//! Human words for the values a change compares: ranges, sets, options, encodings.
+
+use crate::ir::{BeyondLast, Field, Paging, Param, Presence};
+
+/// `at least 1, at most 25`, `at most 20`, `any value`.
+pub fn bounds(param: &Param) -> String {
+    match (param.min, param.max) {
+        (Some(min), Some(max)) => format!("at least {min}, at most {max}"),
+        (Some(min), None) => format!("at least {min}"),
+        (None, Some(max)) => format!("at most {max}"),
+        (None, None) => "any value".to_owned(),
+    }
+}
+
+/// `10` or `none`.
+pub fn option<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or("none".to_owned(), |v| v.to_string())
+}
+
+/// `a, b and c`, `none`.
+pub fn list<T: AsRef<str>>(items: &[T]) -> String {
+    match items {
+        [] => "none".to_owned(),
+        [one] => one.as_ref().to_owned(),
+        [init @ .., last] => format!(
+            "{} and {}",
+            init.iter()
+                .map(AsRef::as_ref)
+                .collect::<Vec<_>>()
+                .join(", "),
+            last.as_ref()
+        ),
+    }
+}
+
+/// What was added to and removed from a set: `+ E_X, - E_Y`.
+pub fn set_change<T: AsRef<str> + PartialEq>(old: &[T], new: &[T]) -> String {
+    let added: Vec<&str> = new
+        .iter()
+        .filter(|x| !old.contains(x))
+        .map(AsRef::as_ref)
+        .collect();
+    let removed: Vec<&str> = old
+        .iter()
+        .filter(|x| !new.contains(x))
+        .map(AsRef::as_ref)
+        .collect();
+    let mut parts = Vec::new();
+    if !added.is_empty() {
+        parts.push(format!("added {}", list(&added)));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("removed {}", list(&removed)));
+    }
+    parts.join("; ")
+}
+
+/// `string or number`, `DD-MON-YY`.
+pub fn encodings(field: &Field) -> String {
+    let names: Vec<&str> = field
+        .encoding
+        .distinct()
+        .iter()
+        .map(|e| e.spec_name())
+        .collect();
+    list(&names)
+}
+
+/// When a field is present, in words.
+pub fn presence(field: &Field) -> String {
+    let mut words = match &field.presence {
+        Presence::Always => "always present".to_owned(),
+        Presence::Optional(None) => "optional".to_owned(),
+        Presence::Optional(Some(when)) => format!("optional ({})", short(when)),
+        Presence::OnlyIn(methods) => format!("only in {}", list(methods)),
+        Presence::AbsentIn(methods) => format!("absent in {}", list(methods)),
+    };
+    if field.nullable {
+        words.push_str(", may be null");
+    }
+    if field.zero_is_none {
+        words.push_str(", 0 means none");
+    }
+    words
+}
+
+/// How a method pages, in words.
+pub fn paging(paging: Option<&Paging>) -> String {
+    let Some(p) = paging else {
+        return "not paged".to_owned();
+    };
+    let count = match &p.total_pages {
+        Some(field) => format!(
+            "page count in {field}, pages {} it empty",
+            match p.beyond_last {
+                BeyondLast::AboveTotal => "above",
+                BeyondLast::AtOrAboveTotal => "at or above",
+            }
+        ),
+        None => "no page count".to_owned(),
+    };
+    format!(
+        "pages by {} and {}, items in {}, {count}",
+        p.page_param, p.size_param, p.items
+    )
+}
+
+/// The first 60 characters of a text, on one line, quoted.
+pub fn short(doc: &str) -> String {
+    let flat = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(60) {
+        Some((at, _)) => format!("\"{}…\"", &flat[..at]),
+        None => format!("\"{flat}\""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sets_and_lists_read_as_words() {
+        assert_eq!(list(&["a"]), "a");
+        assert_eq!(list(&["a", "b", "c"]), "a, b and c");
+        assert_eq!(set_change(&["a", "b"], &["b", "c"]), "added c; removed a");
+        assert_eq!(option(Some(3)), "3");
+        assert_eq!(option::<u8>(None), "none");
+    }
+}

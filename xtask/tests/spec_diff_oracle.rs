@@ -1,0 +1,691 @@
+//! The spec-diff verdicts against what really happens, for every fixture pair in
+//! `spec-diff/<case>/`:
+//! - **Rust**: a caller of every public item of the base crate (each type, field, variant,
+//!   constant, method, setter and stream, each trait impl), generated from the base crate's
+//!   items, is compiled against the head crate. It fails to compile exactly when the tool says
+//!   the pair breaks the Rust API.
+//! - **Wire**: every response document the head spec lets the server send (each declared
+//!   encoding of each field, absent, `null`, `0`, each enum value) is decoded with the base
+//!   crate's real types, and every base document with the head types. Each decode agrees with
+//!   the wire model's prediction, and some head document fails exactly when the tool says a
+//!   response change breaks.
+//! - **Paging**: the runtime's own page stream (`marketplace_client::paging`), walked as the
+//!   base crate walks it against pages served by the head spec's rules, gets every item exactly
+//!   when the tool says no paging change breaks.
+//!
+//! Both crates of every pair are generated into one scratch workspace under `target/tmp/`: one
+//! copy of the client crate holding every variant as a module (each with its own `Session`
+//! type, which its generated `impl Session` blocks extend), one small caller crate per pair
+//! (so a pair's errors cannot hide another's, and `#[non_exhaustive]` applies), and one binary
+//! that decodes samples with any variant's types. One `cargo build` builds them all against
+//! the workspace's target directory, so dependencies come from the build cache.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use marketplace_codegen::diff::paging::{self as paging_model, Server};
+use marketplace_codegen::diff::rust_api::{Item, RustApi};
+use marketplace_codegen::diff::wire::{self, Sample};
+mod fixture_pairs;
+
+use marketplace_codegen::diff::{Change, Impact, Surface};
+use marketplace_codegen::ir::{Api, BeyondLast, Method};
+use marketplace_codegen::{GeneratedFile, generate};
+
+/// One fixture pair, resolved and generated.
+struct Pair {
+    name: String,
+    /// A Rust identifier for the pair.
+    ident: String,
+    base: Api,
+    head: Api,
+    base_files: Vec<GeneratedFile>,
+    head_files: Vec<GeneratedFile>,
+    changes: Vec<Change>,
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn pairs() -> Vec<Pair> {
+    fixture_pairs::names()
+        .into_iter()
+        .map(|name| {
+            let (base, head, changes) = fixture_pairs::load(&name);
+            Pair {
+                ident: name.replace('-', "_"),
+                base_files: generate(&base).unwrap(),
+                head_files: generate(&head).unwrap(),
+                name,
+                base,
+                head,
+                changes,
+            }
+        })
+        .collect()
+}
+
+fn breaks(pair: &Pair, surface: Option<Surface>, side: fn(&Change) -> Impact) -> bool {
+    pair.changes
+        .iter()
+        .any(|c| side(c) == Impact::Breaking && surface.is_none_or(|s| c.surface == s))
+}
+
+#[test]
+fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
+    let pairs = pairs();
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("spec-diff-oracle");
+    let _ = fs::remove_dir_all(&scratch);
+    write_workspace(&scratch, &pairs);
+    let built = build(&scratch);
+    let mut failures = Vec::new();
+
+    // Rust: the callers of each pair compile exactly when the tool says nothing breaks.
+    for pair in &pairs {
+        let errors = built.errors.get(&format!("caller-{}", pair.name));
+        let tool = breaks(pair, None, |c| c.rust);
+        if tool != errors.is_some() {
+            failures.push(format!(
+                "{} (Rust): the tool says {}, the compiler says {}",
+                pair.name,
+                if tool { "breaking" } else { "non-breaking" },
+                errors.map_or(
+                    "the base crate's callers compile against the head crate".to_owned(),
+                    |e| { format!("they do not:\n{}", e.join("\n")) }
+                ),
+            ));
+        }
+    }
+
+    // Wire: every sample decodes as the model predicts; a head sample fails exactly when the
+    // tool says a response change breaks.
+    let decoder = built.decoder.as_ref().expect("the decoder binary built");
+    let mut requests = Vec::new();
+    for pair in &pairs {
+        for (direction, from, from_ident, to, to_ident) in [
+            (
+                "head samples, base types",
+                &pair.head,
+                "head",
+                &pair.base,
+                "base",
+            ),
+            (
+                "base samples, head types",
+                &pair.base,
+                "base",
+                &pair.head,
+                "head",
+            ),
+        ] {
+            let _ = from_ident;
+            for method in &from.methods {
+                let Some(counterpart) = counterpart(method, to) else {
+                    continue;
+                };
+                let Some(record) = to.records.iter().find(|r| r.name == counterpart.response)
+                else {
+                    continue;
+                };
+                for sample in wire::samples(from, method) {
+                    let predicted = wire::record_accepts(to, record, &sample.data);
+                    requests.push(Decode {
+                        pair: &pair.name,
+                        direction,
+                        forward: to_ident == "base",
+                        variant: format!("{}_{to_ident}", pair.ident),
+                        ty: record.name.clone(),
+                        method: method.name.clone(),
+                        sample,
+                        predicted,
+                    });
+                }
+            }
+        }
+    }
+    let observed = decode_all(decoder, &requests);
+    let mut forward_failures: BTreeMap<&str, usize> = BTreeMap::new();
+    for (request, result) in requests.iter().zip(&observed) {
+        if result.is_err() && request.forward {
+            *forward_failures.entry(request.pair).or_default() += 1;
+        }
+        if result.is_ok() != request.predicted {
+            failures.push(format!(
+                "{} (wire, {}): {} {} `{}`: the model says {}, the decoder says {}\n  {}",
+                request.pair,
+                request.direction,
+                request.method,
+                request.ty,
+                request.sample.what,
+                if request.predicted {
+                    "accepted"
+                } else {
+                    "refused"
+                },
+                match result {
+                    Ok(()) => "accepted".to_owned(),
+                    Err(e) => format!("refused: {e}"),
+                },
+                request.sample.data.to_text(),
+            ));
+        }
+    }
+    for pair in &pairs {
+        let tool = breaks(pair, Some(Surface::Response), |c| c.wire);
+        let oracle = forward_failures.contains_key(pair.name.as_str());
+        if tool != oracle {
+            failures.push(format!(
+                "{} (wire): the tool says a response change {}, yet {} head samples fail to decode with the base types",
+                pair.name,
+                if tool { "breaks" } else { "breaks nothing" },
+                forward_failures.get(pair.name.as_str()).unwrap_or(&0),
+            ));
+        }
+    }
+
+    // Paging: the runtime's stream, walked as the base crate walks it, against the head's pages.
+    for pair in &pairs {
+        let mut oracle_breaks = false;
+        for old in pair.base.methods.iter().filter(|m| m.paging.is_some()) {
+            let Some(new) = counterpart(old, &pair.head) else {
+                continue;
+            };
+            let requested = paging_model::requested_page_size(old);
+            for items in 0..=3 * requested {
+                let server = Server::of(new, items, requested);
+                let real = runtime_walk(old, &server);
+                let model = paging_model::walk(old.paging.as_ref().unwrap(), &server, requested);
+                if real != model {
+                    failures.push(format!(
+                        "{} (paging, {} items): the model's walk gives {model:?}, the runtime's {real:?}",
+                        pair.name, items
+                    ));
+                }
+                oracle_breaks |= real != Some((0..items).collect());
+            }
+        }
+        let tool = breaks(pair, Some(Surface::Paging), |c| c.wire);
+        if tool != oracle_breaks {
+            failures.push(format!(
+                "{} (paging): the tool says {}, the runtime's stream {}",
+                pair.name,
+                if tool { "breaking" } else { "non-breaking" },
+                if oracle_breaks {
+                    "misses items"
+                } else {
+                    "gets every item"
+                }
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} disagreements:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// The method of `api` that answers for `method`: the same name, else the same response.
+fn counterpart<'a>(method: &Method, api: &'a Api) -> Option<&'a Method> {
+    api.methods
+        .iter()
+        .find(|m| m.name == method.name)
+        .or_else(|| api.methods.iter().find(|m| m.response == method.response))
+}
+
+// ---- the paging oracle ------------------------------------------------------------------------
+
+struct FakePage {
+    items: Vec<u64>,
+    total_pages: Option<u64>,
+}
+
+impl marketplace_client::paging::Page for FakePage {
+    type Item = u64;
+
+    fn total_pages(&self) -> Option<u64> {
+        self.total_pages
+    }
+
+    fn items(&self) -> &[u64] {
+        &self.items
+    }
+
+    fn into_items(self) -> Vec<u64> {
+        self.items
+    }
+}
+
+/// What the runtime's stream yields when the base crate's method walks `server`: its page
+/// count is read when the base spec declares one, by the base rule.
+fn runtime_walk(base: &Method, server: &Server) -> Option<Vec<u64>> {
+    use futures::TryStreamExt;
+    use marketplace_client::paging;
+    let spec = base.paging.as_ref().unwrap();
+    let walk = paging::Walk {
+        method: "oracle",
+        first_page: 1,
+        beyond_last: match spec.beyond_last {
+            BeyondLast::AboveTotal => paging::BeyondLast::AboveTotal,
+            BeyondLast::AtOrAboveTotal => paging::BeyondLast::AtOrAboveTotal,
+        },
+        concurrency: 3,
+        max_pages: paging::MAX_PAGES,
+    };
+    let reads_count = spec.total_pages.is_some();
+    let fetch = |page: u64| {
+        let page = FakePage {
+            items: server.page(page),
+            total_pages: if reads_count {
+                server.total_pages()
+            } else {
+                None
+            },
+        };
+        async move { Ok::<_, marketplace_client::Error>(page) }
+    };
+    let stream = paging::items(paging::pages(walk, fetch));
+    futures::executor::block_on(stream.try_collect::<Vec<u64>>()).ok()
+}
+
+// ---- the scratch workspace ----------------------------------------------------------------------
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            fs::create_dir_all(to).unwrap();
+            fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+fn write_workspace(scratch: &Path, pairs: &[Pair]) {
+    let root = workspace_root();
+    let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    // The workspace's pinned dependencies and package settings, without its path crates.
+    let section = |name: &str| {
+        let start = manifest.find(&format!("[{name}]")).unwrap();
+        let rest = &manifest[start..];
+        let end = rest[1..].find("\n[").map_or(rest.len(), |at| at + 1);
+        rest[..end]
+            .lines()
+            .filter(|line| !line.contains("path ="))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let mut members = vec!["\"client\"".to_owned(), "\"decode\"".to_owned()];
+    members.extend(pairs.iter().map(|p| format!("\"callers/{}\"", p.name)));
+    write(
+        &scratch.join("Cargo.toml"),
+        &format!(
+            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{}\n\n{}\nmarketplace-client = {{ path = \"client\", package = \"oracle-client\" }}\n",
+            members.join(", "),
+            section("workspace.package"),
+            section("workspace.dependencies"),
+        ),
+    );
+    fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).unwrap();
+
+    // The client crate, with every variant as a module.
+    let client = scratch.join("client");
+    let client_manifest = fs::read_to_string(root.join("generated-client/Cargo.toml")).unwrap();
+    let dependencies = &client_manifest[client_manifest.find("[dependencies]").unwrap()..];
+    let dependencies = &dependencies[..dependencies.find("\n[dev-dependencies]").unwrap()];
+    write(
+        &client.join("Cargo.toml"),
+        &format!(
+            "[package]\nname = \"oracle-client\"\nversion = \"0.0.0\"\nedition.workspace = true\npublish = false\n\n[lib]\nname = \"marketplace_client\"\n\n{dependencies}\n"
+        ),
+    );
+    copy_dir(&root.join("generated-client/src"), &client.join("src"));
+    let lib = client.join("src/lib.rs");
+    let mut text = fs::read_to_string(&lib).unwrap();
+    text.push_str("\n/// The generated code of every fixture pair's two specs.\n#[allow(missing_docs, clippy::all)]\npub mod variants;\n");
+    fs::write(&lib, text).unwrap();
+    let mut variants = String::new();
+    for pair in pairs {
+        for (side, files) in [("base", &pair.base_files), ("head", &pair.head_files)] {
+            let module = format!("{}_{side}", pair.ident);
+            let _ = writeln!(variants, "#[rustfmt::skip]\npub mod {module};");
+            for file in files.iter() {
+                let mut text = file.contents.replace(
+                    "use crate::{Error, Session};",
+                    "use crate::Error;\nuse super::Session;",
+                );
+                if file.path == "mod.rs" {
+                    text.push_str(SESSION);
+                }
+                write(
+                    &client.join("src/variants").join(&module).join(&file.path),
+                    &text,
+                );
+            }
+        }
+    }
+    write(&client.join("src/variants/mod.rs"), &variants);
+
+    // One caller crate per pair: the base crate's items, used through the head crate.
+    for pair in pairs {
+        let items = RustApi::from_files(&pair.base_files).unwrap();
+        let dir = scratch.join("callers").join(&pair.name);
+        write(
+            &dir.join("Cargo.toml"),
+            &format!(
+                "[package]\nname = \"caller-{}\"\nversion = \"0.0.0\"\nedition.workspace = true\npublish = false\n\n[dependencies]\nmarketplace-client.workspace = true\nserde.workspace = true\nfutures.workspace = true\n",
+                pair.name
+            ),
+        );
+        write(&dir.join("src/lib.rs"), &caller(&pair.ident, &items));
+    }
+
+    // The decoder: any variant's response types, by name, on samples read from stdin.
+    let mut arms = String::new();
+    for pair in pairs {
+        for (side, api) in [("base", &pair.base), ("head", &pair.head)] {
+            let module = format!("{}_{side}", pair.ident);
+            for method in &api.methods {
+                let _ = writeln!(
+                    arms,
+                    "        ({module:?}, {ty:?}) => decode::<marketplace_client::variants::{module}::{ty}>(json),",
+                    ty = method.response
+                );
+            }
+        }
+    }
+    write(
+        &scratch.join("decode/Cargo.toml"),
+        "[package]\nname = \"decode\"\nversion = \"0.0.0\"\nedition.workspace = true\npublish = false\n\n[dependencies]\nmarketplace-client.workspace = true\nserde.workspace = true\nserde_json.workspace = true\n",
+    );
+    write(
+        &scratch.join("decode/src/main.rs"),
+        &format!(
+            r#"//! Reads `variant<TAB>type<TAB>json` lines; answers `ok` or `error: …` for each.
+use std::io::BufRead;
+
+fn decode<T: serde::de::DeserializeOwned>(json: &str) -> Result<(), String> {{
+    serde_json::from_str::<T>(json).map(|_| ()).map_err(|e| e.to_string())
+}}
+
+fn main() {{
+    for line in std::io::stdin().lock().lines() {{
+        let line = line.unwrap();
+        let mut parts = line.splitn(3, '\t');
+        let (variant, ty, json) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
+        let result = match (variant, ty) {{
+{arms}        _ => Err(format!("no type {{ty}} in {{variant}}")),
+        }};
+        match result {{
+            Ok(()) => println!("ok"),
+            Err(error) => println!("error: {{}}", error.replace('\n', " ")),
+        }}
+    }}
+}}
+"#
+        ),
+    );
+}
+
+/// Each variant's `Session`: the runtime's, extended by the variant's generated `impl Session`.
+const SESSION: &str = r#"
+/// The runtime's session, extended by this variant's data methods.
+#[derive(Clone, Debug)]
+pub struct Session(pub crate::Session);
+
+impl core::ops::Deref for Session {
+    type Target = crate::Session;
+
+    fn deref(&self) -> &crate::Session {
+        &self.0
+    }
+}
+"#;
+
+/// Source that uses every public item of the base crate, written against the head crate.
+fn caller(ident: &str, items: &RustApi) -> String {
+    let mut out = format!(
+        "//! Every public item of the base crate of this pair, used through the head crate.\n#![allow(unused, unreachable_patterns, clippy::all)]\nuse marketplace_client::variants::{ident}_head::*;\nuse marketplace_client::{{CallOptions, DayOrInstant, Decimal, Error, paging, wire}};\nuse marketplace_client::jiff::{{Timestamp, civil::Date}};\nuse futures::Stream;\n\n"
+    );
+    let fix = |text: &str, self_ty: &str| {
+        text.replace("crate ::", "marketplace_client ::")
+            .split(' ')
+            .map(|word| if word == "Self" { self_ty } else { word })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for (index, (key, item)) in items.items.iter().enumerate() {
+        let _ = writeln!(out, "// {key}");
+        match item {
+            Item::Field { ty } => {
+                let (owner, field) = key.split_once('.').unwrap();
+                let _ = writeln!(
+                    out,
+                    "fn item_{index}(value: &{owner}) -> &{} {{ &value.{field} }}",
+                    fix(ty, owner)
+                );
+            }
+            Item::Enum { non_exhaustive } => {
+                let mut arms: Vec<String> = items
+                    .items
+                    .iter()
+                    .filter_map(|(k, i)| match i {
+                        Item::Variant { fields } => k.strip_prefix(&format!("{key}::")).map(|v| {
+                            format!(
+                                "{key}::{v}{} => {{}}",
+                                if fields.is_empty() { "" } else { "(..)" }
+                            )
+                        }),
+                        _ => None,
+                    })
+                    .collect();
+                if *non_exhaustive {
+                    arms.push("_ => {}".to_owned());
+                }
+                let _ = writeln!(
+                    out,
+                    "fn item_{index}(value: &{key}) {{ match value {{ {} }} }}",
+                    arms.join(", ")
+                );
+            }
+            Item::Variant { fields } if fields.is_empty() => {
+                let owner = key.split("::").next().unwrap();
+                let _ = writeln!(out, "fn item_{index}() -> {owner} {{ {key} }}");
+            }
+            Item::Const { ty } => {
+                let _ = writeln!(out, "const ITEM_{index}: {} = {key};", fix(ty, ""));
+            }
+            Item::Method(method) => {
+                let (owner, name) = key.trim_end_matches("()").split_once("::").unwrap();
+                let mut params: Vec<String> = Vec::new();
+                let call_args: Vec<String> = method.params.iter().map(|(n, _)| n.clone()).collect();
+                let call = match method.receiver.as_deref() {
+                    Some(receiver) => {
+                        let by_ref = receiver.starts_with('&');
+                        params.push(format!(
+                            "receiver: {}{owner}",
+                            if by_ref { "&" } else { "" }
+                        ));
+                        format!("receiver.{name}({})", call_args.join(", "))
+                    }
+                    None => format!("{owner}::{name}({})", call_args.join(", ")),
+                };
+                params.extend(
+                    method
+                        .params
+                        .iter()
+                        .map(|(n, t)| format!("{n}: {}", fix(t, owner))),
+                );
+                let output = if method.output.is_empty() {
+                    String::new()
+                } else {
+                    format!(" -> {}", fix(&method.output, owner))
+                };
+                let (prefix, suffix) = if method.is_async {
+                    ("async ", ".await")
+                } else {
+                    ("", "")
+                };
+                let _ = writeln!(
+                    out,
+                    "{prefix}fn item_{index}({}){output} {{ {call}{suffix} }}",
+                    params.join(", ")
+                );
+            }
+            Item::TraitImpl { associated } => {
+                let (name, ty) = key.trim_start_matches("impl ").split_once(" for ").unwrap();
+                let bound = match name {
+                    "Clone" | "Copy" | "Default" | "PartialEq" | "Eq" | "PartialOrd" | "Ord" => {
+                        name.to_owned()
+                    }
+                    "Hash" => "std::hash::Hash".to_owned(),
+                    "Debug" | "Display" => format!("std::fmt::{name}"),
+                    "Serialize" => "serde::Serialize".to_owned(),
+                    "Deserialize" => "for<'de> serde::Deserialize<'de>".to_owned(),
+                    "Page" => {
+                        let bindings = associated
+                            .replace("type ", "")
+                            .replace(" ;", "")
+                            .replace(';', "");
+                        if bindings.trim().is_empty() {
+                            "paging::Page".to_owned()
+                        } else {
+                            format!("paging::Page<{}>", bindings.trim())
+                        }
+                    }
+                    "WireEnum" => "wire::WireEnum".to_owned(),
+                    _ => continue,
+                };
+                let _ = writeln!(
+                    out,
+                    "fn item_{index}() {{ fn bound<T: {bound}>() {{}} bound::<{ty}>(); }}"
+                );
+            }
+            Item::Struct { .. } | Item::Variant { .. } => {}
+        }
+    }
+    out
+}
+
+// ---- building and decoding ------------------------------------------------------------------
+
+struct Built {
+    /// Compiler errors by package name.
+    errors: BTreeMap<String, Vec<String>>,
+    /// The decoder binary, when it built.
+    decoder: Option<PathBuf>,
+}
+
+fn build(scratch: &Path) -> Built {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let output = Command::new(env!("CARGO"))
+        .current_dir(scratch)
+        .args([
+            "build",
+            "--workspace",
+            "--keep-going",
+            "--offline",
+            "--message-format=json",
+        ])
+        .arg("--target-dir")
+        .arg(&target)
+        .env_remove("RUSTFLAGS")
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("cargo runs");
+    let mut built = Built {
+        errors: BTreeMap::new(),
+        decoder: None,
+    };
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let package = message["target"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .replace('_', "-");
+        match message["reason"].as_str() {
+            Some("compiler-message") if message["message"]["level"] == "error" => {
+                let rendered = message["message"]["rendered"].as_str().unwrap_or_default();
+                built
+                    .errors
+                    .entry(package)
+                    .or_default()
+                    .push(rendered.lines().take(12).collect::<Vec<_>>().join("\n"));
+            }
+            Some("compiler-artifact") if package == "decode" => {
+                built.decoder = message["executable"].as_str().map(PathBuf::from);
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        !built.errors.contains_key("marketplace-client") && !built.errors.contains_key("decode"),
+        "the variants or the decoder do not compile: {:#?}",
+        built.errors
+    );
+    built
+}
+
+struct Decode<'a> {
+    pair: &'a str,
+    direction: &'static str,
+    /// Head samples decoded with base types (what the wire verdict is about).
+    forward: bool,
+    variant: String,
+    ty: String,
+    method: String,
+    sample: Sample,
+    predicted: bool,
+}
+
+fn decode_all(decoder: &Path, requests: &[Decode<'_>]) -> Vec<Result<(), String>> {
+    use std::io::Write;
+    let mut input = String::new();
+    for request in requests {
+        let _ = writeln!(
+            input,
+            "{}\t{}\t{}",
+            request.variant,
+            request.ty,
+            request.sample.data.to_text()
+        );
+    }
+    let mut child = Command::new(decoder)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the decoder runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    let answers: Vec<Result<(), String>> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| match line.strip_prefix("error: ") {
+            Some(error) => Err(error.to_owned()),
+            None => Ok(()),
+        })
+        .collect();
+    assert_eq!(answers.len(), requests.len(), "one answer per sample");
+    answers
+}
