@@ -5,6 +5,7 @@
 //! Output is a pure function of the spec text: the same spec gives byte-identical files.
 //! Nothing here writes files; `cargo xtask codegen` does, and only when generation succeeded.
 
+pub mod audit;
 pub mod diagnostic;
 pub mod diff;
 mod emit;
