@@ -1,6 +1,6 @@
 //! `cargo xtask spec-audit`: the spec checked against the reference it transcribes.
 //!
-//! The reference (`../shared/marketplace-api.md`) is read by [`reference`] into the fields and
+//! The reference (`../shared/marketplace-api.md`) is read by [`reference`](mod@reference) into the fields and
 //! parameters it documents, with their types; [`audit`] then walks the resolved spec beside it
 //! and reports, each located in the spec and in the reference:
 //!
@@ -9,8 +9,7 @@
 //! - [`FindingKind::UndocumentedInSpec`]: a spec type, method, field, parameter or variable the
 //!   reference does not document;
 //! - [`FindingKind::NarrowerThanReference`]: a spec type that would refuse some value the
-//!   reference's type allows (see [`width`] for how that is decided), with no `narrowed:` key
-//!   saying why;
+//!   reference's type allows (below), with no `narrowed:` key saying why;
 //! - [`FindingKind::StaleEvidence`]: a `narrowed:` key on a field or parameter whose type is not
 //!   narrower than the reference's;
 //! - [`FindingKind::EvidenceNotInReference`]: a `narrowed:` key quoting text the reference does
@@ -23,6 +22,35 @@
 //! name the reference documents (`documented_as`). The envelope's fields are not spec fields:
 //! `api` is each method's name (or its `delivered_api`), `apiVersion` is `api.api_version`,
 //! `data` each method's `response`, and `rcode` is read by the client runtime.
+//!
+//! # Narrower than the reference
+//!
+//! A spec type is narrower than the reference's when some value the reference's type allows
+//! would fail to decode with the decoder the spec's type selects. So it is decided by what the
+//! runtime decoders accept (`marketplace_client::wire`), not by names:
+//!
+//! - Values are sorted into disjoint kinds: text an enum lists, `DD-MON-YY` text, other text,
+//!   epoch seconds, other integers, fractions, booleans. A type is the set of kinds it admits,
+//!   and the spec's is narrower when the reference's has a kind the spec's lacks.
+//! - The JSON form does not count: the reference says values are strings "cast by the
+//!   documented type", and every numeric decoder takes a number or its digits as a string.
+//! - `string` admits all text (and numbers too with `string_or_number`); an open enum admits
+//!   all text (unknown values are kept in `Other`), a closed one only the values it lists; `id`,
+//!   `count` and `integer` admit integers; `decimal` numbers; a `date` the formats of its
+//!   encodings (`dmy`: `DD-MON-YY` text, `epoch`: epoch seconds). So `id`, `integer`,
+//!   `decimal`, `date` or a closed enum from a `string` is narrower, `count` from a `number` is
+//!   narrower, and `decimal` from a `number`, an open enum from a `string`, `date` with
+//!   `encoding: epoch` from an epoch `integer` are not.
+//! - Signedness is not width: `id` and `count` decode to `u64` where the reference says
+//!   `integer`, and they are the same width. The reference's integers are IDs, counts, page
+//!   numbers and epochs, none of them negative ("a value of 0 in a date or ID field means
+//!   none"), and a spec that says `id` or `count` states that the value is one of those. A
+//!   field the reference calls `integer` that may be negative is typed `integer` (`i64`).
+//! - Records match by the reference's name (`documented_as`), collections by their elements;
+//!   a collection whose element type the reference does not state admits any element. A field
+//!   delivered per method in different formats admits all of them (the decoders do not vary
+//!   by method).
+//! - Parameters are judged the same way, by what the spec lets a caller send.
 //!
 //! The audit lives beside the IR because it judges the decoders the generator selects for each
 //! spec type, and it reuses the resolver's location index for spec positions.
@@ -303,7 +331,8 @@ impl<'a> Auditor<'a> {
         }
         for documented in reference.methods.values() {
             if !self.api.methods.iter().any(|m| m.name == documented.name) {
-                let place = self.reference_place(documented.line, &documented.name);
+                let heading = format!("### {}", documented.name);
+                let place = self.reference_place(documented.line, &heading);
                 let message = format!("method {} is not in the spec", documented.name);
                 self.report(FindingKind::MissingInSpec, None, Some(place), message);
             }
@@ -521,7 +550,8 @@ impl<'a> Auditor<'a> {
             if !documented.params.iter().any(|p| p.name == param.wire_name) {
                 let path = ["methods", name, "params", &param.wire_name];
                 let place = self.spec_place(method.file, &path, None);
-                let here = self.reference_place(documented.line, &documented.name);
+                let heading = format!("### {name}");
+                let here = self.reference_place(documented.line, &heading);
                 let message = format!(
                     "the reference documents no parameter {} of {name}",
                     param.wire_name

@@ -956,7 +956,7 @@ fn after_separator(text: &str) -> Read<&str> {
     [", and ", ", ", " and "]
         .into_iter()
         .find_map(|separator| text.strip_prefix(separator))
-        .ok_or_else(|| format!("expected ',' or 'and' before '{text}'"))
+        .ok_or_else(|| format!("expected ',' or 'and' before '{}'", text.trim()))
 }
 
 /// Reads the items of a prose list.

@@ -1,25 +1,5 @@
-//! Which values a type lets through, on each side, and when the spec's lets fewer through.
-//!
-//! A spec type is narrower than the reference's when some value the reference's type allows
-//! would fail to decode with the decoder the spec's type selects. So this is decided by what
-//! the runtime decoders accept (`marketplace_client::wire`), not by names:
-//!
-//! - Values are sorted into disjoint kinds ([`Values`]): text an enum lists, `DD-MON-YY` text,
-//!   other text, epoch seconds, other integers, fractions, booleans. A type is the set of kinds
-//!   it admits, and the spec's is narrower when the reference's has a kind the spec's lacks.
-//! - The JSON form does not count: the reference says values are strings "cast by the
-//!   documented type", and every numeric decoder takes a number or its digits as a string.
-//! - `string` admits all text (plus numbers with `string_or_number`); an open enum admits all
-//!   text (unknown values are kept in `Other`), a closed one only the values it lists; `id`,
-//!   `count` and `integer` admit integers; `decimal` numbers; a `date` the formats of its
-//!   encodings (`dmy`: `DD-MON-YY` text, `epoch`: epoch seconds).
-//! - Signedness is not width: `id` and `count` decode to `u64` where the reference says
-//!   `integer`, and they are the same width. The reference's integers are IDs, counts, page
-//!   numbers and epochs, none of them negative ("a value of 0 in a date or ID field means
-//!   none"), and a spec that says `id` or `count` states that the value is one of those. A
-//!   field the reference calls `integer` that may be negative is typed `integer` (`i64`).
-//! - Records match by the reference's name (`documented_as`), collections by their elements;
-//!   a collection whose element type the reference does not state admits any element.
+//! Which values a type lets through, on each side, and when the spec's lets fewer through:
+//! the rules of "Narrower than the reference" in the parent module's docs.
 
 use crate::ir::{Encoding, Scalar, TypeRef};
 
