@@ -53,18 +53,10 @@ pub struct Outcome {
 /// Why the command could not audit.
 #[derive(Debug, thiserror::Error)]
 pub enum SpecAuditError {
-    /// The reference could not be read.
-    #[error("cannot read the reference {}: {source}", path.display())]
-    Io {
-        /// The reference as given.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
     /// Lines of the reference do not follow its conventions.
     #[error("{0}")]
     Reference(#[from] ReferenceErrors),
-    /// The spec could not be read.
+    /// The reference or the spec could not be read.
     #[error(transparent)]
     Codegen(#[from] CodegenError),
     /// The spec is invalid.
@@ -78,7 +70,7 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecAuditError> {
         Some(path) => (path.clone(), path.display().to_string()),
         None => (root.join(DEFAULT_REFERENCE), DEFAULT_REFERENCE.to_owned()),
     };
-    let text = std::fs::read_to_string(&path).map_err(|source| SpecAuditError::Io {
+    let text = std::fs::read_to_string(&path).map_err(|source| CodegenError::Io {
         path: PathBuf::from(&shown),
         source,
     })?;

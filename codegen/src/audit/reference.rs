@@ -54,7 +54,7 @@ use std::fmt;
 
 use indexmap::IndexMap;
 
-use crate::diagnostic::did_you_mean;
+use crate::diagnostic::{did_you_mean, write_errors};
 
 /// Everything the reference documents about fields and parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -223,12 +223,7 @@ pub struct ReferenceErrors(pub Vec<ReferenceError>);
 
 impl fmt::Display for ReferenceErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for error in &self.0 {
-            writeln!(f, "{error}")?;
-        }
-        let count = self.0.len();
-        let plural = if count == 1 { "" } else { "s" };
-        write!(f, "{count} line{plural} of the reference cannot be read")
+        write_errors(f, &self.0, "the reference")
     }
 }
 
