@@ -420,3 +420,38 @@ fn text_the_reference_calls_string_decodes_whatever_its_spelling() {
     let screen = &view.data.screen_buckets[0].screens[0];
     assert_eq!(screen.screen_id.as_deref(), Some("snap-5500101"));
 }
+
+/// The IDs the spec keeps as integers although the reference types them `string` (they are
+/// sent back as integer parameters) decode alike from a string of digits and a JSON number.
+#[test]
+fn ids_kept_as_integers_decode_from_digits_and_numbers_alike() {
+    let read =
+        |name: &str| String::from_utf8(marketplace_tests::fixtures::read(name).unwrap()).unwrap();
+    let body = read("pay/getTimesheetsForBid.json");
+    let numbers = body
+        .replacen(r#""bidId": "310001""#, r#""bidId": 310001"#, 1)
+        .replacen(
+            r#""providerUserId": "50001""#,
+            r#""providerUserId": 50001"#,
+            1,
+        );
+    assert_ne!(numbers, body);
+    let as_numbers: Envelope<TimesheetList> =
+        marketplace_client::decode(numbers.as_bytes()).unwrap();
+    let as_digits = fixture::<TimesheetList>("pay/getTimesheetsForBid.json");
+    assert_eq!(as_numbers.data.bid_details, as_digits.data.bid_details);
+    assert_eq!(as_numbers.data.bid_details.bid_id, 310001);
+    assert_eq!(as_numbers.data.bid_details.provider_user_id, Some(50001));
+
+    let body = read("manage/getMyProviders.json");
+    let numbers = body
+        .replacen(r#""userId": "50001""#, r#""userId": 50001"#, 1)
+        .replacen(r#""bidId": "310001""#, r#""bidId": 310001"#, 1);
+    assert_ne!(numbers, body);
+    let as_numbers: Envelope<ProviderList> =
+        marketplace_client::decode(numbers.as_bytes()).unwrap();
+    let as_digits = fixture::<ProviderList>("manage/getMyProviders.json");
+    assert_eq!(as_numbers.data.agents[0], as_digits.data.agents[0]);
+    assert_eq!(as_numbers.data.agents[0].screen_data.user_id, 50001);
+    assert_eq!(as_numbers.data.agents[0].screen_data.bid_id, Some(310001));
+}
