@@ -36,16 +36,22 @@ pub struct SpecErrors(pub Vec<SpecError>);
 
 impl fmt::Display for SpecErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for error in &self.0 {
-            writeln!(f, "{error}")?;
-        }
-        let count = self.0.len();
-        write!(
-            f,
-            "{count} error{} in the spec",
-            if count == 1 { "" } else { "s" }
-        )
+        write_errors(f, &self.0, "the spec")
     }
+}
+
+/// One line per error, then `N error(s) in {source}`.
+pub(crate) fn write_errors(
+    f: &mut fmt::Formatter<'_>,
+    errors: &[impl fmt::Display],
+    source: &str,
+) -> fmt::Result {
+    for error in errors {
+        writeln!(f, "{error}")?;
+    }
+    let count = errors.len();
+    let plural = if count == 1 { "" } else { "s" };
+    write!(f, "{count} error{plural} in {source}")
 }
 
 /// `" (did you mean 'x'?)"` for the candidate nearest to `name`, or nothing when none is close.

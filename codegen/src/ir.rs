@@ -167,6 +167,9 @@ pub struct Field {
     pub documented_as: Option<String>,
     /// The reference's type for the field, when it is delivered with another type's fields.
     pub documented_type: Option<String>,
+    /// Why the type is narrower than the reference's type for the field (a sentence quoting
+    /// the reference's evidence), when it is.
+    pub narrowed: Option<String>,
 }
 
 impl Field {
@@ -174,6 +177,12 @@ impl Field {
     pub fn is_optional(&self) -> bool {
         self.presence != Presence::Always || self.nullable || self.zero_is_none
     }
+}
+
+/// The excerpts of the reference that a `narrowed` sentence quotes: each text between a pair
+/// of double quotes, in order (`Notes say "Numeric text".` quotes `Numeric text`).
+pub fn quoted_excerpts(sentence: &str) -> impl Iterator<Item = &str> {
+    sentence.split('"').skip(1).step_by(2)
 }
 
 /// A field's type.
@@ -187,6 +196,17 @@ pub enum TypeRef {
     Record(String),
     /// An enumeration, by name.
     Enum(String),
+}
+
+impl TypeRef {
+    /// The type as the spec writes it (`id`, `list<Timesheet>`).
+    pub fn spec_name(&self) -> String {
+        match self {
+            TypeRef::Scalar(scalar) => scalar.spec_name().to_owned(),
+            TypeRef::List(element) => format!("list<{}>", element.spec_name()),
+            TypeRef::Record(name) | TypeRef::Enum(name) => name.clone(),
+        }
+    }
 }
 
 /// The built-in scalar types of the spec.
@@ -367,6 +387,9 @@ pub struct Param {
     pub min: Option<i64>,
     /// The documented cap.
     pub max: Option<i64>,
+    /// Why the type is narrower than the reference's type for the parameter (a sentence
+    /// quoting the reference's evidence), when it is.
+    pub narrowed: Option<String>,
 }
 
 /// Types a query parameter can have.
@@ -380,6 +403,18 @@ pub enum ParamType {
     Id,
     /// A day, sent as `DD-MON-YY`.
     Date,
+}
+
+impl ParamType {
+    /// The spec name.
+    pub fn spec_name(self) -> &'static str {
+        match self {
+            ParamType::Integer => "integer",
+            ParamType::Count => "count",
+            ParamType::Id => "id",
+            ParamType::Date => "date",
+        }
+    }
 }
 
 /// How a paged method pages.

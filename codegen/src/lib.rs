@@ -3,8 +3,11 @@
 //! The pipeline is `spec/*.yaml` -> [`load_spec_dir`] -> [`resolve`] (shape and cross-reference
 //! checks, into the [`ir::Api`]) -> [`generate`] (Rust tokens, formatted with prettyplease).
 //! Output is a pure function of the spec text: the same spec gives byte-identical files.
+//! [`diff`] compares two resolved specs; [`audit`] checks one against the reference it
+//! transcribes.
 //! Nothing here writes files; `cargo xtask codegen` does, and only when generation succeeded.
 
+pub mod audit;
 pub mod diagnostic;
 pub mod diff;
 mod emit;

@@ -4,10 +4,13 @@
 //! second pass with yaml-rust2's event parser records where each mapping key and value starts.
 //! It runs only when there are errors to report.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::Marker;
+
+use crate::resolve::SpecSource;
 
 /// A 1-based line and column in a spec file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +55,31 @@ impl LocationIndex {
     #[cfg(test)]
     fn find_value(&self, path: &[String]) -> Option<LineCol> {
         self.values.get(path).copied()
+    }
+}
+
+/// The index of each spec file of a load, built the first time that file is asked about
+/// (only reports need positions, and most runs have none to report).
+pub(crate) struct SourceIndexes<'s> {
+    sources: &'s [SpecSource],
+    indexes: Vec<OnceCell<LocationIndex>>,
+}
+
+impl<'s> SourceIndexes<'s> {
+    pub(crate) fn new(sources: &'s [SpecSource]) -> Self {
+        SourceIndexes {
+            sources,
+            indexes: sources.iter().map(|_| OnceCell::new()).collect(),
+        }
+    }
+
+    /// The position of `path` in the file at `file` (an index into the sources), as
+    /// [`LocationIndex::find`] gives it.
+    pub(crate) fn find(&self, file: usize, path: &[String]) -> Option<LineCol> {
+        let index = self.indexes.get(file)?;
+        index
+            .get_or_init(|| LocationIndex::new(&self.sources[file].text))
+            .find(path)
     }
 }
 

@@ -131,6 +131,8 @@ pub struct FieldDef {
     pub zero_is_none: bool,
     pub documented_as: Option<String>,
     pub documented_type: Option<String>,
+    /// Why the type is narrower than the reference's, quoting the reference's evidence.
+    pub narrowed: Option<String>,
 }
 
 /// `encoding:` is one encoding name, or one per method when the methods differ.
@@ -178,6 +180,8 @@ pub struct ParamDef {
     pub min: Option<i64>,
     pub max: Option<i64>,
     pub rust_name: Option<String>,
+    /// Why the type is narrower than the reference's, quoting the reference's evidence.
+    pub narrowed: Option<String>,
 }
 
 /// How a paged method pages.

@@ -3,14 +3,13 @@
 //! All problems are collected (not just the first), each with its file, line and column, spec
 //! path and the nearest valid name, so one run shows everything to fix.
 
-use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap};
 
 use indexmap::IndexMap;
 
 use crate::diagnostic::{SpecError, SpecErrors, did_you_mean};
 use crate::ir::{self, Encoding, FieldEncoding, Presence, Scalar, TypeRef};
-use crate::location::{LineCol, LocationIndex};
+use crate::location::{LineCol, SourceIndexes};
 use crate::model::{self, EncodingDef, Optional, SpecFile};
 use crate::naming;
 use crate::prescan;
@@ -42,7 +41,7 @@ const RESERVED_TYPE_NAMES: &[&str] = &[
 pub fn resolve(sources: &[SpecSource]) -> Result<ir::Api, SpecErrors> {
     let mut resolver = Resolver {
         sources,
-        indexes: sources.iter().map(|_| OnceCell::new()).collect(),
+        locations: SourceIndexes::new(sources),
         errors: Vec::new(),
     };
     let files: Vec<SpecFile> = sources
@@ -73,7 +72,7 @@ struct Defined<'a, T> {
 
 struct Resolver<'s> {
     sources: &'s [SpecSource],
-    indexes: Vec<OnceCell<LocationIndex>>,
+    locations: SourceIndexes<'s>,
     errors: Vec<SpecError>,
 }
 
@@ -100,14 +99,10 @@ impl<'p> At<'p> {
 }
 
 impl Resolver<'_> {
-    fn index(&self, file: usize) -> &LocationIndex {
-        self.indexes[file].get_or_init(|| LocationIndex::new(&self.sources[file].text))
-    }
-
     fn report(&mut self, at: At<'_>, message: impl Into<String>) {
         let mut full: Vec<String> = at.path.iter().map(|s| (*s).to_owned()).collect();
         full.extend(at.key.map(str::to_owned));
-        let location = self.index(at.file).find(&full);
+        let location = self.locations.find(at.file, &full);
         self.errors.push(SpecError {
             file: self.sources[at.file].path.clone(),
             location,
@@ -176,7 +171,7 @@ impl Resolver<'_> {
                     Some(key) => located.push(key),
                     None => {}
                 }
-                let location = self.index(file).find(&located);
+                let location = self.locations.find(file, &located);
                 self.errors.push(SpecError {
                     file: source.path.clone(),
                     location,
@@ -606,6 +601,7 @@ impl Resolver<'_> {
         if field.doc.trim().is_empty() {
             self.report(at(file, &path).key("doc"), "the doc is empty");
         }
+        self.check_narrowed(file, &path, field.narrowed.as_deref());
         Some(ir::Field {
             wire_name: wire.to_owned(),
             rust_name,
@@ -617,6 +613,7 @@ impl Resolver<'_> {
             zero_is_none: field.zero_is_none,
             documented_as: field.documented_as.clone(),
             documented_type: field.documented_type.clone(),
+            narrowed: field.narrowed.clone(),
         })
     }
 
@@ -672,12 +669,12 @@ impl Resolver<'_> {
             let found = allowed.iter().copied().find(|e| e.spec_name() == name);
             if found.is_none() {
                 let message = if allowed.is_empty() {
-                    format!("a field of type {} takes no encoding", type_name(ty))
+                    format!("a field of type {} takes no encoding", ty.spec_name())
                 } else {
                     let expected: Vec<_> = allowed_names().collect();
                     format!(
                         "unknown encoding '{name}' for {}{}; expected {}",
-                        type_name(ty),
+                        ty.spec_name(),
                         did_you_mean(name, allowed_names()),
                         expected.join(" or ")
                     )
@@ -740,6 +737,24 @@ impl Resolver<'_> {
                 ok.then_some(FieldEncoding::PerMethod(resolved))
             }
         }
+    }
+
+    /// `narrowed` says why, and quotes the reference's evidence so `cargo xtask spec-audit`
+    /// can find it there.
+    fn check_narrowed(&mut self, file: usize, path: &[&str], narrowed: Option<&str>) {
+        let Some(text) = narrowed else { return };
+        let problem = if text.trim().is_empty() {
+            "narrowed is empty: say why the type is narrower than the reference's, quoting the \
+             reference's evidence in double quotes"
+        } else if text.matches('"').count() % 2 == 1 {
+            "narrowed has an unclosed double quote"
+        } else if ir::quoted_excerpts(text).all(|excerpt| excerpt.trim().is_empty()) {
+            "narrowed must quote the reference's evidence in double quotes (e.g. \
+             Notes say \"Numeric text\")"
+        } else {
+            return;
+        };
+        self.report(at(file, path).key("narrowed"), problem);
     }
 
     /// `only_in` / `absent_in` must name methods that deliver the record.
@@ -1036,6 +1051,7 @@ impl Resolver<'_> {
                 );
             }
         }
+        self.check_narrowed(file, &path, param.narrowed.as_deref());
         Some(ir::Param {
             wire_name: wire.to_owned(),
             rust_name,
@@ -1045,6 +1061,7 @@ impl Resolver<'_> {
             default: param.default,
             min: param.min,
             max: param.max,
+            narrowed: param.narrowed.clone(),
         })
     }
 }
@@ -1100,14 +1117,6 @@ fn allowed_encodings(ty: &TypeRef) -> &'static [Encoding] {
         TypeRef::Scalar(Scalar::Date) => &[Encoding::Dmy, Encoding::Epoch],
         TypeRef::List(_) => &[Encoding::IndexObject, Encoding::Array],
         TypeRef::Record(_) | TypeRef::Enum(_) => &[],
-    }
-}
-
-fn type_name(ty: &TypeRef) -> String {
-    match ty {
-        TypeRef::Scalar(scalar) => scalar.spec_name().to_owned(),
-        TypeRef::List(element) => format!("list<{}>", type_name(element)),
-        TypeRef::Record(name) | TypeRef::Enum(name) => name.clone(),
     }
 }
 

@@ -102,7 +102,60 @@ fn unknown_key_suggests_the_nearest() {
     assert_eq!(
         errors(&broken("type: decimal", "tyep: decimal")),
         [
-            "spec/test.yaml:6:9: types.Timesheet.fields.rate: unknown key 'tyep' (did you mean 'type'?); expected one of: type, doc, rust_name, encoding, optional, only_in, absent_in, nullable, zero_is_none, documented_as, documented_type"
+            "spec/test.yaml:6:9: types.Timesheet.fields.rate: unknown key 'tyep' (did you mean 'type'?); expected one of: type, doc, rust_name, encoding, optional, only_in, absent_in, nullable, zero_is_none, documented_as, documented_type, narrowed"
+        ]
+    );
+}
+
+#[test]
+fn narrowed_must_say_why_quoting_the_reference() {
+    let with = |narrowed: &str| {
+        errors(&broken(
+            "type: decimal",
+            &format!("type: decimal\n        narrowed: '{narrowed}'"),
+        ))
+    };
+    let at = "spec/test.yaml:7:9: types.Timesheet.fields.rate: narrowed";
+    assert_eq!(
+        with(" "),
+        [format!(
+            "{at} is empty: say why the type is narrower than the reference's, quoting the \
+             reference's evidence in double quotes"
+        )]
+    );
+    assert_eq!(
+        with("Notes say \"Decimal amount text."),
+        [format!("{at} has an unclosed double quote")]
+    );
+    assert_eq!(
+        with("Notes say it is a decimal."),
+        [format!(
+            "{at} must quote the reference's evidence in double quotes (e.g. Notes say \"Numeric text\")"
+        )]
+    );
+    let sources = [SpecSource {
+        path: "spec/test.yaml".to_owned(),
+        text: broken(
+            "type: decimal",
+            "type: decimal\n        narrowed: 'Notes say \"Decimal amount text.\"'",
+        ),
+    }];
+    let api = resolve(&sources).unwrap();
+    assert_eq!(
+        api.records[0].fields[0].narrowed.as_deref(),
+        Some("Notes say \"Decimal amount text.\"")
+    );
+}
+
+#[test]
+fn narrowed_on_a_parameter_is_checked_the_same_way() {
+    let spec = format!(
+        "{BASE}    params:\n      id:\n        type: id\n        doc: ID.\n        narrowed: because\n"
+    );
+    assert_eq!(
+        errors(&spec),
+        [
+            "spec/test.yaml:16:9: methods.pay/getTimesheet.params.id: narrowed must quote the reference's evidence in double quotes (e.g. Notes say \"Numeric text\")"
         ]
     );
 }

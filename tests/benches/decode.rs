@@ -61,10 +61,10 @@ mod plain {
     #[serde(rename_all = "camelCase")]
     pub struct Bid {
         pub bid_id: u64,
-        pub job_id: u64,
+        pub job_id: String,
         pub job_name: String,
         pub user_type: String,
-        pub client_user_id: Option<u64>,
+        pub client_user_id: Option<String>,
         pub client_name: String,
         #[serde(rename = "clientImageURL")]
         pub client_image_url: String,
@@ -85,7 +85,7 @@ mod plain {
         pub is_sponsored: bool,
         pub is_pre_bid: bool,
         pub bid_amount: Decimal,
-        pub hours_per_week: Option<Decimal>,
+        pub hours_per_week: Option<String>,
         pub duration: String,
         pub submission_date: Option<Timestamp>,
     }
@@ -187,7 +187,7 @@ mod plain {
         pub bid_id: Option<u64>,
         pub bid_data: Option<Bid>,
         pub date: Date,
-        pub screen_id: Option<u64>,
+        pub screen_id: Option<String>,
         #[serde(rename = "screenURL")]
         pub screen_url: Option<String>,
         #[serde(rename = "thumbURL")]

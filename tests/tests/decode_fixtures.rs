@@ -50,9 +50,12 @@ fn timesheet_list_decodes_strings_and_dmy_dates() {
     );
 
     let bid = &list.bid_details;
-    assert_eq!((bid.bid_id, bid.job_id), (310001, 220001));
+    assert_eq!(bid.bid_id, 310001);
+    // Strings in the reference with no evidence of a number stay text.
+    assert_eq!(bid.job_id, "220001");
+    assert_eq!(bid.hours_per_week.as_deref(), Some("20"));
     assert_eq!(bid.user_type, UserType::Client);
-    assert_eq!(bid.client_user_id, Some(40001));
+    assert_eq!(bid.client_user_id.as_deref(), Some("40001"));
     assert_eq!(bid.provider_user_id, Some(50001));
     assert_eq!(bid.status, BidStatus::Working);
     assert_eq!(bid.phase, 5);
@@ -353,7 +356,7 @@ fn workview_decodes_buckets_of_snapshots_and_a_null_next_date() {
     assert_eq!(view.user_name, "tortega");
     assert!(!view.screen_buckets.is_empty());
     let screen = &view.screen_buckets[0].screens[0];
-    assert!(screen.screen_id.is_some());
+    assert_eq!(screen.screen_id.as_deref(), Some("5500101"));
     assert!(
         screen
             .screen_url
@@ -372,4 +375,83 @@ fn workview_decodes_buckets_of_snapshots_and_a_null_next_date() {
     assert_eq!(empty.date, day(2026, 1, 2));
     assert_eq!(empty.prev_date, Some(day(2025, 12, 30)));
     assert_eq!(empty.next_date, Some(day(2026, 1, 5)));
+}
+
+/// The reference types BidData.jobId, clientUserId, hoursPerWeek and screenData.screenId as
+/// `string` and gives no format: a value that is not all digits, or a JSON number, decodes
+/// (kept as text) instead of failing the whole page.
+#[test]
+fn text_the_reference_calls_string_decodes_whatever_its_spelling() {
+    let body = String::from_utf8(
+        marketplace_tests::fixtures::read("pay/getTimesheetsForBid.json").unwrap(),
+    )
+    .unwrap();
+    let edited = body
+        .replacen(r#""jobId": "220001""#, r#""jobId": "J-220001""#, 1)
+        .replacen(r#""clientUserId": "40001""#, r#""clientUserId": 40001"#, 1)
+        .replacen(
+            r#""hoursPerWeek": "20""#,
+            r#""hoursPerWeek": "10-20 hrs/week""#,
+            1,
+        );
+    assert_ne!(edited, body);
+    let list: Envelope<TimesheetList> = marketplace_client::decode(edited.as_bytes()).unwrap();
+    let bid = &list.data.bid_details;
+    assert_eq!(bid.job_id, "J-220001");
+    assert_eq!(bid.client_user_id.as_deref(), Some("40001"));
+    assert_eq!(bid.hours_per_week.as_deref(), Some("10-20 hrs/week"));
+    assert_eq!(
+        list.data.timesheets.len(),
+        2,
+        "every item of the page is kept"
+    );
+
+    let body = String::from_utf8(
+        marketplace_tests::fixtures::read("workroom/getWorkviewDetails.json").unwrap(),
+    )
+    .unwrap();
+    let edited = body.replacen(
+        r#""screenId": "5500101""#,
+        r#""screenId": "snap-5500101""#,
+        1,
+    );
+    assert_ne!(edited, body);
+    let view: Envelope<Workview> = marketplace_client::decode(edited.as_bytes()).unwrap();
+    let screen = &view.data.screen_buckets[0].screens[0];
+    assert_eq!(screen.screen_id.as_deref(), Some("snap-5500101"));
+}
+
+/// The IDs the spec keeps as integers although the reference types them `string` (they are
+/// sent back as integer parameters) decode alike from a string of digits and a JSON number.
+#[test]
+fn ids_kept_as_integers_decode_from_digits_and_numbers_alike() {
+    let read =
+        |name: &str| String::from_utf8(marketplace_tests::fixtures::read(name).unwrap()).unwrap();
+    let body = read("pay/getTimesheetsForBid.json");
+    let numbers = body
+        .replacen(r#""bidId": "310001""#, r#""bidId": 310001"#, 1)
+        .replacen(
+            r#""providerUserId": "50001""#,
+            r#""providerUserId": 50001"#,
+            1,
+        );
+    assert_ne!(numbers, body);
+    let as_numbers: Envelope<TimesheetList> =
+        marketplace_client::decode(numbers.as_bytes()).unwrap();
+    let as_digits = fixture::<TimesheetList>("pay/getTimesheetsForBid.json");
+    assert_eq!(as_numbers.data.bid_details, as_digits.data.bid_details);
+    assert_eq!(as_numbers.data.bid_details.bid_id, 310001);
+    assert_eq!(as_numbers.data.bid_details.provider_user_id, Some(50001));
+
+    let body = read("manage/getMyProviders.json");
+    let numbers = body
+        .replacen(r#""userId": "50001""#, r#""userId": 50001"#, 1)
+        .replacen(r#""bidId": "310001""#, r#""bidId": 310001"#, 1);
+    assert_ne!(numbers, body);
+    let as_numbers: Envelope<ProviderList> =
+        marketplace_client::decode(numbers.as_bytes()).unwrap();
+    let as_digits = fixture::<ProviderList>("manage/getMyProviders.json");
+    assert_eq!(as_numbers.data.agents[0], as_digits.data.agents[0]);
+    assert_eq!(as_numbers.data.agents[0].screen_data.user_id, 50001);
+    assert_eq!(as_numbers.data.agents[0].screen_data.bid_id, Some(310001));
 }

@@ -1,4 +1,5 @@
 //! The project's automation: `cargo xtask <command>` (see `main.rs`).
 
 pub mod codegen;
+pub mod spec_audit;
 pub mod spec_diff;

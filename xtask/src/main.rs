@@ -4,13 +4,17 @@
 //! - `cargo xtask codegen --check` fails, with a unified diff, when the committed code is stale.
 //! - `cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json]
 //!   [--fail-on breaking|any]` reviews what a spec change does (see the README).
+//! - `cargo xtask spec-audit [--reference PATH]` checks the spec against the reference
+//!   (`../shared/marketplace-api.md`): what is missing, undocumented or typed narrower without
+//!   evidence. Exits 1 when it finds anything, 2 when it cannot read either side.
 
 use std::process::ExitCode;
 
-use xtask::{codegen, spec_diff};
+use xtask::{codegen, spec_audit, spec_diff};
 
 const USAGE: &str = "usage: cargo xtask codegen [--check]
-       cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json] [--fail-on breaking|any]";
+       cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json] [--fail-on breaking|any]
+       cargo xtask spec-audit [--reference PATH]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,27 +34,16 @@ fn main() -> ExitCode {
             );
         }),
         ["spec-diff", rest @ ..] => {
-            let options = match spec_diff::Options::parse(rest) {
-                Ok(options) => options,
-                Err(error) => {
-                    eprintln!("error: {error}\n{USAGE}");
-                    return ExitCode::from(2);
-                }
-            };
-            return match spec_diff::run(&root, &options) {
-                Ok(outcome) => {
-                    print!("{}", outcome.report);
-                    if outcome.failed {
-                        ExitCode::FAILURE
-                    } else {
-                        ExitCode::SUCCESS
-                    }
-                }
-                Err(error) => {
-                    eprintln!("error: {error}");
-                    ExitCode::from(2)
-                }
-            };
+            return report(spec_diff::Options::parse(rest), |options| {
+                spec_diff::run(&root, options).map(|outcome| (outcome.report, outcome.failed))
+            });
+        }
+        ["spec-audit", rest @ ..] => {
+            return report(spec_audit::Options::parse(rest), |options| {
+                let outcome = spec_audit::run(&root, options)?;
+                let failed = !outcome.findings.is_empty();
+                Ok::<_, spec_audit::SpecAuditError>((outcome.report, failed))
+            });
         }
         ["help" | "--help" | "-h"] => {
             println!("{USAGE}");
@@ -66,6 +59,36 @@ fn main() -> ExitCode {
         Err(error) => {
             eprintln!("error: {error}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs a command that reports: its options parsed, then its report printed. Exits 1 when the
+/// command says it failed (findings, or breaking changes under `--fail-on`), 2 when it could
+/// not run or its arguments are wrong.
+fn report<O, E: std::fmt::Display>(
+    options: Result<O, String>,
+    run: impl FnOnce(&O) -> Result<(String, bool), E>,
+) -> ExitCode {
+    let options = match options {
+        Ok(options) => options,
+        Err(error) => {
+            eprintln!("error: {error}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&options) {
+        Ok((report, failed)) => {
+            print!("{report}");
+            if failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
         }
     }
 }

@@ -3,9 +3,12 @@
 //! lines it should.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use xtask::codegen::{self, Change, GENERATED_DIR, SPEC_DIR, XtaskError};
+
+mod scratch;
+use scratch::Scratch;
 
 /// The committed generated code is what the committed spec produces.
 #[test]
@@ -25,59 +28,25 @@ fn generation_is_deterministic() {
     assert_eq!(first, second);
 }
 
-/// A copy of the spec and the generated folder in a temporary workspace.
-struct Scratch {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
+/// Regenerates the scratch workspace's client; returns what changed.
+fn regenerate(scratch: &Scratch) -> Vec<Change> {
+    let changes = codegen::plan(&scratch.root).unwrap();
+    codegen::apply(&changes).unwrap();
+    changes
 }
 
-impl Scratch {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_path_buf();
-        let real = codegen::workspace_root();
-        for sub in [SPEC_DIR, GENERATED_DIR] {
-            fs::create_dir_all(root.join(sub)).unwrap();
-            for entry in fs::read_dir(real.join(sub)).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_file() {
-                    fs::copy(&path, root.join(sub).join(path.file_name().unwrap())).unwrap();
-                }
-            }
-        }
-        Scratch { _dir: dir, root }
-    }
-
-    fn path(&self, relative: &str) -> PathBuf {
-        self.root.join(relative)
-    }
-
-    fn edit(&self, relative: &str, from: &str, to: &str) {
-        let path = self.path(relative);
-        let text = fs::read_to_string(&path).unwrap();
-        assert!(text.contains(from), "{from:?} not in {relative}");
-        fs::write(&path, text.replacen(from, to, 1)).unwrap();
-    }
-
-    fn regenerate(&self) -> Vec<Change> {
-        let changes = codegen::plan(&self.root).unwrap();
-        codegen::apply(&changes).unwrap();
-        changes
-    }
-
-    /// Every file of the generated folder, by name.
-    fn generated(&self) -> Vec<(String, String)> {
-        let mut files: Vec<(String, String)> = fs::read_dir(self.path(GENERATED_DIR))
-            .unwrap()
-            .map(|e| {
-                let path = e.unwrap().path();
-                let name = path.file_name().unwrap().to_string_lossy().into_owned();
-                (name, fs::read_to_string(&path).unwrap())
-            })
-            .collect();
-        files.sort();
-        files
-    }
+/// Every file of the scratch workspace's generated folder, by name.
+fn generated(scratch: &Scratch) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = fs::read_dir(scratch.path(GENERATED_DIR))
+        .unwrap()
+        .map(|e| {
+            let path = e.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, fs::read_to_string(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 fn stale_message(root: &Path) -> String {
@@ -119,7 +88,7 @@ fn changing_one_field_type_changes_exactly_its_lines() {
         "      hours:\n        type: integer",
         "      hours:\n        type: decimal",
     );
-    let changes = scratch.regenerate();
+    let changes = regenerate(&scratch);
     assert_eq!(changes.len(), 1, "only workroom.rs changes");
     let Change::Update { path, old, new } = &changes[0] else {
         panic!("expected an update, got {changes:?}");
@@ -145,7 +114,7 @@ fn changing_one_field_type_changes_exactly_its_lines() {
 #[test]
 fn an_invalid_spec_writes_nothing() {
     let scratch = Scratch::new();
-    let before = scratch.generated();
+    let before = generated(&scratch);
     scratch.edit(
         &format!("{SPEC_DIR}/pay.yaml"),
         "type: decimal",
@@ -158,7 +127,7 @@ fn an_invalid_spec_writes_nothing() {
         "{error}"
     );
     assert!(error.ends_with("nothing was written"), "{error}");
-    assert_eq!(scratch.generated(), before);
+    assert_eq!(generated(&scratch), before);
 }
 
 #[test]
@@ -171,7 +140,7 @@ fn files_no_longer_generated_are_removed_but_hand_written_ones_kept() {
     )
     .unwrap();
     fs::write(generated_dir.join("notes.rs"), "// written by a person\n").unwrap();
-    let changes = scratch.regenerate();
+    let changes = regenerate(&scratch);
     assert_eq!(changes.len(), 1);
     assert!(matches!(&changes[0], Change::Remove { path, .. } if path.ends_with("old.rs")));
     assert!(!generated_dir.join("old.rs").exists());
@@ -181,5 +150,5 @@ fn files_no_longer_generated_are_removed_but_hand_written_ones_kept() {
 #[test]
 fn regenerating_an_up_to_date_tree_changes_nothing() {
     let scratch = Scratch::new();
-    assert!(scratch.regenerate().is_empty());
+    assert!(regenerate(&scratch).is_empty());
 }

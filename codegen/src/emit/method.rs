@@ -6,7 +6,7 @@ use heck::ToUpperCamelCase;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Module, Use, code_list, doc, ident, paragraphs};
+use super::{Module, Use, code_list, doc, ident, narrowed_note, paragraphs};
 use crate::ir::{BeyondLast, Method, Param, ParamType, Record, TypeRef};
 use crate::rust_type;
 
@@ -190,7 +190,12 @@ fn constructors(
         if !required.is_empty() {
             let described: Vec<String> = required
                 .iter()
-                .map(|p| format!("`{}`: {}", p.rust_name, p.doc.trim()))
+                .map(|p| {
+                    let narrowed = narrowed_note(p.narrowed.as_deref());
+                    format!("`{}`: {} {narrowed}", p.rust_name, p.doc.trim())
+                        .trim_end()
+                        .to_owned()
+                })
                 .collect();
             notes.push(format!("Arguments: {}", described.join(" ")));
         }
@@ -373,6 +378,7 @@ fn param_doc(param: &Param) -> String {
     }
     paragraphs([
         format!("`{}`: {}", param.wire_name, param.doc.trim()),
+        narrowed_note(param.narrowed.as_deref()),
         rules.join(" "),
     ])
 }

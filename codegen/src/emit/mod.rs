@@ -361,6 +361,13 @@ pub(crate) fn paragraphs(parts: impl IntoIterator<Item = String>) -> String {
         .join("\n\n")
 }
 
+/// Why a field or parameter is typed narrower than the reference says, for its doc.
+pub(crate) fn narrowed_note(narrowed: Option<&str>) -> String {
+    narrowed.map_or_else(String::new, |why| {
+        format!("Typed narrower than the reference: {}", why.trim())
+    })
+}
+
 /// "`a`", "`a` and `b`", "`a`, `b` and `c`".
 pub(crate) fn code_list(items: &[String]) -> String {
     let ticked: Vec<String> = items.iter().map(|i| format!("`{i}`")).collect();

@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Module, Use, code_list, doc, ident, paragraphs};
+use super::{Module, Use, code_list, doc, ident, narrowed_note, paragraphs};
 use crate::ir::{Encoding, Field, FieldEncoding, Presence, Record, Scalar, TypeRef};
 use crate::naming::serde_camel_case;
 use crate::rust_type::{self, Decoder};
@@ -108,7 +108,7 @@ fn rust_type(module: &mut Module<'_>, field: &Field) -> (TokenStream, Option<Dec
 
 /// The field's doc: the spec text, then what the wire does with it.
 fn field_doc(field: &Field) -> String {
-    let mut notes = vec![field.doc.clone()];
+    let mut notes = vec![field.doc.clone(), narrowed_note(field.narrowed.as_deref())];
     notes.push(encoding_note(field));
     let mut none = Vec::new();
     match &field.presence {

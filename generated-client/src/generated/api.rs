@@ -480,25 +480,27 @@ impl<'de> Deserialize<'de> for ProjectStatus {
 pub struct Bid {
     /// Workroom / bid ID.
     ///
-    /// On the wire: a JSON string.
-    #[serde(with = "wire::lenient")]
-    pub bid_id: u64,
-    /// Job ID.
+    /// Typed narrower than the reference: The reference types it string, but it is sent back as the integer parameter bidId of every method ("| bidId | yes | integer | Workroom. |"), so it is an integer ID.
     ///
     /// On the wire: a JSON string.
     #[serde(with = "wire::lenient")]
-    pub job_id: u64,
+    pub bid_id: u64,
+    /// Job ID, as text: the reference types it string and no method takes it back. A JSON number (the type InvoiceData and PaymentData give a jobId) is kept as its text.
+    ///
+    /// On the wire: a JSON string or number.
+    #[serde(with = "wire::lenient")]
+    pub job_id: String,
     /// Job name.
     pub job_name: String,
     /// Role of the calling user in this bid.
     pub user_type: UserType,
-    /// Client user ID.
+    /// Client user ID, as text: the reference types it string and no method takes a client's user ID back. A JSON number is kept as its text.
     ///
-    /// On the wire: a JSON string.
+    /// On the wire: a JSON string or number.
     ///
     /// Absent from the responses of `manage/getMyProviders` and `workroom/getWorkviewDetails`, where it is `None`.
     #[serde(default, with = "wire::lenient_opt")]
-    pub client_user_id: Option<u64>,
+    pub client_user_id: Option<String>,
     /// Client name.
     pub client_name: String,
     /// Client image (URL).
@@ -513,6 +515,8 @@ pub struct Bid {
     /// `None` when absent. Present in some responses.
     pub client_city: Option<String>,
     /// Provider user ID.
+    ///
+    /// Typed narrower than the reference: The reference types it string, but it is sent back as the integer parameter userId of workroom/getWorkviewDetails, whose snapshots are the provider's ("| userId | yes | integer | User whose snapshots are requested. |"), so it is an integer ID.
     ///
     /// On the wire: a JSON string.
     ///
@@ -531,6 +535,8 @@ pub struct Bid {
     /// Provider city.
     pub provider_city: String,
     /// Bid phase; status Working is phase 5.
+    ///
+    /// Typed narrower than the reference: The reference types it string and its Notes say the text is a number ("| phase | string | Numeric text. |").
     ///
     /// On the wire: a JSON string.
     #[serde(with = "wire::lenient")]
@@ -552,16 +558,18 @@ pub struct Bid {
     pub is_pre_bid: bool,
     /// Amount of the bid.
     ///
+    /// Typed narrower than the reference: The reference types it string and its Notes say the text is a decimal amount ("| bidAmount | string | Decimal amount text. |").
+    ///
     /// On the wire: a JSON string.
     #[serde(with = "wire::lenient")]
     pub bid_amount: Decimal,
-    /// Hours per week; 0 for a fixed-price bid.
+    /// Hours per week, as text ("0" for a fixed-price bid): the reference types it string and gives no format, so a range or a phrase decodes too. A JSON number is kept as its text.
     ///
-    /// On the wire: a JSON string.
+    /// On the wire: a JSON string or number.
     ///
     /// `None` when absent. Present in some responses.
     #[serde(default, with = "wire::lenient_opt")]
-    pub hours_per_week: Option<Decimal>,
+    pub hours_per_week: Option<String>,
     /// Duration; empty when not applicable. A number is kept as its text.
     ///
     /// On the wire: a JSON string or number.
@@ -595,6 +603,8 @@ pub struct ScreenData {
     pub timestamp: Timestamp,
     /// User ID of the provider.
     ///
+    /// Typed narrower than the reference: The reference types it string, but the provider's user ID is sent back as the integer parameter userId of workroom/getWorkviewDetails ("| userId | yes | integer | User whose snapshots are requested. |"), so it is an integer ID.
+    ///
     /// On the wire: a JSON string.
     #[serde(with = "wire::lenient")]
     pub user_id: u64,
@@ -610,6 +620,8 @@ pub struct ScreenData {
     pub num_comments: i64,
     /// Bid ID.
     ///
+    /// Typed narrower than the reference: The reference types it string, but it is sent back as the integer parameter bidId of workroom/getWorkviewDetails ("| bidId | yes | integer | Winning bid of the project. |"), so it is an integer ID.
+    ///
     /// On the wire: a JSON string.
     ///
     /// Sent only by `manage/getMyProviders`; `None` elsewhere.
@@ -621,16 +633,18 @@ pub struct ScreenData {
     pub bid_data: Option<Bid>,
     /// Day of the snapshot or provider summary.
     ///
+    /// Typed narrower than the reference: The reference types it string and its Notes give the format ("| date | string | DD-MON-YY. |").
+    ///
     /// On the wire: `DD-MON-YY` text.
     #[serde(with = "wire::lenient")]
     pub date: Date,
-    /// Snapshot ID.
+    /// Snapshot ID, as text: the reference types it string and no method takes it back. A JSON number is kept as its text.
     ///
-    /// On the wire: a JSON string.
+    /// On the wire: a JSON string or number.
     ///
     /// Sent only by `workroom/getWorkviewDetails`; `None` elsewhere.
     #[serde(default, with = "wire::lenient_opt")]
-    pub screen_id: Option<u64>,
+    pub screen_id: Option<String>,
     /// Full image (URL).
     ///
     /// Sent only by `workroom/getWorkviewDetails`; `None` elsewhere.

@@ -49,12 +49,18 @@ pub struct ProviderList {
     #[serde(with = "wire::lenient")]
     pub total_results: u64,
     /// Number of pages.
+    ///
+    /// Typed narrower than the reference: The reference says only "totalPages (JSON number)" here, but a page count is whole: the same field is "totalPages (integer)" in pay/getTimesheetsForBid, and pages are asked for with the integer parameter page ("| page | no | integer | From 1; default 1; above totalPages gives zero results. |").
     #[serde(with = "wire::lenient")]
     pub total_pages: u64,
     /// Current page.
+    ///
+    /// Typed narrower than the reference: The reference says only "page (JSON number)" here, but it echoes the integer parameter page ("| page | no | integer | From 1; default 1; above totalPages gives zero results. |"), and is "page (integer)" in pay/getTimesheetsForBid.
     #[serde(with = "wire::lenient")]
     pub page: u64,
     /// Number of providers on this page.
+    ///
+    /// Typed narrower than the reference: The reference says only "numResults (JSON number)" here, but a number of results is whole, and the same field is "numResults (integer)" in pay/getTimesheetsForBid.
     #[serde(with = "wire::lenient")]
     pub num_results: u64,
     /// Providers of this page.

@@ -344,6 +344,8 @@ pub struct Timesheet {
     pub id: u64,
     /// Week-ending day.
     ///
+    /// Typed narrower than the reference: The reference types it string and its Notes give the format ("| week | string | Week-ending day, DD-MON-YY. |").
+    ///
     /// On the wire: `DD-MON-YY` text.
     #[serde(with = "wire::lenient")]
     pub week: Date,
@@ -502,6 +504,8 @@ pub struct StatusReport {
     #[serde(with = "wire::zero_is_none")]
     pub id: Option<u64>,
     /// Week-ending day.
+    ///
+    /// Typed narrower than the reference: The reference types it string and its Notes give the format ("| week | string | DD-MON-YY. |").
     ///
     /// On the wire: `DD-MON-YY` text.
     #[serde(with = "wire::lenient")]

@@ -41,10 +41,14 @@ pub struct Workview {
     pub hours: i64,
     /// Date of the data. The reference does not state its format; taken as DD-MON-YY, the format of the date parameter.
     ///
+    /// Typed narrower than the reference: The reference states no type ("date (date of the data)"), which makes it a string, but it is the day the date parameter asks for ("| date | no | string DD-MON-YY |"), whose format it shares with prevDate and nextDate.
+    ///
     /// On the wire: `DD-MON-YY` text.
     #[serde(with = "wire::lenient")]
     pub date: Date,
     /// Previous available date. The reference does not state its format; taken as DD-MON-YY, the format of the date parameter. Nullable for tolerance: the reference says nextDate is null when there is none, and the same presumably holds for the first available day.
+    ///
+    /// Typed narrower than the reference: The reference states no type ("prevDate (previous available date)"), which makes it a string, but it is sent back as the date parameter ("prevDate/nextDate are used to navigate"; "| date | no | string DD-MON-YY |").
     ///
     /// On the wire: `DD-MON-YY` text.
     ///
@@ -52,6 +56,8 @@ pub struct Workview {
     #[serde(with = "wire::lenient_opt")]
     pub prev_date: Option<Date>,
     /// Next available date. The reference does not state its format; taken as DD-MON-YY, the format of the date parameter.
+    ///
+    /// Typed narrower than the reference: The reference states no type ("nextDate (next available date; null when none)"), which makes it a string, but it is sent back as the date parameter ("prevDate/nextDate are used to navigate"; "| date | no | string DD-MON-YY |").
     ///
     /// On the wire: `DD-MON-YY` text.
     ///

@@ -1,0 +1,109 @@
+//! `cargo xtask spec-audit [--reference PATH]`: the spec checked against the reference.
+//!
+//! Reads the reference (`../shared/marketplace-api.md` from the workspace root unless
+//! `--reference` names another file, taken relative to the current directory) and the spec,
+//! and prints one line per finding of [`marketplace_codegen::audit`], located in the spec and
+//! in the reference. Nothing is written.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use marketplace_codegen::audit::{self, Finding, FindingKind, ReferenceErrors};
+use marketplace_codegen::{CodegenError, SpecErrors};
+
+use crate::codegen::SPEC_DIR;
+
+/// The reference, relative to the workspace root.
+pub const DEFAULT_REFERENCE: &str = "../shared/marketplace-api.md";
+
+/// The command's options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The reference; `None`: [`DEFAULT_REFERENCE`].
+    pub reference: Option<PathBuf>,
+}
+
+impl Options {
+    /// Parses `[--reference PATH]`.
+    pub fn parse(args: &[&str]) -> Result<Options, String> {
+        let mut options = Options { reference: None };
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            match *arg {
+                "--reference" => {
+                    let path = args.next().ok_or("--reference needs a value")?;
+                    options.reference = Some(PathBuf::from(path));
+                }
+                other => return Err(format!("unknown argument {other:?}")),
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// What the command found.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The findings, in spec order.
+    pub findings: Vec<Finding>,
+    /// One line per finding and a closing line (or one line saying the spec is clean).
+    pub report: String,
+}
+
+/// Why the command could not audit.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecAuditError {
+    /// Lines of the reference do not follow its conventions.
+    #[error("{0}")]
+    Reference(#[from] ReferenceErrors),
+    /// The reference or the spec could not be read.
+    #[error(transparent)]
+    Codegen(#[from] CodegenError),
+    /// The spec is invalid.
+    #[error("{0}")]
+    Spec(#[from] SpecErrors),
+}
+
+/// Audits the spec under `root` against the reference the options name.
+pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecAuditError> {
+    let (path, shown) = match &options.reference {
+        Some(path) => (path.clone(), path.display().to_string()),
+        None => (root.join(DEFAULT_REFERENCE), DEFAULT_REFERENCE.to_owned()),
+    };
+    let text = std::fs::read_to_string(&path).map_err(|source| CodegenError::Io {
+        path: PathBuf::from(&shown),
+        source,
+    })?;
+    let reference = audit::parse_reference(&text, &shown)?;
+    let sources = marketplace_codegen::load_spec_dir(&root.join(SPEC_DIR), SPEC_DIR)?;
+    let api = marketplace_codegen::resolve(&sources)?;
+    let findings = audit::audit(&api, &sources, &reference);
+    let report = report(&findings, &shown);
+    Ok(Outcome { findings, report })
+}
+
+/// The printed report.
+pub fn report(findings: &[Finding], reference: &str) -> String {
+    if findings.is_empty() {
+        return format!("spec-audit: {SPEC_DIR}/ agrees with {reference}: no finding\n");
+    }
+    let mut out = String::new();
+    for finding in findings {
+        let _ = writeln!(out, "{finding}");
+    }
+    let counts: Vec<String> = FindingKind::ALL
+        .iter()
+        .filter_map(|kind| {
+            let count = findings.iter().filter(|f| f.kind == *kind).count();
+            (count > 0).then(|| format!("{count} {kind}"))
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "spec-audit: {} finding{} against {reference} ({})",
+        findings.len(),
+        if findings.len() == 1 { "" } else { "s" },
+        counts.join(", ")
+    );
+    out
+}

@@ -1,0 +1,44 @@
+//! A temporary workspace holding a copy of the committed spec and generated folder, shared by
+//! the codegen and spec-audit tests.
+
+use std::fs;
+use std::path::PathBuf;
+
+use xtask::codegen::{GENERATED_DIR, SPEC_DIR, workspace_root};
+
+/// A copy of `spec/` and the generated folder under a temporary root.
+pub struct Scratch {
+    _dir: tempfile::TempDir,
+    /// The temporary workspace root.
+    pub root: PathBuf,
+}
+
+impl Scratch {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let real = workspace_root();
+        for sub in [SPEC_DIR, GENERATED_DIR] {
+            fs::create_dir_all(root.join(sub)).unwrap();
+            for entry in fs::read_dir(real.join(sub)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_file() {
+                    fs::copy(&path, root.join(sub).join(path.file_name().unwrap())).unwrap();
+                }
+            }
+        }
+        Scratch { _dir: dir, root }
+    }
+
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.root.join(relative)
+    }
+
+    /// Replaces the first `from` in the file with `to`; `from` must be there.
+    pub fn edit(&self, relative: &str, from: &str, to: &str) {
+        let path = self.path(relative);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{from:?} not in {relative}");
+        fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    }
+}
