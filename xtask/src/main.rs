@@ -5,7 +5,8 @@
 //! - `cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json]
 //!   [--fail-on breaking|any]` reviews what a spec change does (see the README).
 //! - `cargo xtask spec-audit [--reference PATH]` checks the spec against the reference
-//!   (`../shared/marketplace-api.md`): what is missing, undocumented or typed narrower without
+//!   (`../shared/marketplace-api.md`, else its snapshot `spec/reference/marketplace-api.md`):
+//!   what is missing, undocumented or typed narrower without
 //!   evidence. Exits 1 when it finds anything, 2 when it cannot read either side.
 
 use std::process::ExitCode;

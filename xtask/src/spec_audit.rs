@@ -1,9 +1,12 @@
 //! `cargo xtask spec-audit [--reference PATH]`: the spec checked against the reference.
 //!
-//! Reads the reference (`../shared/marketplace-api.md` from the workspace root unless
-//! `--reference` names another file, taken relative to the current directory) and the spec,
-//! and prints one line per finding of [`marketplace_codegen::audit`], located in the spec and
-//! in the reference. Nothing is written.
+//! Reads the reference and the spec, and prints one line per finding of
+//! [`marketplace_codegen::audit`], located in the spec and in the reference. Nothing is
+//! written. The reference is `--reference PATH` (relative to the current directory) when
+//! given, else the shared one beside the workspace ([`SHARED_REFERENCE`]) when it is there,
+//! else the snapshot committed with the spec ([`SNAPSHOT_REFERENCE`]), so that a clone on its
+//! own (CI) audits too; a workspace test keeps the snapshot equal to the shared file wherever
+//! both exist.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -13,13 +16,27 @@ use marketplace_codegen::{CodegenError, SpecErrors};
 
 use crate::codegen::SPEC_DIR;
 
-/// The reference, relative to the workspace root.
-pub const DEFAULT_REFERENCE: &str = "../shared/marketplace-api.md";
+/// The reference as shared beside the workspace, relative to its root: the default.
+pub const SHARED_REFERENCE: &str = "../shared/marketplace-api.md";
+
+/// The snapshot of the reference committed with the spec, relative to the workspace root:
+/// the default where the shared one is absent.
+pub const SNAPSHOT_REFERENCE: &str = "spec/reference/marketplace-api.md";
+
+/// The reference audited against when `--reference` is not given, as shown in messages:
+/// [`SHARED_REFERENCE`] when it exists under `root`, else [`SNAPSHOT_REFERENCE`].
+pub fn default_reference(root: &Path) -> &'static str {
+    if root.join(SHARED_REFERENCE).is_file() {
+        SHARED_REFERENCE
+    } else {
+        SNAPSHOT_REFERENCE
+    }
+}
 
 /// The command's options.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
-    /// The reference; `None`: [`DEFAULT_REFERENCE`].
+    /// The reference; `None`: [`default_reference`].
     pub reference: Option<PathBuf>,
 }
 
@@ -68,7 +85,10 @@ pub enum SpecAuditError {
 pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecAuditError> {
     let (path, shown) = match &options.reference {
         Some(path) => (path.clone(), path.display().to_string()),
-        None => (root.join(DEFAULT_REFERENCE), DEFAULT_REFERENCE.to_owned()),
+        None => {
+            let shown = default_reference(root);
+            (root.join(shown), shown.to_owned())
+        }
     };
     let text = std::fs::read_to_string(&path).map_err(|source| CodegenError::Io {
         path: PathBuf::from(&shown),

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use marketplace_codegen::audit::{self, FindingKind, parse_reference};
 use marketplace_codegen::{CodegenError, SpecSource, resolve};
 use xtask::codegen::{SPEC_DIR, workspace_root};
-use xtask::spec_audit::{DEFAULT_REFERENCE, Options, SpecAuditError, report, run};
+use xtask::spec_audit::{
+    Options, SHARED_REFERENCE, SNAPSHOT_REFERENCE, SpecAuditError, default_reference, report, run,
+};
 
 mod scratch;
 use scratch::Scratch;
@@ -50,10 +52,29 @@ fn committed_spec_agrees_with_the_reference() {
     let outcome = run(&workspace_root(), &Options { reference: None })
         .unwrap_or_else(|error| panic!("{error}"));
     assert!(outcome.findings.is_empty(), "{}", outcome.report);
+    let shown = default_reference(&workspace_root());
     assert_eq!(
         outcome.report,
-        format!("spec-audit: {SPEC_DIR}/ agrees with {DEFAULT_REFERENCE}: no finding\n")
+        format!("spec-audit: {SPEC_DIR}/ agrees with {shown}: no finding\n")
     );
+}
+
+/// The snapshot a clone on its own audits against is the shared reference, wherever the
+/// shared one is beside the workspace (on a machine without it, the snapshot is all there is).
+#[test]
+fn the_committed_snapshot_is_the_shared_reference() {
+    let root = workspace_root();
+    let snapshot = fs::read_to_string(root.join(SNAPSHOT_REFERENCE)).unwrap();
+    match fs::read_to_string(root.join(SHARED_REFERENCE)) {
+        Ok(shared) => assert!(
+            shared == snapshot,
+            "{SHARED_REFERENCE} changed: copy it to {SNAPSHOT_REFERENCE}, then run `cargo xtask \
+             spec-audit` and fix what it finds"
+        ),
+        Err(_) => assert_eq!(default_reference(&root), SNAPSHOT_REFERENCE),
+    }
+    // Either way the snapshot is a reference the audit can read.
+    parse_reference(&snapshot, SNAPSHOT_REFERENCE).unwrap_or_else(|error| panic!("{error}"));
 }
 
 #[test]
@@ -108,7 +129,7 @@ fn an_id_typed_field_without_evidence_in_the_committed_spec_is_reported() {
     );
     let edited = fs::read_to_string(scratch.path("spec/api.yaml")).unwrap();
     let line = edited[..edited.find(planted).unwrap()].lines().count() + 2;
-    let reference = workspace_root().join(DEFAULT_REFERENCE);
+    let reference = workspace_root().join(SNAPSHOT_REFERENCE);
     let row = fs::read_to_string(&reference)
         .unwrap()
         .lines()
@@ -193,7 +214,7 @@ fn a_missing_reference_is_an_error_naming_it() {
 fn an_invalid_spec_is_an_error_with_its_location() {
     let scratch = Scratch::new();
     scratch.edit("spec/api.yaml", "type: boolean", "type: boolen");
-    let reference = workspace_root().join(DEFAULT_REFERENCE);
+    let reference = workspace_root().join(SNAPSHOT_REFERENCE);
     let error = run(
         &scratch.root,
         &Options {

@@ -9,21 +9,54 @@ pub const RULE: Rule = Rule {
 
 /// Every spec key that only documents: module, service, OAuth and endpoint docs, error docs,
 /// kinds and methods, enum, value, type, field, method and parameter docs, the names the
-/// reference uses (`documented_as` of a type, `documented_type` of a field).
+/// reference uses (`documented_as` of a type, `documented_type` of a field), and the evidence
+/// for a type narrower than the reference's (`narrowed` of a field or a parameter).
 pub fn check(cx: &mut Context<'_>) {
     let (base, head) = (cx.base.api, cx.head.api);
     for (index, old) in base.files.iter().enumerate() {
-        if let Some((new_index, new)) = head.files.iter().enumerate().find(|(_, f)| f.path == old.path) {
-            let (a, b) = (old.doc.clone().unwrap_or_default(), new.doc.clone().unwrap_or_default());
-            cx.doc(&format!("module {}", old.module), &a, &b, (index, vec!["doc"]), (new_index, vec!["doc"]));
+        if let Some((new_index, new)) = head
+            .files
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.path == old.path)
+        {
+            let (a, b) = (
+                old.doc.clone().unwrap_or_default(),
+                new.doc.clone().unwrap_or_default(),
+            );
+            cx.doc(
+                &format!("module {}", old.module),
+                &a,
+                &b,
+                (index, vec!["doc"]),
+                (new_index, vec!["doc"]),
+            );
         }
     }
     if let (Some(old), Some(new)) = (&base.info, &head.info) {
-        cx.doc("service name", &old.name, &new.name, (old.file, vec!["api", "name"]), (new.file, vec!["api", "name"]));
-        cx.doc("service", &old.doc, &new.doc, (old.file, vec!["api", "doc"]), (new.file, vec!["api", "doc"]));
+        cx.doc(
+            "service name",
+            &old.name,
+            &new.name,
+            (old.file, vec!["api", "name"]),
+            (new.file, vec!["api", "name"]),
+        );
+        cx.doc(
+            "service",
+            &old.doc,
+            &new.doc,
+            (old.file, vec!["api", "doc"]),
+            (new.file, vec!["api", "doc"]),
+        );
     }
     if let (Some(old), Some(new)) = (&base.oauth, &head.oauth) {
-        cx.doc("OAuth", &old.doc, &new.doc, (old.file, vec!["oauth", "doc"]), (new.file, vec!["oauth", "doc"]));
+        cx.doc(
+            "OAuth",
+            &old.doc,
+            &new.doc,
+            (old.file, vec!["oauth", "doc"]),
+            (new.file, vec!["oauth", "doc"]),
+        );
         for a in &old.endpoints {
             if let Some(b) = new.endpoints.iter().find(|e| e.name == a.name) {
                 cx.doc(
@@ -37,53 +70,129 @@ pub fn check(cx: &mut Context<'_>) {
         }
     }
     for old in &base.errors {
-        let Some(new) = head.errors.iter().find(|e| e.code == old.code) else { continue };
-        let (o, n) = ((old.file, vec!["errors", old.code.as_str()]), (new.file, vec!["errors", new.code.as_str()]));
+        let Some(new) = head.errors.iter().find(|e| e.code == old.code) else {
+            continue;
+        };
+        let (o, n) = (
+            (old.file, vec!["errors", old.code.as_str()]),
+            (new.file, vec!["errors", new.code.as_str()]),
+        );
         cx.doc(&old.code, &old.doc, &new.doc, o.clone(), n.clone());
         let kind = |e: &crate::ir::ErrorCode| words::option(e.kind.as_ref());
-        cx.doc(&format!("{} kind", old.code), &kind(old), &kind(new), o.clone(), n.clone());
-        let methods = |e: &crate::ir::ErrorCode| e.methods.as_ref().map_or("every method".to_owned(), |m| words::list(m));
-        cx.doc(&format!("{} is returned by", old.code), &methods(old), &methods(new), o, n);
+        cx.doc(
+            &format!("{} kind", old.code),
+            &kind(old),
+            &kind(new),
+            o.clone(),
+            n.clone(),
+        );
+        let methods = |e: &crate::ir::ErrorCode| {
+            e.methods
+                .as_ref()
+                .map_or("every method".to_owned(), |m| words::list(m))
+        };
+        cx.doc(
+            &format!("{} is returned by", old.code),
+            &methods(old),
+            &methods(new),
+            o,
+            n,
+        );
     }
     for (old, new) in cx.enums.clone() {
-        cx.doc(&format!("enum {}", new.name), &old.doc, &new.doc, Context::enum_place(old), Context::enum_place(new));
+        cx.doc(
+            &format!("enum {}", new.name),
+            &old.doc,
+            &new.doc,
+            Context::enum_place(old),
+            Context::enum_place(new),
+        );
         for a in &old.values {
-            if let Some(b) = new.values.iter().find(|v| v.wire == a.wire && v.variant == a.variant) {
+            if let Some(b) = new
+                .values
+                .iter()
+                .find(|v| v.wire == a.wire && v.variant == a.variant)
+            {
                 cx.doc(
                     &format!("{}::{}", new.name, b.variant),
                     &a.doc,
                     &b.doc,
-                    (old.file, vec!["enums", old.name.as_str(), "values", a.wire.as_str()]),
-                    (new.file, vec!["enums", new.name.as_str(), "values", b.wire.as_str()]),
+                    (
+                        old.file,
+                        vec!["enums", old.name.as_str(), "values", a.wire.as_str()],
+                    ),
+                    (
+                        new.file,
+                        vec!["enums", new.name.as_str(), "values", b.wire.as_str()],
+                    ),
                 );
             }
         }
     }
     for (old, new) in cx.records.clone() {
         let (o, n) = (Context::record_place(old), Context::record_place(new));
-        cx.doc(&format!("type {}", new.name), &old.doc, &new.doc, o.clone(), n.clone());
+        cx.doc(
+            &format!("type {}", new.name),
+            &old.doc,
+            &new.doc,
+            o.clone(),
+            n.clone(),
+        );
         let documented = |r: &crate::ir::Record| words::option(r.documented_as.as_ref());
-        cx.doc(&format!("type {}'s name in the reference", new.name), &documented(old), &documented(new), o, n);
+        cx.doc(
+            &format!("type {}'s name in the reference", new.name),
+            &documented(old),
+            &documented(new),
+            o,
+            n,
+        );
         let (pairs, _, _) = cx.fields(old, new);
         for pair in pairs {
-            let (o, n) = (Context::field_place(old, pair.old), Context::field_place(new, pair.new));
+            let (o, n) = (
+                Context::field_place(old, pair.old),
+                Context::field_place(new, pair.new),
+            );
             let name = format!("{}.{}", new.name, pair.new.rust_name);
             cx.doc(&name, &pair.old.doc, &pair.new.doc, o.clone(), n.clone());
             let ty = |f: &Field| words::option(f.documented_type.as_ref());
-            cx.doc(&format!("{name}'s type in the reference"), &ty(pair.old), &ty(pair.new), o, n);
+            cx.doc(
+                &format!("{name}'s type in the reference"),
+                &ty(pair.old),
+                &ty(pair.new),
+                o.clone(),
+                n.clone(),
+            );
+            let narrowed = |f: &Field| words::option(f.narrowed.as_ref());
+            cx.doc(
+                &format!("{name}'s evidence for a type narrower than the reference"),
+                &narrowed(pair.old),
+                &narrowed(pair.new),
+                o,
+                n,
+            );
         }
     }
     let methods: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
     for (old, new) in methods {
-        cx.doc(&new.name, &old.doc, &new.doc, Context::method_place(old), Context::method_place(new));
+        cx.doc(
+            &new.name,
+            &old.doc,
+            &new.doc,
+            Context::method_place(old),
+            Context::method_place(new),
+        );
         for a in &old.params {
             if let Some(b) = new.params.iter().find(|p| p.wire_name == a.wire_name) {
+                let subject = format!("{}: parameter {}", new.name, b.wire_name);
+                let (o, n) = (super::param_place(old, a), super::param_place(new, b));
+                cx.doc(&subject, &a.doc, &b.doc, o.clone(), n.clone());
+                let narrowed = |p: &Param| words::option(p.narrowed.as_ref());
                 cx.doc(
-                    &format!("{}: parameter {}", new.name, b.wire_name),
-                    &a.doc,
-                    &b.doc,
-                    super::param_place(old, a),
-                    super::param_place(new, b),
+                    &format!("{subject}'s evidence for a type narrower than the reference"),
+                    &narrowed(a),
+                    &narrowed(b),
+                    o,
+                    n,
                 );
             }
         }

@@ -11,7 +11,11 @@ pub const RULE: Rule = Rule {
 pub fn check(cx: &mut Context<'_>) {
     for (old, new) in cx.enums.clone() {
         for value in &new.values {
-            if old.values.iter().any(|v| v.wire == value.wire || v.variant == value.variant) {
+            if old
+                .values
+                .iter()
+                .any(|v| v.wire == value.wire || v.variant == value.variant)
+            {
                 continue;
             }
             let wire = !old.open;
@@ -21,7 +25,10 @@ pub fn check(cx: &mut Context<'_>) {
                 wire,
                 &[Claim::Item(old.name.clone())],
                 None,
-                Some((new.file, vec!["enums", new.name.as_str(), "values", value.wire.as_str()])),
+                Some((
+                    new.file,
+                    vec!["enums", new.name.as_str(), "values", value.wire.as_str()],
+                )),
                 format!(
                     "{}::{} (\"{}\") was added{}",
                     new.name,

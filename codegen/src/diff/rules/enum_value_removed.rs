@@ -11,7 +11,11 @@ pub const RULE: Rule = Rule {
 pub fn check(cx: &mut Context<'_>) {
     for (old, new) in cx.enums.clone() {
         for value in &old.values {
-            if new.values.iter().any(|v| v.wire == value.wire || v.variant == value.variant) {
+            if new
+                .values
+                .iter()
+                .any(|v| v.wire == value.wire || v.variant == value.variant)
+            {
                 continue;
             }
             cx.push(
@@ -19,9 +23,15 @@ pub fn check(cx: &mut Context<'_>) {
                 Surface::Response,
                 false,
                 &[Claim::Item(format!("{}::{}", old.name, value.variant))],
-                Some((old.file, vec!["enums", old.name.as_str(), "values", value.wire.as_str()])),
+                Some((
+                    old.file,
+                    vec!["enums", old.name.as_str(), "values", value.wire.as_str()],
+                )),
                 None,
-                format!("{}::{} (\"{}\") was removed", old.name, value.variant, value.wire),
+                format!(
+                    "{}::{} (\"{}\") was removed",
+                    old.name, value.variant, value.wire
+                ),
             );
         }
     }

@@ -33,8 +33,19 @@ pub fn check(cx: &mut Context<'_>) {
                 Surface::Response,
                 wire,
                 &[Claim::Item(format!("{}::{}", old.name, value.variant))],
-                Some((old.file, vec!["enums", old.name.as_str(), "values", value.wire.as_str()])),
-                Some((new.file, vec!["enums", new.name.as_str(), "values", respelled.wire.as_str()])),
+                Some((
+                    old.file,
+                    vec!["enums", old.name.as_str(), "values", value.wire.as_str()],
+                )),
+                Some((
+                    new.file,
+                    vec![
+                        "enums",
+                        new.name.as_str(),
+                        "values",
+                        respelled.wire.as_str(),
+                    ],
+                )),
                 format!(
                     "{}::{} is now sent as \"{}\" instead of \"{}\"; {seen}",
                     new.name, value.variant, respelled.wire, value.wire

@@ -8,5 +8,10 @@ pub const RULE: Rule = Rule {
 };
 
 pub fn check(cx: &mut Context<'_>) {
-    super::check_presence(cx, RULE.id, |p| !p.old.is_optional() && p.new.is_optional() && !super::became_nullable(p), " (now Option)");
+    super::check_presence(
+        cx,
+        RULE.id,
+        |p| !p.old.is_optional() && p.new.is_optional() && !super::became_nullable(p),
+        " (now Option)",
+    );
 }

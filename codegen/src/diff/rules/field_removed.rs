@@ -24,7 +24,11 @@ pub fn check(cx: &mut Context<'_>) {
                     "{}.{} was removed ({})",
                     old_record.name,
                     field.rust_name,
-                    if wire { "old apps fail to decode without it" } else { "old apps read None" }
+                    if wire {
+                        "old apps fail to decode without it"
+                    } else {
+                        "old apps read None"
+                    }
                 ),
             );
         }

@@ -27,7 +27,11 @@ pub fn check(cx: &mut Context<'_>) {
             format!(
                 "{}: documented errors: {}",
                 new.name,
-                if what.is_empty() { "reordered".to_owned() } else { what }
+                if what.is_empty() {
+                    "reordered".to_owned()
+                } else {
+                    what
+                }
             ),
         );
     }

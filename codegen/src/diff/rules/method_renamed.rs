@@ -9,8 +9,12 @@ pub const RULE: Rule = Rule {
 
 /// Old apps call the old path, which the new server no longer serves.
 pub fn check(cx: &mut Context<'_>) {
-    let renamed: Vec<(&Method, &Method)> =
-        cx.methods.iter().filter(|p| p.renamed).map(|p| (p.old, p.new)).collect();
+    let renamed: Vec<(&Method, &Method)> = cx
+        .methods
+        .iter()
+        .filter(|p| p.renamed)
+        .map(|p| (p.old, p.new))
+        .collect();
     for (old, new) in renamed {
         let claims = cx.method_claims(old);
         let rust = if old.rust_name == new.rust_name {
@@ -25,7 +29,10 @@ pub fn check(cx: &mut Context<'_>) {
             &claims,
             Some(Context::method_place(old)),
             Some(Context::method_place(new)),
-            format!("{} became {} (path {} -> {}; {rust})", old.name, new.name, old.path, new.path),
+            format!(
+                "{} became {} (path {} -> {}; {rust})",
+                old.name, new.name, old.path, new.path
+            ),
         );
     }
 }

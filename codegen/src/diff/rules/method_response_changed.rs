@@ -28,7 +28,10 @@ pub fn check(cx: &mut Context<'_>) {
             &claims,
             Some(Context::method_place(old)),
             Some(Context::method_place(new)),
-            format!("{} now responds with {} instead of {}", new.name, new.response, old.response),
+            format!(
+                "{} now responds with {} instead of {}",
+                new.name, new.response, old.response
+            ),
         );
     }
 }

@@ -23,7 +23,10 @@ pub fn check(cx: &mut Context<'_>) {
             &claims,
             Some(Context::method_place(old)),
             Some(Context::method_place(new)),
-            format!("Session::{} became Session::{}", old.rust_name, new.rust_name),
+            format!(
+                "Session::{} became Session::{}",
+                old.rust_name, new.rust_name
+            ),
         );
     }
 }

@@ -16,7 +16,11 @@ pub fn check(cx: &mut Context<'_>) {
         RULE.id,
         |_, o, _, n| o.min != n.min || o.max != n.max,
         |om, o, nm, n| {
-            let pages_by = |m: &Method| m.paging.as_ref().is_some_and(|p| p.size_param == o.wire_name);
+            let pages_by = |m: &Method| {
+                m.paging
+                    .as_ref()
+                    .is_some_and(|p| p.size_param == o.wire_name)
+            };
             if pages_by(om) && wire::param_accepts(o, n) {
                 (Surface::Paging, !paging::old_stream_gets_every_item(om, nm))
             } else {

@@ -14,6 +14,12 @@ pub fn check(cx: &mut Context<'_>) {
         RULE.id,
         |_, o, _, n| o.default != n.default,
         |_, _, _, _| (Surface::Request, false),
-        |o, n| format!("default {} -> {}", words::option(o.default), words::option(n.default)),
+        |o, n| {
+            format!(
+                "default {} -> {}",
+                words::option(o.default),
+                words::option(n.default)
+            )
+        },
     );
 }

@@ -17,7 +17,10 @@ pub fn check(cx: &mut Context<'_>) {
         .collect();
     for (old, new) in pairs {
         let wire = !new.at_least_one_of.is_empty()
-            && !old.at_least_one_of.iter().all(|p| new.at_least_one_of.contains(p));
+            && !old
+                .at_least_one_of
+                .iter()
+                .all(|p| new.at_least_one_of.contains(p));
         let claims = cx.method_claims(old);
         cx.push(
             RULE.id,

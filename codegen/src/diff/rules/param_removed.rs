@@ -12,7 +12,11 @@ pub fn check(cx: &mut Context<'_>) {
     let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
     for (old_method, new_method) in pairs {
         for old in &old_method.params {
-            if new_method.params.iter().any(|p| p.wire_name == old.wire_name) {
+            if new_method
+                .params
+                .iter()
+                .any(|p| p.wire_name == old.wire_name)
+            {
                 continue;
             }
             let claims = cx.param_claims(old_method, &old.rust_name);
@@ -23,7 +27,10 @@ pub fn check(cx: &mut Context<'_>) {
                 &claims,
                 Some(super::param_place(old_method, old)),
                 None,
-                format!("{}: parameter {} was removed", old_method.name, old.wire_name),
+                format!(
+                    "{}: parameter {} was removed",
+                    old_method.name, old.wire_name
+                ),
             );
         }
     }

@@ -19,7 +19,8 @@ pub fn check(cx: &mut Context<'_>) {
     let names: std::collections::BTreeSet<&String> = base.keys().chain(head.keys()).collect();
     for name in names {
         let (old, new) = (base.get(name), head.get(name));
-        let value = |entry: Option<&Constant<'_>>| entry.map_or("none".to_owned(), |c| c.value.clone());
+        let value =
+            |entry: Option<&Constant<'_>>| entry.map_or("none".to_owned(), |c| c.value.clone());
         if value(old) == value(new) {
             continue;
         }
@@ -31,7 +32,11 @@ pub fn check(cx: &mut Context<'_>) {
             .collect();
         cx.push(
             RULE.id,
-            if wire { Surface::Request } else { Surface::None },
+            if wire {
+                Surface::Request
+            } else {
+                Surface::None
+            },
             wire,
             &claims,
             old.map(|c| c.place.clone()),
@@ -52,18 +57,60 @@ struct Constant<'a> {
 
 fn constants<'a>(api: &'a Api) -> BTreeMap<String, Constant<'a>> {
     let mut constants = BTreeMap::new();
-    let mut add = |name: String, value: String, place: Place<'a>, on_the_wire: bool, rust: Option<&'static str>| {
-        constants.insert(name, Constant { value, place, on_the_wire, rust });
+    let mut add = |name: String,
+                   value: String,
+                   place: Place<'a>,
+                   on_the_wire: bool,
+                   rust: Option<&'static str>| {
+        constants.insert(
+            name,
+            Constant {
+                value,
+                place,
+                on_the_wire,
+                rust,
+            },
+        );
     };
     if let Some(info) = &api.info {
-        add("data path".to_owned(), info.data_path.clone(), (info.file, vec!["api", "data_path"]), true, Some("DATA_PATH"));
-        add("api version".to_owned(), info.api_version.to_string(), (info.file, vec!["api", "api_version"]), true, Some("API_VERSION"));
+        add(
+            "data path".to_owned(),
+            info.data_path.clone(),
+            (info.file, vec!["api", "data_path"]),
+            true,
+            Some("DATA_PATH"),
+        );
+        add(
+            "api version".to_owned(),
+            info.api_version.to_string(),
+            (info.file, vec!["api", "api_version"]),
+            true,
+            Some("API_VERSION"),
+        );
     }
     if let Some(oauth) = &api.oauth {
         let at = |key| (oauth.file, vec!["oauth", key]);
-        add("token lifetime".to_owned(), format!("{} s", oauth.token_lifetime_seconds), at("token_lifetime_seconds"), false, None);
-        add("signature method".to_owned(), oauth.signature_method.clone(), at("signature_method"), true, None);
-        add("OAuth version".to_owned(), oauth.version.clone(), at("version"), true, None);
+        add(
+            "token lifetime".to_owned(),
+            format!("{} s", oauth.token_lifetime_seconds),
+            at("token_lifetime_seconds"),
+            false,
+            None,
+        );
+        add(
+            "signature method".to_owned(),
+            oauth.signature_method.clone(),
+            at("signature_method"),
+            true,
+            None,
+        );
+        add(
+            "OAuth version".to_owned(),
+            oauth.version.clone(),
+            at("version"),
+            true,
+            None,
+        );
         add(
             "HTTPS required".to_owned(),
             if oauth.https_required { "yes" } else { "no" }.to_owned(),
@@ -72,9 +119,24 @@ fn constants<'a>(api: &'a Api) -> BTreeMap<String, Constant<'a>> {
             None,
         );
         for endpoint in &oauth.endpoints {
-            let place = (oauth.file, vec!["oauth", "endpoints", endpoint.name.as_str()]);
-            add(format!("{} endpoint", endpoint.name), format!("{} {}", endpoint.method, endpoint.path), place.clone(), true, None);
-            add(format!("{} answer", endpoint.name), words::list(&endpoint.response), place, true, None);
+            let place = (
+                oauth.file,
+                vec!["oauth", "endpoints", endpoint.name.as_str()],
+            );
+            add(
+                format!("{} endpoint", endpoint.name),
+                format!("{} {}", endpoint.method, endpoint.path),
+                place.clone(),
+                true,
+                None,
+            );
+            add(
+                format!("{} answer", endpoint.name),
+                words::list(&endpoint.response),
+                place,
+                true,
+                None,
+            );
         }
     }
     constants

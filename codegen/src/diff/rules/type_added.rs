@@ -14,7 +14,12 @@ pub fn check(cx: &mut Context<'_>) {
         .records
         .iter()
         .filter(|r| !base.records.iter().any(|b| b.name == r.name) && !known(&r.name))
-        .map(|r| (Context::record_place(r), format!("type {} was added", r.name)))
+        .map(|r| {
+            (
+                Context::record_place(r),
+                format!("type {} was added", r.name),
+            )
+        })
         .collect();
     let enums: Vec<_> = head
         .enums
@@ -23,6 +28,14 @@ pub fn check(cx: &mut Context<'_>) {
         .map(|e| (Context::enum_place(e), format!("enum {} was added", e.name)))
         .collect();
     for (place, message) in records.into_iter().chain(enums) {
-        cx.push(RULE.id, Surface::None, false, &[], None, Some(place), message);
+        cx.push(
+            RULE.id,
+            Surface::None,
+            false,
+            &[],
+            None,
+            Some(place),
+            message,
+        );
     }
 }

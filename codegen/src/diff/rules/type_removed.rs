@@ -15,15 +15,35 @@ pub fn check(cx: &mut Context<'_>) {
         .records
         .iter()
         .filter(|r| !head.records.iter().any(|h| h.name == r.name) && gone(&r.name))
-        .map(|r| (r.name.clone(), Context::record_place(r), format!("type {} was removed", r.name)))
+        .map(|r| {
+            (
+                r.name.clone(),
+                Context::record_place(r),
+                format!("type {} was removed", r.name),
+            )
+        })
         .collect();
     let enums: Vec<_> = base
         .enums
         .iter()
         .filter(|e| !head.enums.iter().any(|h| h.name == e.name) && gone(&e.name))
-        .map(|e| (e.name.clone(), Context::enum_place(e), format!("enum {} was removed", e.name)))
+        .map(|e| {
+            (
+                e.name.clone(),
+                Context::enum_place(e),
+                format!("enum {} was removed", e.name),
+            )
+        })
         .collect();
     for (name, place, message) in records.into_iter().chain(enums) {
-        cx.push(RULE.id, Surface::None, false, &[Claim::Type(name)], Some(place), None, message);
+        cx.push(
+            RULE.id,
+            Surface::None,
+            false,
+            &[Claim::Type(name)],
+            Some(place),
+            None,
+            message,
+        );
     }
 }

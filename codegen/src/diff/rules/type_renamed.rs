@@ -12,16 +12,40 @@ pub fn check(cx: &mut Context<'_>) {
         .records
         .iter()
         .filter(|(old, new)| old.name != new.name)
-        .map(|(old, new)| ("type", &old.name, &new.name, Context::record_place(old), Context::record_place(new)))
+        .map(|(old, new)| {
+            (
+                "type",
+                &old.name,
+                &new.name,
+                Context::record_place(old),
+                Context::record_place(new),
+            )
+        })
         .collect();
     let enums: Vec<_> = cx
         .enums
         .iter()
         .filter(|(old, new)| old.name != new.name)
-        .map(|(old, new)| ("enum", &old.name, &new.name, Context::enum_place(old), Context::enum_place(new)))
+        .map(|(old, new)| {
+            (
+                "enum",
+                &old.name,
+                &new.name,
+                Context::enum_place(old),
+                Context::enum_place(new),
+            )
+        })
         .collect();
     for (kind, old_name, new_name, old, new) in records.into_iter().chain(enums) {
         let message = format!("{kind} {old_name} was renamed {new_name}");
-        cx.push(RULE.id, Surface::None, false, &[Claim::Type(old_name.clone())], Some(old), Some(new), message);
+        cx.push(
+            RULE.id,
+            Surface::None,
+            false,
+            &[Claim::Type(old_name.clone())],
+            Some(old),
+            Some(new),
+            message,
+        );
     }
 }
