@@ -123,7 +123,10 @@ impl Repo {
         fs::create_dir_all(root.join("spec")).unwrap();
         for entry in fs::read_dir(real).unwrap() {
             let path = entry.unwrap().path();
-            fs::copy(&path, root.join("spec").join(path.file_name().unwrap())).unwrap();
+            // The spec files; not the reference's snapshot under spec/reference/.
+            if path.is_file() {
+                fs::copy(&path, root.join("spec").join(path.file_name().unwrap())).unwrap();
+            }
         }
         let repo = Repo { _dir: dir, root };
         repo.git(&["init", "-q", "-b", "main"]);
