@@ -12,6 +12,7 @@ use crate::error_body::{ReadBody, Structure, token_pairs};
 use crate::oauth::{self, AccessToken, RequestToken, Verifier};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::secret::{ConsumerCredentials, KnownSecrets, redact_text};
+use crate::tls;
 use crate::transport::{Call, Response, Settings, Transport};
 use crate::{Envelope, decode};
 
@@ -36,8 +37,10 @@ pub struct ClientBuilder {
 }
 
 impl ClientBuilder {
-    /// Uses this `reqwest::Client` (for proxies, extra root certificates, …) instead of a new
-    /// one. Its own timeouts apply in addition to [`Self::timeout`].
+    /// Uses this `reqwest::Client` (for proxies, pool settings, …) instead of a new one. Its own
+    /// timeouts apply in addition to [`Self::timeout`]. Start from
+    /// [`http_client_builder`](crate::http_client_builder): it has this build's TLS and follows
+    /// no redirects.
     ///
     /// **Build it with `.redirect(reqwest::redirect::Policy::none())`.** The client never
     /// follows a redirect: a 3xx answer is an [`Error::Redirect`]. But an HTTP client that
@@ -129,11 +132,16 @@ impl ClientBuilder {
         }
         let http = match self.http {
             Some(http) => http,
-            // Never a redirect (the OAuth header would go along) and never a Referer.
-            None => reqwest::Client::builder()
+            None if base_url.scheme() == "https" && !tls::AVAILABLE => {
+                return Err(config(format!(
+                    "base URL {:?} needs TLS, but marketplace-client was built without a TLS \
+                     feature (rustls-ring, rustls-aws-lc or native-tls); enable one, or give \
+                     an HTTP client with ClientBuilder::http_client",
+                    self.base_url
+                )));
+            }
+            None => tls::http_client_builder()?
                 .connect_timeout(self.connect_timeout)
-                .redirect(reqwest::redirect::Policy::none())
-                .referer(false)
                 .build()
                 .map_err(|error| config(format!("HTTP client: {error}")))?,
         };

@@ -108,6 +108,7 @@ mod options;
 pub mod paging;
 mod query;
 mod secret;
+mod tls;
 mod transport;
 pub mod wire;
 
@@ -118,7 +119,19 @@ pub use generated::*;
 pub use options::{CallOptions, RetryPolicy};
 pub use secret::{ConsumerCredentials, Secret};
 
+pub use tls::http_client_builder;
 pub use wire::DayOrInstant;
+
+/// The HTTP library the client runs on, at the version it uses: [`ClientBuilder::http_client`]
+/// takes a `reqwest::Client` (see [`http_client_builder`]), and hooks see its header types.
+pub use reqwest;
+
+/// The URL library: [`Client::authorization_url`] returns a [`url::Url`].
+pub use url;
+
+/// The stream traits a caller needs for the paged streams (`try_next`, `try_collect`,
+/// `map_ok`, …), so an app needs no `futures` dependency of its own.
+pub use futures::{Stream, StreamExt, TryStreamExt};
 
 /// Exact decimal type used for money, rates and hours.
 pub use rust_decimal::Decimal;

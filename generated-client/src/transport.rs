@@ -512,7 +512,7 @@ mod tests {
 
     fn transport(retry: RetryPolicy) -> Transport {
         Transport::new(
-            reqwest::Client::new(),
+            crate::http_client_builder().unwrap().build().unwrap(),
             Url::parse("https://example.com/base/").unwrap(),
             ConsumerCredentials::new("key", "secret"),
             Settings {

@@ -1061,7 +1061,8 @@ async fn a_caller_supplied_http_client_is_used() {
     let stub = StubServer::start().await.unwrap();
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert("x-app", reqwest::header::HeaderValue::from_static("tour"));
-    let http = reqwest::Client::builder()
+    let http = marketplace_client::http_client_builder()
+        .unwrap()
         .default_headers(headers)
         .build()
         .unwrap();

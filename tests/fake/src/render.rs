@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 use serde_json::{Map, Value, json};
 
-use super::world::{
+use crate::world::{
     ActivityKind, Bid, Comment, Invoice, Payment, Person, Progress, Screen, ScreenDay, ScreenHour,
     StatusReport, Timesheet, WorkItem, World, day_of, dmy, midnight, plus_days,
 };
