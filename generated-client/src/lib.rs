@@ -99,24 +99,30 @@
 #[rustfmt::skip]
 mod generated;
 
+mod build_error;
 mod client;
 mod envelope;
 mod error;
 mod error_body;
+mod hooks;
 pub mod oauth;
 mod options;
 pub mod paging;
 mod query;
+mod response;
 mod secret;
 mod tls;
 mod transport;
 pub mod wire;
 
+pub use build_error::BuildError;
 pub use client::{Client, ClientBuilder, Session};
 pub use envelope::{DecodeError, Envelope, decode};
 pub use error::{ApiFailure, Error, ListedError, TimeoutLimit};
 pub use generated::*;
+pub use hooks::{OutgoingRequest, ReceivedResponse};
 pub use options::{CallOptions, RetryPolicy};
+pub use response::{Response, ResponseMeta};
 pub use secret::{ConsumerCredentials, Secret};
 
 pub use tls::http_client_builder;

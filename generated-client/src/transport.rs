@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use jiff::{SignedDuration, Timestamp};
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, DATE, LOCATION, RETRY_AFTER};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, DATE, HeaderMap, LOCATION, RETRY_AFTER};
 use tracing::Instrument;
 use url::Url;
 
 use crate::error::{Error, TimeoutLimit};
 use crate::error_body::ReadBody;
+use crate::hooks::{Hooks, OutgoingRequest, ReceivedResponse};
 use crate::oauth::signature::{self, OAuthParams, PairsRequest, SigningKey};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::secret::{ConsumerCredentials, KnownSecrets, redact_url};
@@ -34,6 +35,7 @@ pub(crate) struct Settings {
     pub(crate) allow_plain_http_oauth: bool,
     /// The largest response body read; a larger one is an error, not an allocation.
     pub(crate) max_response_bytes: u64,
+    pub(crate) hooks: Hooks,
 }
 
 /// The HTTP side of a [`Client`](crate::Client).
@@ -66,18 +68,30 @@ pub(crate) struct Call<'a> {
 /// A response that arrived whole, from the URL it was sent to.
 pub(crate) struct Response {
     pub(crate) status: u16,
+    pub(crate) headers: HeaderMap,
     pub(crate) content_type: Option<String>,
     pub(crate) body: Bytes,
+    /// Attempts the call made, this one included.
+    pub(crate) attempts: u32,
+    /// From the call's first attempt to the end of this body.
+    pub(crate) elapsed: Duration,
     /// The body read for errors, at most once (see [`Response::read`]).
     read: OnceCell<ReadBody>,
 }
 
 impl Response {
-    fn new(status: u16, content_type: Option<String>, body: Bytes) -> Self {
+    fn new(status: u16, headers: HeaderMap, body: Bytes, progress: Progress) -> Self {
+        let content_type = headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         Response {
             status,
+            headers,
             content_type,
             body,
+            attempts: progress.attempt,
+            elapsed: progress.started.elapsed(),
             read: OnceCell::new(),
         }
     }
@@ -214,7 +228,15 @@ impl Transport {
             );
             let attempted = tokio::time::timeout(
                 budget,
-                self.attempt(call, &url, progress, may_retry, retry, &mut clock_corrected),
+                self.attempt(
+                    call,
+                    &url,
+                    options,
+                    progress,
+                    may_retry,
+                    retry,
+                    &mut clock_corrected,
+                ),
             )
             .instrument(span)
             .await;
@@ -254,10 +276,12 @@ impl Transport {
         }
     }
 
+    #[allow(clippy::too_many_arguments)] // one attempt of `send`'s loop, with its state
     async fn attempt(
         &self,
         call: &Call<'_>,
         url: &Url,
+        options: &CallOptions,
         progress: Progress,
         may_retry: bool,
         retry: &RetryPolicy,
@@ -268,13 +292,14 @@ impl Transport {
             Ok(header) => header,
             Err(error) => return Next::Done(Err(error)),
         };
+        let mut request = self.http.request(call.http_method.clone(), url.clone());
+        if let Some(headers) = self.extra_headers(call, url, options, progress.attempt) {
+            request = request.headers(headers);
+        }
+        let hooked = !self.settings.hooks.response.is_empty();
+        let sent_at = hooked.then(Timestamp::now);
         let started = Instant::now();
-        let sent = self
-            .http
-            .request(call.http_method.clone(), url.clone())
-            .header(AUTHORIZATION, header)
-            .send()
-            .await;
+        let sent = request.header(AUTHORIZATION, header).send().await;
         let span = tracing::Span::current();
         let transport_error = |source: reqwest::Error| {
             let retriable = may_retry && !source.is_builder();
@@ -304,10 +329,17 @@ impl Transport {
         };
         let status = response.status().as_u16();
         span.record("status", status);
+        // What the response hooks see of an answer whose body is not read.
+        let unread = |headers: &HeaderMap| {
+            if let Some(sent_at) = sent_at {
+                self.notify(call, url, progress, sent_at, started, status, headers, None);
+            }
+        };
         // A redirect is never followed: credentials stay with the configured origin. A
         // caller-supplied client that followed one has already sent the request there; its
         // answer is refused all the same.
         if response.url() != url {
+            unread(response.headers());
             return Next::Done(Err(Error::Redirect {
                 method: call.method,
                 status: None,
@@ -315,6 +347,7 @@ impl Transport {
             }));
         }
         if response.status().is_redirection() {
+            unread(response.headers());
             let location = response
                 .headers()
                 .get(LOCATION)
@@ -325,21 +358,21 @@ impl Transport {
                 location,
             }));
         }
-        let headers = response.headers().clone();
+        let content_length = response.content_length();
+        // Taken, not cloned: the body is read from the response without them.
+        let headers = std::mem::take(response.headers_mut());
         let too_large = || {
+            unread(&headers);
             Next::Done(Err(Error::ResponseTooLarge {
                 method: call.method,
                 limit: self.settings.max_response_bytes,
             }))
         };
-        if response
-            .content_length()
-            .is_some_and(|length| length > self.settings.max_response_bytes)
-        {
+        if content_length.is_some_and(|length| length > self.settings.max_response_bytes) {
             return too_large();
         }
         // Read chunk by chunk so that a body without a Content-Length is capped too.
-        let expected = response.content_length().unwrap_or(0).min(1 << 20);
+        let expected = content_length.unwrap_or(0).min(1 << 20);
         let mut body = bytes::BytesMut::with_capacity(usize::try_from(expected).unwrap_or(0));
         loop {
             match response.chunk().await {
@@ -354,14 +387,22 @@ impl Transport {
             }
         }
         span.record("latency_ms", started.elapsed().as_millis() as u64);
-        let content_type = headers
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let response = Response::new(status, content_type, body.freeze());
+        let response = Response::new(status, headers, body.freeze(), progress);
+        if let Some(sent_at) = sent_at {
+            // The bytes as sent only for a data method's success, which carries no credential.
+            let redact = call.oauth_endpoint || !response.is_success();
+            let body = if redact {
+                response.read(&known).kept().as_bytes()
+            } else {
+                &response.body[..]
+            };
+            let headers = &response.headers;
+            let body = Some((body, redact));
+            self.notify(call, url, progress, sent_at, started, status, headers, body);
+        }
 
         if may_retry && (status == 429 || (500..600).contains(&status)) {
-            match retry_after(&headers, self.now()) {
+            match retry_after(&response.headers, self.now()) {
                 Some(wait) if wait > retry.max_retry_after => {}
                 Some(wait) => {
                     return Next::Retry {
@@ -380,7 +421,7 @@ impl Transport {
             }
         }
 
-        if !*clock_corrected && self.correct_clock(&headers, &response, &known) {
+        if !*clock_corrected && self.correct_clock(&response, &known) {
             *clock_corrected = true;
             return Next::Retry {
                 after: Duration::ZERO,
@@ -389,6 +430,67 @@ impl Transport {
             };
         }
         Next::Done(Ok(response))
+    }
+
+    /// The headers of one attempt besides `Authorization`: the call's own
+    /// ([`CallOptions::header`]), then what the request hooks add. `None` when there are
+    /// neither, so a plain call builds no header map.
+    fn extra_headers(
+        &self,
+        call: &Call<'_>,
+        url: &Url,
+        options: &CallOptions,
+        attempt: u32,
+    ) -> Option<HeaderMap> {
+        let hooks = &self.settings.hooks.request;
+        if hooks.is_empty() && options.headers.is_empty() {
+            return None;
+        }
+        let mut headers = options.headers.clone();
+        for hook in hooks {
+            hook(&mut OutgoingRequest {
+                api_method: call.method,
+                http_method: &call.http_method,
+                url,
+                attempt,
+                headers: &mut headers,
+            });
+        }
+        // The signature's header is the transport's alone.
+        headers.remove(AUTHORIZATION);
+        Some(headers)
+    }
+
+    /// Runs the response hooks on one answer; `body` is what they may see of it, and whether
+    /// that is the redacted reading.
+    #[allow(clippy::too_many_arguments)] // the parts of one exchange, borrowed where they are
+    fn notify(
+        &self,
+        call: &Call<'_>,
+        url: &Url,
+        progress: Progress,
+        sent_at: Timestamp,
+        started: Instant,
+        status: u16,
+        headers: &HeaderMap,
+        body: Option<(&[u8], bool)>,
+    ) {
+        let received = ReceivedResponse {
+            api_method: call.method,
+            http_method: &call.http_method,
+            url,
+            params: call.query,
+            attempt: progress.attempt,
+            sent_at,
+            latency: started.elapsed(),
+            status,
+            headers,
+            body: body.map(|(bytes, _)| bytes),
+            body_redacted: body.is_some_and(|(_, redacted)| redacted),
+        };
+        for hook in &self.settings.hooks.response {
+            hook(&received);
+        }
     }
 
     /// The Authorization header for one attempt: a fresh nonce and timestamp every time.
@@ -422,13 +524,8 @@ impl Transport {
     /// its clock differs from the corrected local clock by more than the tolerance, adopts its
     /// clock and says so. The `Date` check comes first, so a body is only read for this when
     /// the clocks disagree.
-    fn correct_clock(
-        &self,
-        headers: &reqwest::header::HeaderMap,
-        response: &Response,
-        known: &KnownSecrets<'_>,
-    ) -> bool {
-        let Some(server_now) = headers.get(DATE).and_then(http_date) else {
+    fn correct_clock(&self, response: &Response, known: &KnownSecrets<'_>) -> bool {
+        let Some(server_now) = response.headers.get(DATE).and_then(http_date) else {
             return false;
         };
         let skew = server_now.duration_since(self.now());
@@ -498,7 +595,7 @@ fn retry_after(headers: &reqwest::header::HeaderMap, now: Timestamp) -> Option<D
 }
 
 /// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).
-fn http_date(value: &reqwest::header::HeaderValue) -> Option<Timestamp> {
+pub(crate) fn http_date(value: &reqwest::header::HeaderValue) -> Option<Timestamp> {
     let text = value.to_str().ok()?;
     jiff::fmt::rfc2822::DateTimeParser::new()
         .parse_timestamp(text)
@@ -522,6 +619,7 @@ mod tests {
                 page_concurrency: 4,
                 allow_plain_http_oauth: false,
                 max_response_bytes: 1 << 20,
+                hooks: Hooks::default(),
             },
         )
     }

@@ -26,12 +26,11 @@ fn consumer() -> ConsumerCredentials {
 }
 
 fn fast_retries() -> RetryPolicy {
-    RetryPolicy {
-        max_attempts: 3,
-        base_delay: Duration::from_millis(10),
-        max_delay: Duration::from_millis(40),
-        max_retry_after: Duration::from_secs(5),
-    }
+    RetryPolicy::default()
+        .max_attempts(3)
+        .base_delay(Duration::from_millis(10))
+        .max_delay(Duration::from_millis(40))
+        .max_retry_after(Duration::from_secs(5))
 }
 
 async fn start() -> (StubServer, Client) {

@@ -29,12 +29,13 @@ fn client(fake: &FakeMarketplace) -> Client {
         ConsumerCredentials::new(&demo.consumer_key, &demo.consumer_secret),
     )
     .http_client(fake.http_client())
-    .retry(RetryPolicy {
-        max_attempts: 3,
-        base_delay: Duration::from_millis(10),
-        max_delay: Duration::from_millis(50),
-        max_retry_after: Duration::from_secs(5),
-    })
+    .retry(
+        RetryPolicy::default()
+            .max_attempts(3)
+            .base_delay(Duration::from_millis(10))
+            .max_delay(Duration::from_millis(50))
+            .max_retry_after(Duration::from_secs(5)),
+    )
     .build()
     .unwrap()
 }

@@ -98,8 +98,8 @@ pub(super) fn emit(module: &mut Module<'_>, method: &Method) -> TokenStream {
         }
     ));
     let customize_doc = doc(&format!(
-        "Overrides the client's timeout, deadline or retry policy for this call{} (see \
-         [`CallOptions`](crate::CallOptions)), e.g. \
+        "Overrides the client's timeout, deadline or retry policy, or adds headers, for this \
+         call{} (see [`CallOptions`](crate::CallOptions)), e.g. \
          `.customize(|options| options.deadline(Duration::from_secs(5)))`.",
         if method.paging.is_some() {
             " and, when streamed, for each page's call"
@@ -131,6 +131,13 @@ pub(super) fn emit(module: &mut Module<'_>, method: &Method) -> TokenStream {
             /// Sends the request. Arguments are checked first: an invalid one fails without a
             /// request.
             pub async fn send(self) -> Result<#response, Error> {
+                Ok(self.send_with_metadata().await?.data)
+            }
+
+            /// Sends the request like [`send`](Self::send), and returns the data with the
+            /// response's metadata: status, headers, the envelope's `api` and `apiVersion`,
+            /// attempts (see [`ResponseMeta`](crate::ResponseMeta)).
+            pub async fn send_with_metadata(self) -> Result<crate::Response<#response>, Error> {
                 #query_binding
                 #(#query_lines)*
                 self.session.get(#wire_name, #path, query.pairs(), &self.options).await
