@@ -6,35 +6,8 @@
 //! Neither side can reach a secret: a request hook runs before the `Authorization` header (the
 //! only place OAuth values travel) is added, and replaces nothing of it; a response hook gets
 //! the body of a token endpoint or of an error with secret-named values removed (see
-//! [`ReceivedResponse::body`]). A client without hooks pays nothing for them.
-//!
-//! ```
-//! use std::sync::atomic::{AtomicU64, Ordering};
-//! use marketplace_client::reqwest::header::HeaderValue;
-//! use marketplace_client::{Client, ConsumerCredentials};
-//!
-//! static NEXT_TRACE: AtomicU64 = AtomicU64::new(1);
-//!
-//! let client = Client::builder("https://marketplace.example", ConsumerCredentials::new("key", "secret"))
-//!     // A trace id on every request.
-//!     .on_request(|request| {
-//!         let id = NEXT_TRACE.fetch_add(1, Ordering::Relaxed);
-//!         request.headers_mut().insert("x-trace-id", HeaderValue::from(id));
-//!     })
-//!     // Status, latency and attempt of every answer.
-//!     .on_response(|response| {
-//!         println!(
-//!             "{} attempt {}: HTTP {} in {} ms",
-//!             response.api_method(),
-//!             response.attempt(),
-//!             response.status(),
-//!             response.latency().as_millis(),
-//!         );
-//!     })
-//!     .build()?;
-//! # let _ = client;
-//! # Ok::<(), marketplace_client::Error>(())
-//! ```
+//! [`ReceivedResponse::body`]). A client without hooks pays nothing for them: no header map is
+//! built and no clock is read. The crate docs show both kinds at work.
 
 use std::sync::Arc;
 use std::time::Duration;
