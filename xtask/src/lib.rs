@@ -2,6 +2,7 @@
 
 pub mod codegen;
 pub mod msrv;
+pub mod package;
 pub mod public_api;
 pub mod spec_audit;
 pub mod spec_diff;

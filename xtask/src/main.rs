@@ -11,17 +11,20 @@
 //! - `cargo xtask public-api` writes the public API of each published crate to its
 //!   `public-api.txt`; `--check` fails when the API differs from it, or moved since `main`
 //!   without a `CHANGELOG.md` entry.
+//! - `cargo xtask package` packages and verifies the published crates (`cargo publish
+//!   --dry-run`), then tests the app of `tests/app` against the packages.
 //! - `cargo xtask msrv` checks that no dependency of a published crate needs a newer Rust than
 //!   the declared `rust-version`.
 
 use std::process::ExitCode;
 
-use xtask::{codegen, msrv, public_api, spec_audit, spec_diff};
+use xtask::{codegen, msrv, package, public_api, spec_audit, spec_diff};
 
 const USAGE: &str = "usage: cargo xtask codegen [--check]
        cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json|changelog] [--fail-on breaking|any]
        cargo xtask spec-audit [--reference PATH]
        cargo xtask public-api [--check]
+       cargo xtask package
        cargo xtask msrv";
 
 fn main() -> ExitCode {
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
                 public_api::check(&root).map(|()| println!("the public API is its snapshot")),
             );
         }
+        ["package"] => return finish(package::run(&root)),
         ["msrv"] => return finish(msrv::check(&root).map(|report| print!("{report}"))),
         ["help" | "--help" | "-h"] => {
             println!("{USAGE}");

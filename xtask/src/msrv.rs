@@ -124,7 +124,9 @@ pub fn check(root: &Path) -> Result<String, MsrvError> {
             let _ = writeln!(
                 report,
                 "  {package} (default features{}): newest dependency requirement {}",
-                features.map(|extra| format!(" + {extra}")).unwrap_or_default(),
+                features
+                    .map(|extra| format!(" + {extra}"))
+                    .unwrap_or_default(),
                 newest.map_or("none declared".to_owned(), |(_, which)| which),
             );
         }
