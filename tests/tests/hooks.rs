@@ -145,30 +145,16 @@ async fn hooked_requests_still_verify_at_the_fake() {
     // The fake checks every signature with its own code: headers added by hooks and options
     // leave it intact.
     let fake = FakeMarketplace::start().await.unwrap();
-    let demo = fake.credentials();
-    let client = Client::builder(
-        fake.base_url(),
-        ConsumerCredentials::new(&demo.consumer_key, &demo.consumer_secret),
-    )
-    .http_client(fake.http_client())
-    .on_request(|request| {
-        request
-            .headers_mut()
-            .insert("x-trace-id", HeaderValue::from_static("trace-1"));
-    })
-    .build()
-    .unwrap();
-    let request = client.request_token(None).await.unwrap();
-    let url = client.authorization_url(&request);
-    let Authorization::Verifier(verifier) = fake
-        .authorize(url.as_str(), "dwhitfield", true)
-        .await
-        .unwrap()
-    else {
-        panic!("no callback: the verifier is shown");
-    };
-    let verifier = marketplace_client::oauth::Verifier::new(&verifier).unwrap();
-    let session = client.session(client.access_token(&request, &verifier).await.unwrap());
+    let client = fake
+        .client_builder()
+        .on_request(|request| {
+            request
+                .headers_mut()
+                .insert("x-trace-id", HeaderValue::from_static("trace-1"));
+        })
+        .build()
+        .unwrap();
+    let session = fake.sign_in(&client, "dwhitfield").await.unwrap();
     let workroom = fake.world().hourly_workroom();
     session
         .get_timesheet_by_bid_id(workroom.bid_id)
@@ -253,16 +239,8 @@ async fn response_hooks_see_refused_answers_without_a_body() {
 #[tokio::test]
 async fn a_recorder_of_the_whole_flow_never_holds_a_secret() {
     let fake = FakeMarketplace::start().await.unwrap();
-    let demo = fake.credentials().clone();
     let (records, hook) = recorder();
-    let client = Client::builder(
-        fake.base_url(),
-        ConsumerCredentials::new(&demo.consumer_key, &demo.consumer_secret),
-    )
-    .http_client(fake.http_client())
-    .on_response(hook)
-    .build()
-    .unwrap();
+    let client = fake.client_builder().on_response(hook).build().unwrap();
     let request = client.request_token(None).await.unwrap();
     let url = client.authorization_url(&request);
     let Authorization::Verifier(verifier) = fake
@@ -297,7 +275,7 @@ async fn a_recorder_of_the_whole_flow_never_holds_a_secret() {
     );
     let everything = serde_json::to_string(&*records).unwrap();
     for secret in [
-        demo.consumer_secret.as_str(),
+        fake.credentials().consumer_secret.as_str(),
         request.secret.expose(),
         token.secret().expose(),
         verifier.as_str(),

@@ -22,6 +22,13 @@ async fn a_session_for_a_seeded_user_lists_what_the_world_says() {
         .unwrap();
     assert_eq!(ids, workroom.timesheets);
     assert!(ids.len() > 10, "the showcase workroom spans pages: {ids:?}");
+    // The current timesheet, as the crate docs say, is the last of the list.
+    let current = session
+        .get_timesheet_by_bid_id(workroom.bid_id)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(Some(&current.timesheet.id), workroom.timesheets.last());
 
     let fixed = fake.world().fixed_price_workroom();
     let reports: Vec<Option<u64>> = session
@@ -120,17 +127,13 @@ async fn kit_tokens_expire_by_the_fake_clock_and_can_be_revoked() {
 async fn the_dance_stays_available_with_the_kit_client() {
     let fake = FakeMarketplace::start().await.unwrap();
     let client = fake.client().unwrap();
-    let request = client.request_token(Some("app://done")).await.unwrap();
-    let url = client.authorization_url(&request);
     let login = &fake.world().user(40001).unwrap().login;
-    let marketplace_fake::Authorization::Callback(callback) =
-        fake.authorize(url.as_str(), login, true).await.unwrap()
-    else {
-        panic!("approval with a callback redirects");
-    };
-    let verifier = client
-        .verifier_from_callback(&request, callback.as_str())
-        .unwrap();
-    let session = client.session(client.access_token(&request, &verifier).await.unwrap());
+    let session = fake.sign_in(&client, login).await.unwrap();
     session.get_my_providers().send().await.unwrap();
+
+    let error = fake.sign_in(&client, "nobody").await.unwrap_err();
+    assert!(
+        matches!(error, FakeError::UnexpectedPage { status: 401, .. }),
+        "{error}"
+    );
 }

@@ -155,3 +155,16 @@ fn cargo(root: &Path, args: &[&str]) -> Result<String, MsrvError> {
     }
     String::from_utf8(output.stdout).map_err(|error| failed(error.to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::version;
+
+    #[test]
+    fn versions_compare_by_number_not_text() {
+        assert!(version("1.100") > version("1.86"));
+        assert!(version("1.86.1") > version("1.86"));
+        assert!(version("1.85.0") < version("1.86"));
+        assert_eq!(version("1.86"), version("1.86"));
+    }
+}

@@ -18,13 +18,24 @@ pub fn totals(sheets: &[Timesheet]) -> Totals {
     Totals {
         timesheets: sheets.len(),
         hours: sheets.iter().map(|sheet| sheet.total_hours).sum(),
-        amount: sheets.iter().map(|sheet| sheet.total_hours * sheet.rate).sum(),
+        amount: sheets
+            .iter()
+            .map(|sheet| sheet.total_hours * sheet.rate)
+            .sum(),
     }
 }
 
 /// Every timesheet of the workroom, or `None` when the user may not see it.
-pub async fn workroom_timesheets(session: &Session, bid: u64) -> Result<Option<Vec<Timesheet>>, Error> {
-    let sheets = session.get_timesheets_for_bid(bid).rpp(25).items().try_collect().await;
+pub async fn workroom_timesheets(
+    session: &Session,
+    bid: u64,
+) -> Result<Option<Vec<Timesheet>>, Error> {
+    let sheets = session
+        .get_timesheets_for_bid(bid)
+        .rpp(25)
+        .items()
+        .try_collect()
+        .await;
     match sheets {
         Ok(sheets) => Ok(Some(sheets)),
         Err(error) if error.code() == Some(&ErrorCode::ValidationInvalidId) => Ok(None),
@@ -68,10 +79,17 @@ mod tests {
 
     #[test]
     fn totals_add_hours_and_amounts() {
-        let sheets = [sheet(Decimal::new(125, 1), 30), sheet(Decimal::new(75, 1), 40)];
+        let sheets = [
+            sheet(Decimal::new(125, 1), 30),
+            sheet(Decimal::new(75, 1), 40),
+        ];
         assert_eq!(
             totals(&sheets),
-            Totals { timesheets: 2, hours: Decimal::new(20, 0), amount: Decimal::new(675, 0) }
+            Totals {
+                timesheets: 2,
+                hours: Decimal::new(20, 0),
+                amount: Decimal::new(675, 0)
+            }
         );
     }
 }

@@ -1,8 +1,8 @@
 //! [`FakeError`]: what can go wrong in the test kit's calls.
 
 /// A failure of the test kit: [`FakeMarketplace::session`](crate::FakeMarketplace::session),
-/// [`client`](crate::FakeMarketplace::client) or
-/// [`authorize`](crate::FakeMarketplace::authorize).
+/// [`client`](crate::FakeMarketplace::client), [`sign_in`](crate::FakeMarketplace::sign_in)
+/// or [`authorize`](crate::FakeMarketplace::authorize).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FakeError {
@@ -12,9 +12,12 @@ pub enum FakeError {
     /// The OS random source failed, so no token could be issued.
     #[error("the OS random source failed")]
     NoRandomness,
-    /// The client for the fake could not be built.
-    #[error("building the client for the fake failed: {0}")]
+    /// The client for the fake could not be built, or a call of the flow failed.
+    #[error("the client failed: {0}")]
     Client(#[from] marketplace_client::Error),
+    /// The browser did not end at the callback: the login was refused, or access denied.
+    #[error("the authorization ended in {0:?}, not at the callback")]
+    NotAuthorized(crate::Authorization),
     /// The authorization URL given to `authorize` is not a URL.
     #[error("{url:?} is not a URL: {source}")]
     InvalidUrl {
