@@ -21,9 +21,10 @@
 //! # }
 //! ```
 //!
-//! The flow itself stays available: [`FakeMarketplace::client`] is the demo application's
-//! [`Client`](marketplace_client::Client), and [`FakeMarketplace::authorize`] plays the user's
-//! browser at the authorization page. A test moves time with [`FakeClock`], injects
+//! The flow itself stays available: [`FakeMarketplace::client_builder`] is the demo
+//! application's [`ClientBuilder`](marketplace_client::ClientBuilder) (add hooks, limits),
+//! [`FakeMarketplace::sign_in`] runs the whole flow for a client, and
+//! [`FakeMarketplace::authorize`] plays the user's browser at the authorization page. A test moves time with [`FakeClock`], injects
 //! misbehaviour with [`Faults`], and picks the shape of error bodies with
 //! [`FakeMarketplace::set_error_shape`]:
 //!
