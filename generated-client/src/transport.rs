@@ -108,6 +108,39 @@ impl Response {
     }
 }
 
+/// One attempt as the response hooks are told of it.
+struct Exchange<'a> {
+    call: &'a Call<'a>,
+    url: &'a Url,
+    progress: Progress,
+    /// When the request was sent, by the local clock.
+    sent_at: Timestamp,
+    started: Instant,
+}
+
+impl Exchange<'_> {
+    /// Runs the response hooks on the answer; `body` is what they may see of it, and whether
+    /// that is the redacted reading.
+    fn notify(&self, hooks: &Hooks, status: u16, headers: &HeaderMap, body: Option<(&[u8], bool)>) {
+        let received = ReceivedResponse {
+            api_method: self.call.method,
+            http_method: &self.call.http_method,
+            url: self.url,
+            params: self.call.query,
+            attempt: self.progress.attempt,
+            sent_at: self.sent_at,
+            latency: self.started.elapsed(),
+            status,
+            headers,
+            body: body.map(|(bytes, _)| bytes),
+            body_redacted: body.is_some_and(|(_, redacted)| redacted),
+        };
+        for hook in &hooks.response {
+            hook(&received);
+        }
+    }
+}
+
 /// What to do after an attempt.
 enum Next {
     Done(Result<Response, Error>),
@@ -195,7 +228,7 @@ impl Transport {
         if call.oauth_endpoint {
             self.check_https(call.method, &url)?;
         }
-        let retry = options.retry.as_ref().unwrap_or(&self.settings.retry);
+        let retry = self.retry_policy(options);
         let attempt_timeout = options.timeout.unwrap_or(self.settings.timeout);
         let started = Instant::now();
         // A deadline too far to represent is no deadline.
@@ -234,7 +267,6 @@ impl Transport {
                     options,
                     progress,
                     may_retry,
-                    retry,
                     &mut clock_corrected,
                 ),
             )
@@ -276,7 +308,6 @@ impl Transport {
         }
     }
 
-    #[allow(clippy::too_many_arguments)] // one attempt of `send`'s loop, with its state
     async fn attempt(
         &self,
         call: &Call<'_>,
@@ -284,9 +315,9 @@ impl Transport {
         options: &CallOptions,
         progress: Progress,
         may_retry: bool,
-        retry: &RetryPolicy,
         clock_corrected: &mut bool,
     ) -> Next {
+        let retry = self.retry_policy(options);
         let known = self.known(call.token_secret);
         let header = match self.authorization(call, url) {
             Ok(header) => header,
@@ -296,9 +327,15 @@ impl Transport {
         if let Some(headers) = self.extra_headers(call, url, options, progress.attempt) {
             request = request.headers(headers);
         }
-        let hooked = !self.settings.hooks.response.is_empty();
-        let sent_at = hooked.then(Timestamp::now);
         let started = Instant::now();
+        // What the response hooks are told of the exchange; nothing without hooks.
+        let exchange = (!self.settings.hooks.response.is_empty()).then(|| Exchange {
+            call,
+            url,
+            progress,
+            sent_at: Timestamp::now(),
+            started,
+        });
         let sent = request.header(AUTHORIZATION, header).send().await;
         let span = tracing::Span::current();
         let transport_error = |source: reqwest::Error| {
@@ -331,8 +368,8 @@ impl Transport {
         span.record("status", status);
         // What the response hooks see of an answer whose body is not read.
         let unread = |headers: &HeaderMap| {
-            if let Some(sent_at) = sent_at {
-                self.notify(call, url, progress, sent_at, started, status, headers, None);
+            if let Some(exchange) = &exchange {
+                exchange.notify(&self.settings.hooks, status, headers, None);
             }
         };
         // A redirect is never followed: credentials stay with the configured origin. A
@@ -388,7 +425,7 @@ impl Transport {
         }
         span.record("latency_ms", started.elapsed().as_millis() as u64);
         let response = Response::new(status, headers, body.freeze(), progress);
-        if let Some(sent_at) = sent_at {
+        if let Some(exchange) = &exchange {
             // The bytes as sent only for a data method's success, which carries no credential.
             let redact = call.oauth_endpoint || !response.is_success();
             let body = if redact {
@@ -396,9 +433,8 @@ impl Transport {
             } else {
                 &response.body[..]
             };
-            let headers = &response.headers;
-            let body = Some((body, redact));
-            self.notify(call, url, progress, sent_at, started, status, headers, body);
+            let hooks = &self.settings.hooks;
+            exchange.notify(hooks, status, &response.headers, Some((body, redact)));
         }
 
         if may_retry && (status == 429 || (500..600).contains(&status)) {
@@ -432,6 +468,11 @@ impl Transport {
         Next::Done(Ok(response))
     }
 
+    /// The call's retry policy: its own, else the client's.
+    fn retry_policy<'a>(&'a self, options: &'a CallOptions) -> &'a RetryPolicy {
+        options.retry.as_ref().unwrap_or(&self.settings.retry)
+    }
+
     /// The headers of one attempt besides `Authorization`: the call's own
     /// ([`CallOptions::header`]), then what the request hooks add. `None` when there are
     /// neither, so a plain call builds no header map.
@@ -459,38 +500,6 @@ impl Transport {
         // The signature's header is the transport's alone.
         headers.remove(AUTHORIZATION);
         Some(headers)
-    }
-
-    /// Runs the response hooks on one answer; `body` is what they may see of it, and whether
-    /// that is the redacted reading.
-    #[allow(clippy::too_many_arguments)] // the parts of one exchange, borrowed where they are
-    fn notify(
-        &self,
-        call: &Call<'_>,
-        url: &Url,
-        progress: Progress,
-        sent_at: Timestamp,
-        started: Instant,
-        status: u16,
-        headers: &HeaderMap,
-        body: Option<(&[u8], bool)>,
-    ) {
-        let received = ReceivedResponse {
-            api_method: call.method,
-            http_method: &call.http_method,
-            url,
-            params: call.query,
-            attempt: progress.attempt,
-            sent_at,
-            latency: started.elapsed(),
-            status,
-            headers,
-            body: body.map(|(bytes, _)| bytes),
-            body_redacted: body.is_some_and(|(_, redacted)| redacted),
-        };
-        for hook in &self.settings.hooks.response {
-            hook(&received);
-        }
     }
 
     /// The Authorization header for one attempt: a fresh nonce and timestamp every time.
