@@ -99,6 +99,9 @@
 #[rustfmt::skip]
 mod generated;
 
+// The hand-written runtime, one concept per module. It never names generated code: what the
+// spec decides reaches it as values (`Service`) and through traits (`request::DataMethod`,
+// `paging::Page`, `wire::WireEnum`) that the generated code implements.
 mod client;
 mod envelope;
 mod error;
@@ -107,16 +110,20 @@ pub mod oauth;
 mod options;
 pub mod paging;
 mod query;
+pub mod request;
 mod secret;
+mod service;
 mod transport;
 pub mod wire;
 
 pub use client::{Client, ClientBuilder, Session};
 pub use envelope::{DecodeError, Envelope, decode};
-pub use error::{ApiFailure, Error, ListedError, TimeoutLimit};
+pub use error::{ApiFailure, Error, ListedError, RawErrorCode, TimeoutLimit};
 pub use generated::*;
 pub use options::{CallOptions, RetryPolicy};
+pub use request::Request;
 pub use secret::{ConsumerCredentials, Secret};
+pub use service::{OAuthService, Service};
 
 pub use wire::DayOrInstant;
 

@@ -73,12 +73,12 @@ async fn tour_fake() -> Result<()> {
     println!("3. the service redirects to {callback}");
     let verifier = client.verifier_from_callback(&request, callback.as_str())?;
     let token = client.access_token(&request, &verifier).await?;
-    println!(
-        "4. access token {} granted, valid until {}",
-        token.token(),
-        token.expires_at()
-    );
+    let access_token = token.token().to_owned();
     let session = client.session(token);
+    println!(
+        "4. access token {access_token} granted, valid until {}",
+        session.expires_at()
+    );
 
     let workrooms = Workrooms {
         hourly: 310001,
@@ -124,8 +124,9 @@ async fn tour_deployment(base_url: &str) -> Result<()> {
     let token = client
         .access_token(&request, &Verifier::new(&typed)?)
         .await?;
-    println!("Access token granted, valid until {}", token.expires_at());
-    summarize(&client.session(token), &workrooms).await
+    let session = client.session(token);
+    println!("Access token granted, valid until {}", session.expires_at());
+    summarize(&session, &workrooms).await
 }
 
 async fn summarize(session: &Session, workrooms: &Workrooms) -> Result<()> {
