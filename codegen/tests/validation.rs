@@ -373,7 +373,9 @@ fn encoding_must_fit_the_type() {
     );
     assert_eq!(suggestion(&errors[0]), Some("string"));
     assert!(
-        errors[0].message.ends_with("expected number or string"),
+        errors[0]
+            .message
+            .ends_with("expected number, string or string_or_number"),
         "{}",
         errors[0]
     );

@@ -510,12 +510,14 @@ fn scalar_values(scalar: Scalar, encoding: Encoding) -> Vec<Json> {
             .map(|text| Json::from_example(text))
             .collect();
     }
-    let text = scalar.example().to_owned();
+    let example = scalar.example();
+    let text = || Json::Str(example.text.to_owned());
+    let number = || Json::Number(example.number.to_owned());
     match info.json {
-        JsonForm::Number => vec![Json::Number(text)],
-        JsonForm::String => vec![Json::Str(text)],
-        JsonForm::StringOrNumber => vec![Json::Str(text.clone()), Json::Number(text)],
-        JsonForm::Boolean => vec![Json::Bool(text == "true")],
+        JsonForm::Number => vec![number()],
+        JsonForm::String => vec![text()],
+        JsonForm::StringOrNumber => vec![text(), number()],
+        JsonForm::Boolean => vec![Json::Bool(example.text == "1")],
         JsonForm::IndexObject | JsonForm::Array => {
             panic!(
                 "{encoding} is a list's encoding, not a {}'s",

@@ -154,7 +154,7 @@ pub const ENCODINGS: &[EncodingInfo] = &[
     EncodingInfo {
         name: "string_or_number",
         doc: "a JSON string or number",
-        types: &[STRING],
+        types: &[STRING, INTEGER, ID, COUNT, DECIMAL],
         default_for: &[],
         plain_for: &[],
         reader: Reader::Lenient,

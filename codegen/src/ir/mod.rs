@@ -374,18 +374,31 @@ impl Scalar {
         }
     }
 
-    /// A typical value, as the text of a JSON number or string (`-7`, `12.50`), for encodings
-    /// whose row gives no examples of its own.
-    pub fn example(self) -> &'static str {
+    /// A typical value, for encodings whose row gives no examples of its own: the text of a
+    /// JSON string, and of a JSON number (`-7`, `12.50`; for text, a number kept as its text).
+    pub fn example(self) -> ScalarExample {
+        let same = |text| ScalarExample { text, number: text };
         match self {
-            Scalar::String => "week 3",
-            Scalar::Integer => "-7",
-            Scalar::Id | Scalar::Count => "310001",
-            Scalar::Decimal => "12.50",
-            Scalar::Boolean => "true",
-            Scalar::Date => "05-JAN-26",
+            Scalar::String => ScalarExample {
+                text: "week 3",
+                number: "12",
+            },
+            Scalar::Integer => same("-7"),
+            Scalar::Id | Scalar::Count => same("310001"),
+            Scalar::Decimal => same("12.50"),
+            Scalar::Boolean => same("1"),
+            Scalar::Date => same("1767571200"),
         }
     }
+}
+
+/// A typical value of a scalar, as JSON string text and as JSON number text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScalarExample {
+    /// As a JSON string.
+    pub text: &'static str,
+    /// As a JSON number.
+    pub number: &'static str,
 }
 
 /// The encodings of a field: one for all methods, or one per method.

@@ -210,12 +210,11 @@ impl Resolver<'_> {
                 let message = if allowed.is_empty() {
                     format!("a field of type {} takes no encoding", ty.spec_name())
                 } else {
-                    let expected: Vec<_> = allowed_names().collect();
                     format!(
                         "unknown encoding '{name}' for {}{}; expected {}",
                         ty.spec_name(),
                         did_you_mean(name, allowed_names()),
-                        expected.join(" or ")
+                        or_list(allowed_names())
                     )
                 };
                 let mut full = path.to_vec();
@@ -235,14 +234,13 @@ impl Resolver<'_> {
                 Some(kind) => match Encoding::default_for(kind) {
                     Some(default) => Some(FieldEncoding::Uniform(default)),
                     None => {
-                        let expected: Vec<_> = allowed_names().collect();
                         self.report(
                             ErrorKind::MissingEncoding,
                             at(file, path),
                             format!(
                                 "a {} field needs an encoding: {} (or one per method)",
                                 ty.spec_name(),
-                                expected.join(" or ")
+                                or_list(allowed_names())
                             ),
                         );
                         None
@@ -414,6 +412,16 @@ pub(super) fn delivered_by(
         }
     }
     result
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn or_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
 }
 
 fn list_or_none(methods: &[Id<ir::Method>]) -> String {

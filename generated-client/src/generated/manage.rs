@@ -42,9 +42,9 @@ pub struct ProviderList {
     ///
     /// `None` when absent. Present only when bidId is given.
     pub job_name: Option<String>,
-    /// Total number of providers.
+    /// Total number of providers (the reference says "integer; may arrive as a string").
     ///
-    /// On the wire: a JSON string.
+    /// On the wire: a JSON string or number.
     #[serde(with = "wire::lenient")]
     pub total_results: u64,
     /// Number of pages.
