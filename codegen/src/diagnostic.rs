@@ -78,7 +78,9 @@ error_kinds! {
     /// derived.
     InvalidRustName = "invalid-rust-name",
     /// Two Rust items of the same name: two fields of a type, a method's request type and a
-    /// type, enum or another method's request type, two `Session` constructors.
+    /// type, an enum, a runtime type or another method's request type, two `Session`
+    /// constructors, or a setter or constructor taking a method of the runtime's `Request` or
+    /// `Session`.
     RustNameTaken = "rust-name-taken",
     /// More than one of `optional`, `only_in` and `absent_in`, or an empty method list.
     InvalidPresence = "invalid-presence",
