@@ -171,6 +171,16 @@ pub(crate) fn write_errors(
     write!(f, "{count} error{plural} in {source}")
 }
 
+/// `a`, `a or b`, `a, b or c`.
+pub(crate) fn or_list(items: impl IntoIterator<Item = impl AsRef<str>>) -> String {
+    let items: Vec<String> = items.into_iter().map(|i| i.as_ref().to_owned()).collect();
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
 /// `" (did you mean 'x'?)"` for the candidate nearest to `name`, or nothing when none is close.
 pub(crate) fn did_you_mean<'a>(
     name: &str,

@@ -515,7 +515,7 @@ mod tests {
 
     fn builder(base_url: &str) -> ClientBuilder {
         ClientBuilder::new(
-            &crate::service::TEST_SERVICE,
+            &crate::SERVICE,
             base_url,
             ConsumerCredentials::new("key", "secret"),
         )

@@ -99,9 +99,10 @@
 #[rustfmt::skip]
 mod generated;
 
-// The hand-written runtime, one concept per module. It never names generated code: what the
-// spec decides reaches it as values (`Service`) and through traits (`request::DataMethod`,
-// `paging::Page`, `wire::WireEnum`) that the generated code implements.
+// The hand-written runtime, one concept per module. It never names generated code (only its
+// unit tests use the spec's `SERVICE`): what the spec decides reaches it as values (`Service`)
+// and through traits (`request::DataMethod`, `paging::Page`, `wire::WireEnum`) that the
+// generated code implements.
 mod client;
 mod envelope;
 mod error;

@@ -45,22 +45,3 @@ pub struct OAuthService {
     /// older one without a request.
     pub token_lifetime: Duration,
 }
-
-/// The reference's service, for the runtime's unit tests (which do not use generated code).
-#[cfg(test)]
-pub(crate) const TEST_SERVICE: Service = Service {
-    name: "Freelance Marketplace Developer API",
-    data_path: "/api",
-    api_version: 1,
-    authentication_errors: &["E_API_AUTH_SIGNATURE_MISMATCH"],
-    oauth: OAuthService {
-        request_token_path: "/oauth/getRequestToken",
-        authorize_path: "/oauth/authorizeToken",
-        access_token_path: "/oauth/getAccessToken",
-        revoke_path: "/oauth/revokeToken",
-        signature_method: "HMAC-SHA1",
-        version: "1.0",
-        https_required: true,
-        token_lifetime: Duration::from_secs(6 * 3600),
-    },
-};

@@ -518,7 +518,7 @@ mod tests {
             Url::parse("https://example.com/base/").unwrap(),
             ConsumerCredentials::new("key", "secret"),
             Settings {
-                service: &crate::service::TEST_SERVICE,
+                service: &crate::SERVICE,
                 timeout: Duration::from_secs(5),
                 deadline: Duration::from_secs(60),
                 retry,

@@ -22,9 +22,12 @@ use serde_json::Value;
 const CLIENT: u64 = 40001;
 const PROVIDER: u64 = 50002;
 
+/// One call: the user it acts for, the method and the query.
+type Call = (u64, &'static str, &'static [(&'static str, &'static str)]);
+
 /// Calls that together show every method, and the variants of its response the seeded world
 /// has: with and without an invoice, the stored and the draft status report, each page.
-const CALLS: &[(u64, &str, &[(&str, &str)])] = &[
+const CALLS: &[Call] = &[
     (CLIENT, "pay/getTimesheetsForBid", &[("bidId", "310001")]),
     (
         CLIENT,

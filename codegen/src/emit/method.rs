@@ -8,6 +8,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
 use super::{Module, Use, code_list, doc, ident, narrowed_note, paragraphs};
+use crate::diagnostic::or_list;
 use crate::ir::{BeyondLast, Method, PagingParts, Param, ParamType};
 use crate::naming::{constructor_names, request_type_name};
 use crate::rust_type::{self, RustTy};
@@ -115,15 +116,6 @@ fn type_doc(method: &Method, paging: Option<&PagingParts<'_>>) -> String {
         ));
     }
     paragraphs(notes)
-}
-
-/// "`a`", "`a` or `b`", "`a`, `b` or `c`".
-fn or_list(items: &[String]) -> String {
-    match items.split_last() {
-        None => String::new(),
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-    }
 }
 
 /// `impl Session { pub fn get_x(&self, required...) -> Request<GetX> }`, or one constructor per

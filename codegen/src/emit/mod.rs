@@ -265,52 +265,54 @@ impl<'a> Module<'a> {
         if has(Use::Decimal) {
             tokens.extend(quote! { use rust_decimal::Decimal; });
         }
-        let serde: Vec<Ident> = [
-            (Use::Deserialize, "Deserialize"),
-            (Use::Deserializer, "Deserializer"),
-            (Use::Serialize, "Serialize"),
-            (Use::Serializer, "Serializer"),
-        ]
-        .into_iter()
-        .filter(|(u, _)| self.uses.contains(u))
-        .map(|(_, name)| ident(name))
-        .collect();
-        if !serde.is_empty() {
-            tokens.extend(quote! { use serde::{#(#serde),*}; });
-        }
-        let root: Vec<Ident> = [
-            (Use::Client, "Client"),
-            (Use::Client, "ClientBuilder"),
-            (Use::Client, "ConsumerCredentials"),
-            (Use::Error, "Error"),
-            (Use::Client, "OAuthService"),
-            (Use::RawErrorCode, "RawErrorCode"),
-            (Use::Client, "Service"),
-            (Use::Session, "Session"),
-        ]
-        .into_iter()
-        .filter(|(u, _)| self.uses.contains(u))
-        .map(|(_, name)| ident(name))
-        .collect();
-        if !root.is_empty() {
-            tokens.extend(quote! { use crate::{#(#root),*}; });
-        }
+        // `use path::{A, B};` with the names this module uses, or nothing.
+        let group = |tokens: &mut TokenStream, path: TokenStream, names: &[(Use, &str)]| {
+            let used: Vec<Ident> = names
+                .iter()
+                .filter(|(u, _)| self.uses.contains(u))
+                .map(|(_, name)| ident(name))
+                .collect();
+            if !used.is_empty() {
+                tokens.extend(quote! { use #path::{#(#used),*}; });
+            }
+        };
+        group(
+            &mut tokens,
+            quote! { serde },
+            &[
+                (Use::Deserialize, "Deserialize"),
+                (Use::Deserializer, "Deserializer"),
+                (Use::Serialize, "Serialize"),
+                (Use::Serializer, "Serializer"),
+            ],
+        );
+        group(
+            &mut tokens,
+            quote! { crate },
+            &[
+                (Use::Client, "Client"),
+                (Use::Client, "ClientBuilder"),
+                (Use::Client, "ConsumerCredentials"),
+                (Use::Error, "Error"),
+                (Use::Client, "OAuthService"),
+                (Use::RawErrorCode, "RawErrorCode"),
+                (Use::Client, "Service"),
+                (Use::Session, "Session"),
+            ],
+        );
         if has(Use::Paging) {
             tokens.extend(quote! { use crate::paging; });
         }
-        let request: Vec<Ident> = [
-            (Use::Request, "DataMethod"),
-            (Use::PagedMethod, "PagedMethod"),
-            (Use::Request, "Query"),
-            (Use::Request, "Request"),
-        ]
-        .into_iter()
-        .filter(|(u, _)| self.uses.contains(u))
-        .map(|(_, name)| ident(name))
-        .collect();
-        if !request.is_empty() {
-            tokens.extend(quote! { use crate::request::{#(#request),*}; });
-        }
+        group(
+            &mut tokens,
+            quote! { crate::request },
+            &[
+                (Use::Request, "DataMethod"),
+                (Use::PagedMethod, "PagedMethod"),
+                (Use::Request, "Query"),
+                (Use::Request, "Request"),
+            ],
+        );
         if has(Use::DayOrInstant) {
             tokens.extend(quote! { use crate::wire::DayOrInstant; });
         }

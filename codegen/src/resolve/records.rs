@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use indexmap::IndexMap;
 
 use super::{Defined, Names, Resolver, at};
-use crate::diagnostic::{ErrorKind, did_you_mean};
+use crate::diagnostic::{ErrorKind, did_you_mean, or_list};
 use crate::ir::{self, Encoding, FieldEncoding, Id, Presence, Scalar, TypeRef};
 use crate::model::{self, EncodingDef, Optional};
 
@@ -412,16 +412,6 @@ pub(super) fn delivered_by(
         }
     }
     result
-}
-
-/// `a`, `a or b`, `a, b or c`.
-fn or_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    let names: Vec<&str> = names.collect();
-    match names.split_last() {
-        None => String::new(),
-        Some((last, [])) => (*last).to_owned(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-    }
 }
 
 fn list_or_none(methods: &[Id<ir::Method>]) -> String {

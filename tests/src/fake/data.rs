@@ -46,9 +46,12 @@ pub fn error_body(api: &str, code: &str, kind: &str, message: &str) -> Value {
     })
 }
 
+/// What answers one data method.
+type Answer = fn(&Call<'_>, Timestamp) -> Outcome;
+
 /// The data methods the fake serves, each with what answers it. The spec-fake conformance test
 /// (`tests/tests/spec_conformance.rs`) holds this list to the spec's methods.
-const METHODS: &[(&str, fn(&Call<'_>, Timestamp) -> Outcome)] = &[
+const METHODS: &[(&str, Answer)] = &[
     ("pay/getTimesheetsForBid", |call, _| {
         call.timesheets_for_bid()
     }),
