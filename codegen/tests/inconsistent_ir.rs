@@ -109,3 +109,22 @@ fn an_item_declared_in_a_file_that_does_not_exist_is_refused() {
     let message = refusal(|api| api.methods[0].file = 7);
     assert_eq!(message, "methods.pay/getItems: declared in file 7, of 1");
 }
+
+#[test]
+fn an_oauth_section_without_an_endpoint_is_refused() {
+    let spec = "api: { name: M, doc: The service., data_path: /api, api_version: 1 }\noauth:\n  doc: OAuth.\n  https_required: true\n  signature_method: HMAC-SHA1\n  version: '1.0'\n  token_lifetime_seconds: 21600\n  endpoints:\n    request_token: { method: POST, path: /oauth/getRequestToken, doc: a }\n    authorize: { method: GET, path: /oauth/authorizeToken, doc: b }\n    access_token: { method: POST, path: /oauth/getAccessToken, doc: c }\n    revoke: { method: POST, path: /oauth/revokeToken, doc: d }\n";
+    let sources = [SpecSource {
+        path: "spec/api.yaml".to_owned(),
+        text: spec.to_owned(),
+    }];
+    let mut api = resolve(&sources).unwrap();
+    assert!(generate(&api).is_ok());
+    api.oauth.as_mut().unwrap().endpoints.pop();
+    match generate(&api) {
+        Err(EmitError::Inconsistent(inconsistency)) => assert_eq!(
+            inconsistency.to_string(),
+            "oauth.endpoints: the endpoint revoke is missing"
+        ),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}

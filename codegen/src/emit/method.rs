@@ -32,9 +32,10 @@ pub(super) fn emit(module: &mut Module<'_>, method: &Method) -> TokenStream {
     let constructors = constructors(module, method, &name);
     let setters = setters(module, method, &name);
     let data_method = data_method(method, &name, &response);
-    let paged = paging
-        .map(|parts| paged(module, &name, &response, &parts))
-        .unwrap_or_default();
+    let paged = match &paging {
+        Some(parts) => paged(module, &name, &response, parts),
+        None => TokenStream::new(),
+    };
     let type_doc = doc(&type_doc(method, paging.as_ref()));
     let body = if fields.is_empty() {
         quote! { ; }

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{Module, Use, code_list, doc, enumeration, ident, paragraphs};
-use crate::ir::EnumValue;
+use crate::ir::{EnumValue, OAuth};
 
 pub(super) fn emit(module: &mut Module<'_>) -> TokenStream {
     let mut tokens = TokenStream::new();
@@ -31,10 +31,10 @@ fn service(module: &mut Module<'_>) -> TokenStream {
             .endpoints
             .iter()
             .find(|e| e.name == name)
-            .unwrap_or_else(|| panic!("resolve gives every OAuth endpoint; {name} is missing"))
+            .unwrap_or_else(|| panic!("Api::check: the OAuth endpoint {name} exists"))
     };
     let [request_token, authorize, access_token, revoke] =
-        ["request_token", "authorize", "access_token", "revoke"].map(|name| &endpoint(name).path);
+        OAuth::ENDPOINTS.map(|name| &endpoint(name).path);
     let endpoints: Vec<String> = oauth
         .endpoints
         .iter()

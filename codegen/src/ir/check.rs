@@ -6,8 +6,8 @@
 use std::fmt;
 
 use super::{
-    Api, Encoding, Field, FieldEncoding, Id, Kind, Method, ParamType, Presence, Record, Scalar,
-    TypeRef,
+    Api, Encoding, Field, FieldEncoding, Id, Kind, Method, OAuth, ParamType, Presence, Record,
+    Scalar, TypeRef,
 };
 
 /// An invariant of the IR that does not hold: a bug in whatever built or edited the `Api`.
@@ -29,7 +29,7 @@ impl std::error::Error for Inconsistency {}
 
 impl Api {
     /// Checks every invariant the emitters rely on: each [`Id`] names an item of this `Api`,
-    /// each item's file exists, each field's encodings are ones its type may declare (a date's
+    /// each item's file exists, the OAuth section has its four endpoints, each field's encodings are ones its type may declare (a date's
     /// carry a day or an instant), and a paged method's page and size parameters are counts,
     /// its items a list and its page count a count.
     pub fn check(&self) -> Result<(), Inconsistency> {
@@ -40,6 +40,13 @@ impl Api {
         }
         for method in &self.methods {
             checker.method(method)?;
+        }
+        if let Some(oauth) = &self.oauth {
+            for name in OAuth::ENDPOINTS {
+                if !oauth.endpoints.iter().any(|e| e.name == name) {
+                    return broken("oauth.endpoints", format!("the endpoint {name} is missing"));
+                }
+            }
         }
         for error in &self.errors {
             let at = format!("errors.{}", error.code);

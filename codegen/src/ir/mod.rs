@@ -146,6 +146,12 @@ pub struct OAuth {
     pub file: usize,
 }
 
+impl OAuth {
+    /// The names of the endpoints, in order.
+    pub const ENDPOINTS: [&'static str; 4] =
+        ["request_token", "authorize", "access_token", "revoke"];
+}
+
 /// One OAuth endpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OAuthEndpoint {
