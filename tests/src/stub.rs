@@ -24,7 +24,7 @@ use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -38,6 +38,10 @@ const MAX_BODY: usize = 1024 * 1024;
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 /// Pause after a failed `accept` so that a persistent error (such as `EMFILE`) cannot spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
+/// How much longer than asked tokio's timer may sleep: its ticks are milliseconds, a deadline
+/// is rounded up to the next tick and the driver parks in whole milliseconds, so a
+/// `sleep(20 ms)` takes 21 to 22 ms.
+const TIMER_OVERSHOOT: Duration = Duration::from_millis(3);
 
 /// A scripted HTTP/1.1 server on 127.0.0.1 with an OS-chosen port. Each connection serves one
 /// request and closes (responses carry `Connection: close`).
@@ -315,7 +319,8 @@ impl Reply {
     }
 
     /// Waits this long after reading the request before writing anything (or, for
-    /// [`Reply::reset`], before closing).
+    /// [`Reply::reset`], before closing), to within about 0.1 ms: not rounded up to tokio's
+    /// millisecond timer ticks.
     pub fn delay(mut self, delay: std::time::Duration) -> Reply {
         self.delay = Some(delay);
         self
@@ -547,10 +552,27 @@ fn content_length(request: &RecordedRequest) -> Result<usize, ()> {
     Ok(length)
 }
 
+/// Waits `delay` to within a fraction of a millisecond, so that a scripted latency is the
+/// latency a client sees (the paging benchmark compares against multiples of it): tokio's timer
+/// takes all but the last few milliseconds, and a blocking sleep, which the OS ends within
+/// about 0.1 ms of its deadline, the rest. The blocking part is short, so a runtime shutting
+/// down never waits long for it.
+async fn wait(delay: Duration) {
+    let deadline = Instant::now() + delay;
+    if let Some(coarse) = delay.checked_sub(TIMER_OVERSHOOT) {
+        tokio::time::sleep(coarse).await;
+    }
+    let rest = deadline.saturating_duration_since(Instant::now());
+    if !rest.is_zero() {
+        // A join error would mean the sleep panicked; the delay is over either way.
+        let _ = tokio::task::spawn_blocking(move || std::thread::sleep(rest)).await;
+    }
+}
+
 /// Carries out `reply` on the connection, then closes it.
 async fn respond(mut stream: TcpStream, reply: &Reply) {
     if let Some(delay) = reply.delay {
-        tokio::time::sleep(delay).await;
+        wait(delay).await;
     }
     let (status, headers, body, truncated, stall) = match &reply.action {
         Action::Reset => {
