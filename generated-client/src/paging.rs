@@ -17,7 +17,7 @@
 
 use std::future::Future;
 
-use futures::stream::{self, FuturesOrdered, Stream, StreamExt};
+use futures::stream::{self, FuturesOrdered, Stream, StreamExt, TryStreamExt};
 
 use crate::Error;
 
@@ -209,19 +209,17 @@ where
     }
 }
 
-/// Every item of every page, in order.
+/// Every item of every page, in order; an error is passed on as it comes (the page stream
+/// ends after it).
 pub fn items<P, S>(pages: S) -> impl Stream<Item = Result<P::Item, Error>>
 where
     P: Page,
     S: Stream<Item = Result<P, Error>>,
 {
-    pages.flat_map(|page| {
-        let items: Vec<Result<P::Item, Error>> = match page {
-            Ok(page) => page.into_items().into_iter().map(Ok).collect(),
-            Err(error) => vec![Err(error)],
-        };
-        stream::iter(items)
-    })
+    // Each page's items are moved out of its own vector: nothing is allocated per page.
+    pages
+        .map_ok(|page| stream::iter(page.into_items()).map(Ok))
+        .try_flatten()
 }
 
 #[cfg(test)]
@@ -355,6 +353,28 @@ mod tests {
         assert_eq!(results.len(), 2);
         assert!(results[0].is_ok());
         assert!(matches!(results[1], Err(Error::Config { .. })));
+    }
+
+    #[test]
+    fn items_passes_the_first_error_on_and_ends_there() {
+        let fetch = |page: u64| {
+            futures::future::ready(if page == 2 {
+                Err(Error::Config {
+                    reason: "boom".into(),
+                })
+            } else {
+                Ok(TestPage {
+                    items: vec![page * 10, page * 10 + 1],
+                    total: Some(4),
+                })
+            })
+        };
+        let results: Vec<Result<u64, Error>> =
+            futures::executor::block_on(items(pages(walk(), fetch)).collect());
+        assert_eq!(results.len(), 3, "{results:?}");
+        assert_eq!(results[0].as_ref().ok(), Some(&10));
+        assert_eq!(results[1].as_ref().ok(), Some(&11));
+        assert!(matches!(results[2], Err(Error::Config { .. })));
     }
 
     #[test]
