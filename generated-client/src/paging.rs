@@ -151,7 +151,11 @@ where
                     );
                     return Some((Err(state.error(previous, reason)), state));
                 }
-                state.previous = Some(page.items().to_vec());
+                // The items kept for the next comparison replace the ones before in the same
+                // vector, dropped first: one copy held at a time, no new vector per page.
+                let previous = state.previous.get_or_insert_with(Vec::new);
+                previous.clear();
+                previous.extend_from_slice(page.items());
                 if state.last_page.is_none() {
                     state.last_page = page
                         .total_pages()
