@@ -339,21 +339,23 @@ mod tests {
         assert_eq!(*fetched.lock().unwrap(), [1]);
     }
 
+    /// Four pages of the two items `10 n` and `10 n + 1`, but page 2 fails.
+    fn failing_at_page_2(page: u64) -> futures::future::Ready<Result<TestPage, Error>> {
+        futures::future::ready(if page == 2 {
+            Err(Error::Config {
+                reason: "boom".into(),
+            })
+        } else {
+            Ok(TestPage {
+                items: vec![page * 10, page * 10 + 1],
+                total: Some(4),
+            })
+        })
+    }
+
     #[test]
     fn ends_after_the_first_error() {
-        let fetch = |page: u64| {
-            futures::future::ready(if page == 2 {
-                Err(Error::Config {
-                    reason: "boom".into(),
-                })
-            } else {
-                Ok(TestPage {
-                    items: vec![page],
-                    total: Some(4),
-                })
-            })
-        };
-        let results = collect(pages(walk(), fetch));
+        let results = collect(pages(walk(), failing_at_page_2));
         assert_eq!(results.len(), 2);
         assert!(results[0].is_ok());
         assert!(matches!(results[1], Err(Error::Config { .. })));
@@ -361,20 +363,8 @@ mod tests {
 
     #[test]
     fn items_passes_the_first_error_on_and_ends_there() {
-        let fetch = |page: u64| {
-            futures::future::ready(if page == 2 {
-                Err(Error::Config {
-                    reason: "boom".into(),
-                })
-            } else {
-                Ok(TestPage {
-                    items: vec![page * 10, page * 10 + 1],
-                    total: Some(4),
-                })
-            })
-        };
         let results: Vec<Result<u64, Error>> =
-            futures::executor::block_on(items(pages(walk(), fetch)).collect());
+            futures::executor::block_on(items(pages(walk(), failing_at_page_2)).collect());
         assert_eq!(results.len(), 3, "{results:?}");
         assert_eq!(results[0].as_ref().ok(), Some(&10));
         assert_eq!(results[1].as_ref().ok(), Some(&11));
