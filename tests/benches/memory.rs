@@ -12,14 +12,16 @@
 //!   the decoded value included, above what was held before). Target: allocations of the
 //!   project <= 1.2 x the plain derive's.
 //! - Stream: `session.get_timesheets_for_bid(400).rpp(25).items()` (400 pages of 25
-//!   timesheets from `support/service.rs`, 20 ms latency, the default page concurrency of 4)
-//!   read to its end (after one such stream to warm up) on a current-thread runtime on this
+//!   timesheets from `support/service.rs`, 20 ms latency, the default page concurrency of 4,
+//!   and for comparison 1) read to its end (after one such stream to warm up) on a
+//!   current-thread runtime on this
 //!   thread, so every allocation of the client (requests, connections, bodies, decoding, the
 //!   stream) is counted; the stub server runs on a thread of its own and is not. The peak so
 //!   far is taken after 100, 1,000 and 10,000 items (see [`stream_peaks`]). Target: flat, the
 //!   later peaks within 10 % of the earlier ones. Shown against the peak after 100 items and
 //!   after 1,000: the first hundred items (four pages) see one round of four answers only, and
-//!   whether those overlap as later rounds do is a matter of timing.
+//!   whether those overlap as later rounds do is a matter of timing. With one page in flight
+//!   there is no overlap, and the peak is the same at every checkpoint.
 
 #[path = "support/pages.rs"]
 mod pages;
@@ -42,6 +44,8 @@ use thousands::thousands;
 const MAX_ALLOCATIONS_RATIO: f64 = 1.2;
 const MAX_PEAK_GROWTH: f64 = 1.10;
 const STREAM_PAGES: u64 = 400;
+/// The client's default page concurrency (`ClientBuilder::page_concurrency`).
+const DEFAULT_CONCURRENCY: usize = 4;
 const CHECKPOINTS: [usize; 3] = [100, 1_000, 10_000];
 
 fn met(ok: bool) -> &'static str {
@@ -98,12 +102,12 @@ fn decode_pages() {
 /// segment's `bytes_max` is relative to what was held when it began, which is what the
 /// segments before it left held (their `bytes_current`, added up): so the peak so far is the
 /// largest of (held at the start of a segment + that segment's `bytes_max`).
-fn stream_peaks(service: &Service) -> Vec<(usize, usize, u64, u64)> {
+fn stream_peaks(service: &Service, concurrency: usize) -> Vec<(usize, usize, u64, u64)> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let session = service.session(None);
+    let session = service.session(Some(concurrency));
     service.take_arrivals();
     let mut expected = service::expected_ids(STREAM_PAGES);
     let mut items = Box::pin(
@@ -136,12 +140,9 @@ fn stream_peaks(service: &Service) -> Vec<(usize, usize, u64, u64)> {
 
 fn item_stream() {
     let service = Service::start(&[STREAM_PAGES], Some(Duration::from_millis(20)));
-    // One stream to warm up (the runtime, the connection setup, the allocator's heap).
-    stream_peaks(&service);
-    let checkpoints = stream_peaks(&service);
-    let peak_at = |index: usize| checkpoints[index].2 as f64;
     let mut lines = vec![
         [
+            "pages in flight",
             "items read",
             "requests the stub had read",
             "peak bytes so far",
@@ -154,27 +155,34 @@ fn item_stream() {
         ]
         .map(str::to_owned),
     ];
-    for &(read, requested, peak, allocations) in &checkpoints {
-        let (from_100, from_1000) = (peak as f64 / peak_at(0), peak as f64 / peak_at(1));
-        lines.push([
-            thousands(read as u64),
-            format!("{requested} of {STREAM_PAGES}"),
-            thousands(peak),
-            format!("{from_100:.3}"),
-            format!("{from_1000:.3}"),
-            format!("<= {MAX_PEAK_GROWTH:.2}"),
-            format!(
-                "{} / {}",
-                met(from_100 <= MAX_PEAK_GROWTH),
-                met(from_1000 <= MAX_PEAK_GROWTH)
-            ),
-            thousands(allocations),
-            format!("{:.1}", allocations as f64 / read as f64),
-        ]);
+    for (concurrency, shown) in [(DEFAULT_CONCURRENCY, "4 (default)"), (1, "1")] {
+        // One stream to warm up (the runtime, the connection setup, the allocator's heap).
+        stream_peaks(&service, concurrency);
+        let checkpoints = stream_peaks(&service, concurrency);
+        let peak_at = |index: usize| checkpoints[index].2 as f64;
+        for &(read, requested, peak, allocations) in &checkpoints {
+            let (from_100, from_1000) = (peak as f64 / peak_at(0), peak as f64 / peak_at(1));
+            lines.push([
+                shown.to_owned(),
+                thousands(read as u64),
+                format!("{requested} of {STREAM_PAGES}"),
+                thousands(peak),
+                format!("{from_100:.3}"),
+                format!("{from_1000:.3}"),
+                format!("<= {MAX_PEAK_GROWTH:.2}"),
+                format!(
+                    "{} / {}",
+                    met(from_100 <= MAX_PEAK_GROWTH),
+                    met(from_1000 <= MAX_PEAK_GROWTH)
+                ),
+                thousands(allocations),
+                format!("{:.1}", allocations as f64 / read as f64),
+            ]);
+        }
     }
     ratio::print_table(
-        "memory of one item stream: 400 pages x 25 timesheets, 20 ms latency, 4 pages in \
-         flight (allocation_counter, this thread)",
+        "memory of one item stream: 400 pages x 25 timesheets, 20 ms latency \
+         (allocation_counter, this thread)",
         &lines,
     );
 }
