@@ -388,7 +388,10 @@ enum Incoming {
 
 /// Reads one request, records it, and answers it as scripted (400 for a malformed request).
 async fn serve_connection(mut stream: TcpStream, state: Arc<Mutex<State>>) {
-    let reply = match read_request(&mut stream).await {
+    let incoming = read_request(&mut stream).await;
+    // A delay counts from here, so routing and recording take none of the client's time.
+    let read_at = Instant::now();
+    let reply = match incoming {
         Incoming::Nothing => return,
         Incoming::Request(request) => {
             // The route runs outside the lock: it is the test's code.
@@ -405,7 +408,7 @@ async fn serve_connection(mut stream: TcpStream, state: Arc<Mutex<State>>) {
             Reply::text(400, "text/plain", "bad request")
         }
     };
-    respond(stream, &reply).await;
+    respond(stream, &reply, read_at).await;
 }
 
 /// Reads the head (up to [`MAX_HEAD`]) and then exactly `Content-Length` body bytes.
@@ -552,15 +555,14 @@ fn content_length(request: &RecordedRequest) -> Result<usize, ()> {
     Ok(length)
 }
 
-/// Waits `delay` to within a fraction of a millisecond, so that a scripted latency is the
-/// latency a client sees (the paging benchmark compares against multiples of it): tokio's timer
-/// takes all but the last few milliseconds, and a blocking sleep, which the OS ends within
-/// about 0.1 ms of its deadline, the rest. The blocking part is short, so a runtime shutting
-/// down never waits long for it.
-async fn wait(delay: Duration) {
-    let deadline = Instant::now() + delay;
-    if let Some(coarse) = delay.checked_sub(TIMER_OVERSHOOT) {
-        tokio::time::sleep(coarse).await;
+/// Waits until `deadline` to within a fraction of a millisecond, so that a scripted latency is
+/// the latency a client sees (the paging benchmark compares against multiples of it): tokio's
+/// timer takes all but the last few milliseconds, and a blocking sleep, which the OS ends
+/// within about 0.1 ms of its deadline, the rest. The blocking part is short, so a runtime
+/// shutting down never waits long for it.
+async fn wait_until(deadline: Instant) {
+    if let Some(coarse) = deadline.checked_sub(TIMER_OVERSHOOT) {
+        tokio::time::sleep_until(coarse.into()).await;
     }
     let rest = deadline.saturating_duration_since(Instant::now());
     if !rest.is_zero() {
@@ -570,9 +572,9 @@ async fn wait(delay: Duration) {
 }
 
 /// Carries out `reply` on the connection, then closes it.
-async fn respond(mut stream: TcpStream, reply: &Reply) {
+async fn respond(mut stream: TcpStream, reply: &Reply, read_at: Instant) {
     if let Some(delay) = reply.delay {
-        wait(delay).await;
+        wait_until(read_at + delay).await;
     }
     let (status, headers, body, truncated, stall) = match &reply.action {
         Action::Reset => {
