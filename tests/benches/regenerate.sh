@@ -6,7 +6,7 @@
 #
 #   tests/benches/regenerate.sh [tables-file]    # default: target/benchmarks.md
 #
-# The full output is kept beside the tables (`<tables-file>.log`). Takes about 8 minutes.
+# The full output is kept beside the tables (`<tables-file>.log`). Takes about 7 minutes once built.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
