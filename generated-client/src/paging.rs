@@ -17,7 +17,7 @@
 
 use std::future::Future;
 
-use futures::stream::{self, FuturesOrdered, Stream, StreamExt};
+use futures::stream::{self, FuturesOrdered, Stream, StreamExt, TryStreamExt};
 
 use crate::Error;
 
@@ -151,7 +151,11 @@ where
                     );
                     return Some((Err(state.error(previous, reason)), state));
                 }
-                state.previous = Some(page.items().to_vec());
+                // The items kept for the next comparison replace the ones before in the same
+                // vector, dropped first: one copy held at a time, no new vector per page.
+                let previous = state.previous.get_or_insert_with(Vec::new);
+                previous.clear();
+                previous.extend_from_slice(page.items());
                 if state.last_page.is_none() {
                     state.last_page = page
                         .total_pages()
@@ -209,19 +213,17 @@ where
     }
 }
 
-/// Every item of every page, in order.
+/// Every item of every page, in order; an error is passed on as it comes (the page stream
+/// ends after it).
 pub fn items<P, S>(pages: S) -> impl Stream<Item = Result<P::Item, Error>>
 where
     P: Page,
     S: Stream<Item = Result<P, Error>>,
 {
-    pages.flat_map(|page| {
-        let items: Vec<Result<P::Item, Error>> = match page {
-            Ok(page) => page.into_items().into_iter().map(Ok).collect(),
-            Err(error) => vec![Err(error)],
-        };
-        stream::iter(items)
-    })
+    // Each page's items are moved out of its own vector: nothing is allocated per page.
+    pages
+        .map_ok(|page| stream::iter(page.into_items()).map(Ok))
+        .try_flatten()
 }
 
 #[cfg(test)]
@@ -337,24 +339,36 @@ mod tests {
         assert_eq!(*fetched.lock().unwrap(), [1]);
     }
 
+    /// Four pages of the two items `10 n` and `10 n + 1`, but page 2 fails.
+    fn failing_at_page_2(page: u64) -> futures::future::Ready<Result<TestPage, Error>> {
+        futures::future::ready(if page == 2 {
+            Err(Error::Config {
+                reason: "boom".into(),
+            })
+        } else {
+            Ok(TestPage {
+                items: vec![page * 10, page * 10 + 1],
+                total: Some(4),
+            })
+        })
+    }
+
     #[test]
     fn ends_after_the_first_error() {
-        let fetch = |page: u64| {
-            futures::future::ready(if page == 2 {
-                Err(Error::Config {
-                    reason: "boom".into(),
-                })
-            } else {
-                Ok(TestPage {
-                    items: vec![page],
-                    total: Some(4),
-                })
-            })
-        };
-        let results = collect(pages(walk(), fetch));
+        let results = collect(pages(walk(), failing_at_page_2));
         assert_eq!(results.len(), 2);
         assert!(results[0].is_ok());
         assert!(matches!(results[1], Err(Error::Config { .. })));
+    }
+
+    #[test]
+    fn items_passes_the_first_error_on_and_ends_there() {
+        let results: Vec<Result<u64, Error>> =
+            futures::executor::block_on(items(pages(walk(), failing_at_page_2)).collect());
+        assert_eq!(results.len(), 3, "{results:?}");
+        assert_eq!(results[0].as_ref().ok(), Some(&10));
+        assert_eq!(results[1].as_ref().ok(), Some(&11));
+        assert!(matches!(results[2], Err(Error::Config { .. })));
     }
 
     #[test]
