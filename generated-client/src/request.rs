@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use crate::client::Session;
 use crate::error::Error;
 use crate::options::CallOptions;
-use crate::paging::{self, BeyondLast, Page};
+use crate::paging::{self, BeyondLast, Items, Page, Pages};
 
 pub use crate::query::Query;
 
@@ -88,7 +88,7 @@ impl<M: DataMethod> Request<M> {
 impl<M> Request<M>
 where
     M: PagedMethod,
-    <M::Response as Page>::Item: Clone + PartialEq + Send,
+    <M::Response as Page>::Item: Clone + PartialEq + Send + 'static,
 {
     /// Every page from the request's page (the method's first page unless
     /// [`page`](PagedMethod::set_page) was set) on, in order. When the first page gives the
@@ -101,7 +101,21 @@ where
     /// At most [`paging::MAX_PAGES`] pages are requested. A service that sends the same items
     /// for two pages in a row, or pages beyond that bound, ends the stream with
     /// [`Error::Paging`] after the pages before.
-    pub fn pages(self) -> impl Stream<Item = Result<M::Response, Error>> + Send + 'static {
+    ///
+    /// The stream is `Unpin`; [`Pages::collect_all`] gathers every page. See [`Items`] for an
+    /// example.
+    pub fn pages(self) -> Pages<M::Response> {
+        Pages::new(self.walk())
+    }
+
+    /// Every item of every page, in order (see [`pages`](Self::pages)). The stream is
+    /// `Unpin`; [`Items::collect_all`] gathers every item.
+    pub fn items(self) -> Items<<M::Response as Page>::Item> {
+        paging::items(self.walk())
+    }
+
+    /// The pages, as [`paging::pages`] walks them for this request.
+    fn walk(self) -> impl Stream<Item = Result<M::Response, Error>> + Send + 'static {
         let walk = paging::Walk {
             method: M::NAME,
             first_page: self.method.page().unwrap_or(M::FIRST_PAGE),
@@ -114,12 +128,5 @@ where
             request.method.set_page(page);
             request.send()
         })
-    }
-
-    /// Every item of every page, in order (see [`pages`](Self::pages)).
-    pub fn items(
-        self,
-    ) -> impl Stream<Item = Result<<M::Response as Page>::Item, Error>> + Send + 'static {
-        paging::items(self.pages())
     }
 }

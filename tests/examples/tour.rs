@@ -10,7 +10,6 @@
 use std::error::Error;
 use std::process::ExitCode;
 
-use futures::TryStreamExt;
 use marketplace_client::oauth::Verifier;
 use marketplace_client::{Client, ConsumerCredentials, Decimal, Session};
 use marketplace_tests::fake::{Authorization, FakeMarketplace};
@@ -156,7 +155,7 @@ async fn timesheets(session: &Session, bid: u64) -> Result<()> {
         .get_timesheets_for_bid(bid)
         .rpp(10)
         .items()
-        .try_collect()
+        .collect_all()
         .await?;
     let mut hours = Decimal::ZERO;
     let mut billed = Decimal::ZERO;
@@ -220,7 +219,7 @@ async fn status_reports(session: &Session, bid: u64) -> Result<()> {
     let reports: Vec<_> = session
         .get_status_reports_for_bid(bid)
         .items()
-        .try_collect()
+        .collect_all()
         .await?;
     heading(&format!(
         "Fixed-price workroom {bid}: {} status reports",
@@ -250,7 +249,7 @@ async fn status_reports(session: &Session, bid: u64) -> Result<()> {
 }
 
 async fn providers(session: &Session) -> Result<()> {
-    let agents: Vec<_> = session.get_my_providers().items().try_collect().await?;
+    let agents: Vec<_> = session.get_my_providers().items().collect_all().await?;
     let on_tracker: Vec<_> = agents.iter().filter(|agent| agent.is_on_tracker).collect();
     heading(&format!(
         "Providers: {} employed, {} on the tracker now",
@@ -285,7 +284,7 @@ async fn screens(session: &Session, bid: u64, user: u64) -> Result<()> {
             .get_workview_details(bid, user)
             .date(date)
             .items()
-            .try_collect()
+            .collect_all()
             .await?;
         for bucket in &buckets {
             println!(

@@ -518,12 +518,11 @@ async fn status_reports_stream_yields_pages_in_order() {
             },
         },
     );
-    let pages: Vec<_> = session(&client)
-        .get_status_reports_for_bid(310002)
-        .pages()
-        .try_collect()
-        .await
-        .unwrap();
+    // The named stream needs no pinning: `.next()` on it directly, then the rest at once.
+    let mut stream = session(&client).get_status_reports_for_bid(310002).pages();
+    let first = stream.next().await.unwrap().unwrap();
+    let mut pages = vec![first];
+    pages.extend(stream.collect_all().await.unwrap());
     assert_eq!(pages.iter().map(|p| p.page).collect::<Vec<_>>(), [1, 2]);
     assert_eq!(
         pages.iter().map(|p| p.status_reports.len()).sum::<usize>(),

@@ -267,7 +267,6 @@ impl marketplace_client::paging::Page for FakePage {
 /// What the runtime's stream yields when the base crate's method walks `server`: its page
 /// count is read when the base spec declares one, by the base rule.
 fn runtime_walk(base: &Method, server: &Server) -> Option<Vec<u64>> {
-    use futures::TryStreamExt;
     use marketplace_client::paging;
     let spec = base.paging.as_ref().unwrap();
     let walk = paging::Walk {
@@ -281,7 +280,8 @@ fn runtime_walk(base: &Method, server: &Server) -> Option<Vec<u64>> {
         max_pages: paging::MAX_PAGES,
     };
     let reads_count = spec.total_pages.is_some();
-    let fetch = |page: u64| {
+    let server = *server;
+    let fetch = move |page: u64| {
         let page = FakePage {
             items: server.page(page),
             total_pages: if reads_count {
@@ -293,7 +293,7 @@ fn runtime_walk(base: &Method, server: &Server) -> Option<Vec<u64>> {
         async move { Ok::<_, marketplace_client::Error>(page) }
     };
     let stream = paging::items(paging::pages(walk, fetch));
-    futures::executor::block_on(stream.try_collect::<Vec<u64>>()).ok()
+    futures::executor::block_on(stream.collect_all()).ok()
 }
 
 // ---- the scratch workspace ----------------------------------------------------------------------
