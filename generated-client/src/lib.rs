@@ -2,8 +2,9 @@
 //!
 //! A [`Client`] holds the application's settings and runs the OAuth 1.0a flow; a [`Session`]
 //! acts for one user with an access token and has a method per data method of the API, each
-//! returning a request builder: required parameters are arguments, optional ones are setters,
-//! and `send()` returns the typed data. Paged methods also stream their `pages()` and `items()`.
+//! returning a [`Request`]: required parameters are arguments, optional ones are setters, and
+//! `send()` returns the typed data. Paged methods also stream their `pages()` and `items()`
+//! ([`paging::Pages`], [`paging::Items`]: no pinning needed, `collect_all()` for the whole list).
 //! Every failure is one [`Error`]. Requests are signed with HMAC-SHA1 afresh on every attempt;
 //! transient failures of GET calls are retried ([`RetryPolicy`]) within a deadline per call
 //! (60 s by default; one call can set its own limits with `customize`, see [`CallOptions`]).
@@ -50,10 +51,13 @@
 //! use futures::TryStreamExt;
 //! # async fn run(session: marketplace_client::Session) -> Result<(), marketplace_client::Error> {
 //! // Every timesheet of the workroom, across pages; pages after the first are fetched ahead.
-//! let mut timesheets = std::pin::pin!(session.get_timesheets_for_bid(310001).rpp(25).items());
+//! let mut timesheets = session.get_timesheets_for_bid(310001).rpp(25).items();
 //! while let Some(sheet) = timesheets.try_next().await? {
 //!     println!("{} week ending {}: {} h", sheet.id, sheet.week, sheet.total_hours);
 //! }
+//! // Or the whole list at once: every item, or the first error.
+//! let providers = session.get_my_providers().items().collect_all().await?;
+//! # let _ = providers;
 //! # Ok(())
 //! # }
 //! ```
@@ -99,6 +103,10 @@
 #[rustfmt::skip]
 mod generated;
 
+// The hand-written runtime, one concept per module. It never names generated code (only its
+// unit tests use the spec's `SERVICE`): what the spec decides reaches it as values (`Service`)
+// and through traits (`request::DataMethod`, `paging::Page`, `wire::WireEnum`) that the
+// generated code implements.
 mod client;
 mod envelope;
 mod error;
@@ -107,16 +115,20 @@ pub mod oauth;
 mod options;
 pub mod paging;
 mod query;
+pub mod request;
 mod secret;
+mod service;
 mod transport;
 pub mod wire;
 
 pub use client::{Client, ClientBuilder, Session};
 pub use envelope::{DecodeError, Envelope, decode};
-pub use error::{ApiFailure, Error, ListedError, TimeoutLimit};
+pub use error::{ApiFailure, Error, ListedError, RawErrorCode, TimeoutLimit};
 pub use generated::*;
 pub use options::{CallOptions, RetryPolicy};
+pub use request::Request;
 pub use secret::{ConsumerCredentials, Secret};
+pub use service::{OAuthService, Service};
 
 pub use wire::DayOrInstant;
 

@@ -6,8 +6,7 @@
 pub(crate) mod api;
 
 pub use api::{
-    DATA_PATH, API_VERSION, ErrorCode, UserType, BidStatus, ReportStatus, ProjectStatus,
-    Bid, ScreenData,
+    SERVICE, ErrorCode, UserType, BidStatus, ReportStatus, ProjectStatus, Bid, ScreenData,
 };
 
 pub(crate) mod manage;
