@@ -1,12 +1,128 @@
-//! Errors in a spec: what is wrong, in which file, where in it, and the nearest valid name.
+//! Errors in a spec: which rule it breaks, in which file, where in it, and the nearest valid
+//! name.
 
 use std::fmt;
 
 pub use crate::location::LineCol;
 
+/// Declares the validation rules: each variant with its stable id and what it refuses.
+macro_rules! error_kinds {
+    ($($(#[doc = $doc:literal])+ $variant:ident = $id:literal,)*) => {
+        /// The validation rule a spec breaks. Each has a stable id, shown in messages
+        /// (`spec/pay.yaml:41:9: unknown-type: …`) and listed in `spec/README.md`; tests and
+        /// tools match on the kind, never on the wording.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum ErrorKind {
+            $($(#[doc = $doc])+ $variant,)*
+        }
+
+        impl ErrorKind {
+            /// Every rule, in the order of `spec/README.md`.
+            pub const ALL: &[ErrorKind] = &[$(ErrorKind::$variant,)*];
+
+            /// The stable id, e.g. `unknown-type`.
+            pub fn id(self) -> &'static str {
+                match self {
+                    $(ErrorKind::$variant => $id,)*
+                }
+            }
+
+            /// What the rule refuses, in one sentence.
+            pub fn summary(self) -> &'static str {
+                match self {
+                    $(ErrorKind::$variant => concat!($($doc),+).trim_ascii(),)*
+                }
+            }
+        }
+    };
+}
+
+error_kinds! {
+    /// A file larger than 1 MiB or nested deeper than 64 levels, refused before parsing.
+    TooLarge = "too-large",
+    /// A file that is not YAML.
+    InvalidYaml = "invalid-yaml",
+    /// A key the format does not have (with the nearest one).
+    UnknownKey = "unknown-key",
+    /// A required key left out.
+    MissingKey = "missing-key",
+    /// A value of the wrong kind for its key (a list for a text, …).
+    InvalidValue = "invalid-value",
+    /// A type, enum, method or error code defined twice, in one file or across files.
+    DuplicateName = "duplicate-name",
+    /// `api` or `oauth` declared by more than one file.
+    DuplicateSection = "duplicate-section",
+    /// A path that does not start with `/`.
+    InvalidPath = "invalid-path",
+    /// An OAuth endpoint's HTTP method other than GET or POST.
+    UnknownHttpMethod = "unknown-http-method",
+    /// A signature method other than HMAC-SHA1, the only one the client signs with.
+    UnsupportedSignatureMethod = "unsupported-signature-method",
+    /// An enum without values.
+    EmptyEnum = "empty-enum",
+    /// An enum value no Rust variant name can be derived from, or that takes `Other`, the
+    /// variant of unknown values of an open enum.
+    InvalidVariant = "invalid-variant",
+    /// Two enum values that become the same variant.
+    DuplicateVariant = "duplicate-variant",
+    /// A type or enum name that is not an UpperCamelCase Rust name, or that generated code
+    /// uses for a runtime type (`Date`, `Decimal`, `ErrorCode`, …).
+    InvalidTypeName = "invalid-type-name",
+    /// A type that is not a scalar, `list<T>`, a declared type or a declared enum (nested
+    /// lists included).
+    UnknownType = "unknown-type",
+    /// An opaque type with fields, or a type with no fields that is not opaque.
+    InvalidFields = "invalid-fields",
+    /// A field or parameter whose Rust name is not snake_case, is a keyword, or cannot be
+    /// derived.
+    InvalidRustName = "invalid-rust-name",
+    /// Two Rust items of the same name: two fields of a type, a method's request type and a
+    /// type, an enum, a runtime type or another method's request type, two `Session`
+    /// constructors, or a setter or constructor taking a method of the runtime's `Request` or
+    /// `Session`.
+    RustNameTaken = "rust-name-taken",
+    /// More than one of `optional`, `only_in` and `absent_in`, or an empty method list.
+    InvalidPresence = "invalid-presence",
+    /// A method that is not declared.
+    UnknownMethod = "unknown-method",
+    /// A method named where the field or record is not delivered by it (`only_in`,
+    /// `absent_in`, a per-method encoding).
+    NotDelivered = "not-delivered",
+    /// An encoding the field's type may not declare.
+    UnknownEncoding = "unknown-encoding",
+    /// A date without an encoding, or a per-method encoding that leaves out a method that
+    /// delivers the field.
+    MissingEncoding = "missing-encoding",
+    /// `zero_is_none` on a field that cannot be 0 (not an integer, id, count or epoch date).
+    InvalidZeroIsNone = "invalid-zero-is-none",
+    /// An empty `doc`.
+    EmptyDoc = "empty-doc",
+    /// A `narrowed:` that is empty or quotes no evidence in double quotes.
+    InvalidNarrowed = "invalid-narrowed",
+    /// A method name (or `delivered_api`) not of the form `group/method`.
+    InvalidMethodName = "invalid-method-name",
+    /// A parameter named in `at_least_one_of` or `paging` that the method does not have.
+    UnknownParameter = "unknown-parameter",
+    /// An `at_least_one_of` of fewer than two parameters, or naming a required one.
+    InvalidAlternatives = "invalid-alternatives",
+    /// A parameter type other than integer, count, id and date.
+    UnknownParameterType = "unknown-parameter-type",
+    /// `default`, `min` or `max` that do not fit the parameter: on a date, negative for an
+    /// unsigned type, min above max, a default outside them or on a required parameter.
+    InvalidBounds = "invalid-bounds",
+    /// Paging by a parameter that is not a count, items that are not a list, a page count
+    /// that is not a count, a response field that does not exist, or an unknown `beyond_last`.
+    InvalidPaging = "invalid-paging",
+    /// An error code that is not declared.
+    UnknownErrorCode = "unknown-error-code",
+}
+
 /// One problem in the spec.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpecError {
+    /// The rule it breaks.
+    pub kind: ErrorKind,
     /// The spec file, as given to the loader (e.g. `spec/pay.yaml`).
     pub file: String,
     /// Where in the file, when known.
@@ -23,6 +139,7 @@ impl fmt::Display for SpecError {
         if let Some(LineCol { line, column }) = self.location {
             write!(f, ":{line}:{column}")?;
         }
+        write!(f, ": {}", self.kind.id())?;
         if !self.path.is_empty() {
             write!(f, ": {}", self.path)?;
         }
@@ -52,6 +169,16 @@ pub(crate) fn write_errors(
     let count = errors.len();
     let plural = if count == 1 { "" } else { "s" };
     write!(f, "{count} error{plural} in {source}")
+}
+
+/// `a`, `a or b`, `a, b or c`.
+pub(crate) fn or_list(items: impl IntoIterator<Item = impl AsRef<str>>) -> String {
+    let items: Vec<String> = items.into_iter().map(|i| i.as_ref().to_owned()).collect();
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
 }
 
 /// `" (did you mean 'x'?)"` for the candidate nearest to `name`, or nothing when none is close.
@@ -96,6 +223,7 @@ mod tests {
     #[test]
     fn displays_file_line_column_path_and_message() {
         let error = SpecError {
+            kind: ErrorKind::UnknownType,
             file: "spec/pay.yaml".into(),
             location: Some(LineCol {
                 line: 41,
@@ -106,7 +234,23 @@ mod tests {
         };
         assert_eq!(
             error.to_string(),
-            "spec/pay.yaml:41:9: types.Timesheet.fields.rate: unknown type 'decimall' (did you mean 'decimal'?)"
+            "spec/pay.yaml:41:9: unknown-type: types.Timesheet.fields.rate: unknown type 'decimall' (did you mean 'decimal'?)"
         );
+    }
+
+    #[test]
+    fn rule_ids_are_distinct_kebab_case_and_described() {
+        let mut ids: Vec<&str> = ErrorKind::ALL.iter().map(|kind| kind.id()).collect();
+        for kind in ErrorKind::ALL {
+            let id = kind.id();
+            assert!(
+                id.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'),
+                "{id}"
+            );
+            assert!(kind.summary().ends_with('.'), "{id}: {}", kind.summary());
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), ErrorKind::ALL.len());
     }
 }

@@ -10,6 +10,7 @@
 pub mod audit;
 pub mod diagnostic;
 pub mod diff;
+pub mod docs;
 mod emit;
 pub mod ir;
 mod location;

@@ -2,6 +2,8 @@
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
+use crate::ir;
+
 /// Rust keywords (strict and reserved, 2024 edition) that cannot be field names.
 const KEYWORDS: &[&str] = &[
     "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
@@ -52,6 +54,24 @@ pub(crate) fn serde_camel_case(snake: &str) -> String {
         }
     }
     camel
+}
+
+/// The name of a method's request type: `get_timesheet` -> `GetTimesheet`.
+pub(crate) fn request_type_name(method: &ir::Method) -> String {
+    method.rust_name.to_upper_camel_case()
+}
+
+/// The names of a method's `Session` constructors: one, or one per parameter of
+/// `at_least_one_of` (`get_timesheet_by_id`, …).
+pub(crate) fn constructor_names(method: &ir::Method) -> Vec<String> {
+    if method.at_least_one_of.is_empty() {
+        return vec![method.rust_name.clone()];
+    }
+    method
+        .at_least_one_of
+        .iter()
+        .map(|id| format!("{}_by_{}", method.rust_name, method.param(id).rust_name))
+        .collect()
 }
 
 /// Whether `name` is a plain snake_case identifier (`[a-z][a-z0-9_]*`), not a keyword.

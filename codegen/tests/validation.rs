@@ -1,14 +1,17 @@
-//! One test per validation rule: each broken spec is refused with its file, line and column,
-//! the path inside the spec, and (where one exists) the nearest valid name.
+//! One test per spec validation rule: each broken spec is refused with the rule it breaks
+//! (its [`ErrorKind`]), its file, line and column, and the path inside the spec; where the
+//! nearest valid name is the point, the suggestion too. Tests match on the kind and the place,
+//! never on the wording, except the one test of how an error is rendered.
 
-use marketplace_codegen::{SpecSource, resolve};
+use marketplace_codegen::diagnostic::ErrorKind::{self, *};
+use marketplace_codegen::{SpecError, SpecSource, resolve};
 
-/// The messages for a one-file spec named `spec/test.yaml`.
-fn errors(yaml: &str) -> Vec<String> {
+/// The errors for a one-file spec named `spec/test.yaml`.
+fn errors(yaml: &str) -> Vec<SpecError> {
     errors_in(&[("spec/test.yaml", yaml)])
 }
 
-fn errors_in(files: &[(&str, &str)]) -> Vec<String> {
+fn errors_in(files: &[(&str, &str)]) -> Vec<SpecError> {
     let sources: Vec<SpecSource> = files
         .iter()
         .map(|(path, text)| SpecSource {
@@ -18,8 +21,33 @@ fn errors_in(files: &[(&str, &str)]) -> Vec<String> {
         .collect();
     match resolve(&sources) {
         Ok(_) => panic!("the spec was accepted"),
-        Err(errors) => errors.0.iter().map(ToString::to_string).collect(),
+        Err(errors) => errors.0,
     }
+}
+
+/// What a test compares: the rule, where (`file:line:column`) and the spec path.
+fn found(errors: &[SpecError]) -> Vec<(ErrorKind, String, &str)> {
+    errors
+        .iter()
+        .map(|e| {
+            let at = match e.location {
+                Some(at) => format!("{}:{}:{}", e.file, at.line, at.column),
+                None => e.file.clone(),
+            };
+            (e.kind, at, e.path.as_str())
+        })
+        .collect()
+}
+
+/// `(kind, "line:column", path)` in `spec/test.yaml`.
+fn at(kind: ErrorKind, line_column: &str, path: &'static str) -> (ErrorKind, String, &'static str) {
+    (kind, format!("spec/test.yaml:{line_column}"), path)
+}
+
+/// The name an error suggests, from its `(did you mean '…'?)`.
+fn suggestion(error: &SpecError) -> Option<&str> {
+    let rest = error.message.split("(did you mean '").nth(1)?;
+    rest.split('\'').next()
 }
 
 /// A valid base to break: a method delivering a record with one field.
@@ -42,6 +70,20 @@ fn broken(from: &str, to: &str) -> String {
     BASE.replacen(from, to, 1)
 }
 
+const OAUTH: &str = "\
+oauth:
+  doc: OAuth.
+  https_required: true
+  signature_method: HMAC-SHA1
+  version: '1.0'
+  token_lifetime_seconds: 21600
+  endpoints:
+    request_token: { method: POST, path: /oauth/getRequestToken, doc: a }
+    authorize: { method: GET, path: /oauth/authorizeToken, doc: b }
+    access_token: { method: POST, path: /oauth/getAccessToken, doc: c }
+    revoke: { method: POST, path: /oauth/revokeToken, doc: d }
+";
+
 #[test]
 fn the_base_spec_is_valid() {
     let sources = [SpecSource {
@@ -52,14 +94,166 @@ fn the_base_spec_is_valid() {
 }
 
 #[test]
-fn invalid_yaml_is_reported_with_its_position() {
-    let messages = errors("types:\n  Timesheet:\n    doc: [unclosed\n");
-    assert_eq!(messages.len(), 1);
-    assert!(
-        messages[0].starts_with("spec/test.yaml:4:1: invalid YAML: "),
-        "{}",
-        messages[0]
+fn an_error_is_rendered_with_file_line_column_rule_path_and_suggestion() {
+    let errors = errors(&broken("type: decimal", "type: decimall"));
+    assert_eq!(
+        errors[0].to_string(),
+        "spec/test.yaml:6:9: unknown-type: types.Timesheet.fields.rate: unknown type 'decimall' (did you mean 'decimal'?)"
     );
+}
+
+/// One broken spec per rule; the test below checks that each is refused by that rule, and
+/// that every rule has one.
+fn one_spec_per_rule() -> Vec<(ErrorKind, String)> {
+    let params = |params: &str| format!("{BASE}    params:\n{params}");
+    vec![
+        (TooLarge, "[".repeat(100)),
+        (InvalidYaml, "types: [unclosed\n".to_owned()),
+        (UnknownKey, broken("type: decimal", "tyep: decimal")),
+        (MissingKey, broken("        doc: Hourly rate.\n", "")),
+        (InvalidValue, broken("type: decimal", "type: [decimal]")),
+        (
+            DuplicateName,
+            format!("{BASE}enums:\n  Timesheet:\n    doc: Clash.\n    values: {{ A: a }}\n"),
+        ),
+        (
+            InvalidPath,
+            "api: { name: M, doc: D, data_path: api, api_version: 1 }\n".to_owned(),
+        ),
+        (
+            UnknownHttpMethod,
+            OAUTH.replace("method: GET", "method: PUT"),
+        ),
+        (
+            UnsupportedSignatureMethod,
+            OAUTH.replace("HMAC-SHA1", "RSA-SHA1"),
+        ),
+        (
+            EmptyEnum,
+            "enums:\n  Status:\n    doc: A status.\n    values: {}\n".to_owned(),
+        ),
+        (
+            InvalidVariant,
+            "enums:\n  Status:\n    doc: A status.\n    values: { Other: c }\n".to_owned(),
+        ),
+        (
+            DuplicateVariant,
+            "enums:\n  Status:\n    doc: A status.\n    values: { A B: a, A_B: b }\n".to_owned(),
+        ),
+        (
+            InvalidTypeName,
+            format!("{BASE}enums:\n  Decimal:\n    doc: Clash.\n    values: {{ A: a }}\n"),
+        ),
+        (UnknownType, broken("type: decimal", "type: decimall")),
+        (
+            InvalidFields,
+            "types:\n  Comment:\n    doc: A comment.\n".to_owned(),
+        ),
+        (InvalidRustName, broken("      rate:", "      type:")),
+        (
+            RustNameTaken,
+            broken(
+                "    response: Timesheet",
+                "    response: Timesheet\n    rust_name: timesheet",
+            ),
+        ),
+        (
+            InvalidPresence,
+            broken(
+                "type: decimal",
+                "type: decimal\n        optional: true\n        only_in: [pay/getTimesheet]",
+            ),
+        ),
+        (
+            UnknownMethod,
+            format!("{BASE}errors:\n  E_X:\n    doc: X.\n    methods: [pay/getTimesheets]\n"),
+        ),
+        (
+            NotDelivered,
+            broken(
+                "type: decimal",
+                "type: decimal\n        only_in: [pay/getTimeshet]",
+            ),
+        ),
+        (
+            UnknownEncoding,
+            broken("type: decimal", "type: decimal\n        encoding: strng"),
+        ),
+        (MissingEncoding, broken("type: decimal", "type: date")),
+        (
+            InvalidZeroIsNone,
+            broken("type: decimal", "type: decimal\n        zero_is_none: true"),
+        ),
+        (EmptyDoc, broken("doc: Hourly rate.", "doc: ''")),
+        (
+            InvalidNarrowed,
+            broken("type: decimal", "type: decimal\n        narrowed: because"),
+        ),
+        (
+            InvalidMethodName,
+            broken("  pay/getTimesheet:", "  getTimesheet:"),
+        ),
+        (
+            UnknownParameter,
+            format!("{BASE}    at_least_one_of: [id, bidId]\n"),
+        ),
+        (
+            InvalidAlternatives,
+            params("      id: { type: id, doc: ID. }\n    at_least_one_of: [id]\n"),
+        ),
+        (
+            UnknownParameterType,
+            params("      id: { type: identifier, doc: ID. }\n"),
+        ),
+        (
+            InvalidBounds,
+            params("      id: { type: id, min: -1, doc: ID. }\n"),
+        ),
+        (
+            InvalidPaging,
+            params(
+                "      page: { type: count, doc: Page. }\n      rpp: { type: count, doc: Size. }\n    paging: { page_param: page, size_param: rpp, items: rate, beyond_last: above_total }\n",
+            ),
+        ),
+        (UnknownErrorCode, format!("{BASE}    errors: [E_NOPE]\n")),
+    ]
+}
+
+#[test]
+fn every_rule_refuses_its_spec_and_every_rule_has_one() {
+    let mut specs: Vec<(ErrorKind, Vec<String>)> = one_spec_per_rule()
+        .into_iter()
+        .map(|(kind, spec)| (kind, vec![spec]))
+        .collect();
+    specs.push((DuplicateSection, vec![OAUTH.to_owned(), OAUTH.to_owned()]));
+    for (kind, files) in &specs {
+        let named: Vec<(String, &str)> = files
+            .iter()
+            .enumerate()
+            .map(|(i, text)| (format!("spec/{i}.yaml"), text.as_str()))
+            .collect();
+        let named: Vec<(&str, &str)> = named.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+        let errors = errors_in(&named);
+        assert!(
+            errors.iter().any(|e| e.kind == *kind),
+            "{}: {:#?}",
+            kind.id(),
+            errors
+        );
+    }
+    for kind in ErrorKind::ALL {
+        assert!(
+            specs.iter().any(|(k, _)| k == kind),
+            "no spec here breaks {}",
+            kind.id()
+        );
+    }
+}
+
+#[test]
+fn invalid_yaml_is_reported_with_its_position() {
+    let errors = errors("types:\n  Timesheet:\n    doc: [unclosed\n");
+    assert_eq!(found(&errors), [at(InvalidYaml, "4:1", "")]);
 }
 
 #[test]
@@ -68,43 +262,45 @@ fn hostile_nesting_is_refused_before_parsing_with_its_position() {
     // nesting); the pre-scan refuses it where the 65th level opens, in one pass.
     let megabyte = 1_000_000;
     for (unit, column) in [("[", 64), ("{a: ", 253), ("- ", 129), ("&a [", 256)] {
-        let messages = errors(&unit.repeat(megabyte / unit.len()));
+        let errors = errors(&unit.repeat(megabyte / unit.len()));
         assert_eq!(
-            messages,
-            [format!(
-                "spec/test.yaml:1:{column}: nesting deeper than 64 levels (a spec needs \
-                 about 6); refused before parsing"
-            )],
+            found(&errors),
+            [at(TooLarge, &format!("1:{column}"), "")],
             "{unit:?}"
         );
+        assert!(
+            errors[0].message.contains("deeper than 64 levels"),
+            "{}",
+            errors[0]
+        );
     }
-    let messages = errors(&"a".repeat(2 << 20));
-    assert_eq!(messages.len(), 1);
-    assert!(
-        messages[0].starts_with("spec/test.yaml: the file is 2097152 bytes, more than the"),
-        "{}",
-        messages[0]
+    let errors = errors(&"a".repeat(2 << 20));
+    assert_eq!(
+        found(&errors),
+        [(TooLarge, "spec/test.yaml".to_owned(), "")]
     );
+    assert!(errors[0].message.contains("2097152 bytes"), "{}", errors[0]);
 }
 
 #[test]
 fn unknown_type_suggests_the_nearest() {
+    let errors = errors(&broken("type: decimal", "type: decimall"));
     assert_eq!(
-        errors(&broken("type: decimal", "type: decimall")),
-        [
-            "spec/test.yaml:6:9: types.Timesheet.fields.rate: unknown type 'decimall' (did you mean 'decimal'?)"
-        ]
+        found(&errors),
+        [at(UnknownType, "6:9", "types.Timesheet.fields.rate")]
     );
+    assert_eq!(suggestion(&errors[0]), Some("decimal"));
 }
 
 #[test]
 fn unknown_key_suggests_the_nearest() {
+    let errors = errors(&broken("type: decimal", "tyep: decimal"));
     assert_eq!(
-        errors(&broken("type: decimal", "tyep: decimal")),
-        [
-            "spec/test.yaml:6:9: types.Timesheet.fields.rate: unknown key 'tyep' (did you mean 'type'?); expected one of: type, doc, rust_name, encoding, optional, only_in, absent_in, nullable, zero_is_none, documented_as, documented_type, narrowed"
-        ]
+        found(&errors),
+        [at(UnknownKey, "6:9", "types.Timesheet.fields.rate")]
     );
+    assert_eq!(suggestion(&errors[0]), Some("type"));
+    assert!(errors[0].message.ends_with("expected one of: type, doc, rust_name, encoding, optional, only_in, absent_in, nullable, zero_is_none, documented_as, documented_type, narrowed"));
 }
 
 #[test]
@@ -115,24 +311,17 @@ fn narrowed_must_say_why_quoting_the_reference() {
             &format!("type: decimal\n        narrowed: '{narrowed}'"),
         ))
     };
-    let at = "spec/test.yaml:7:9: types.Timesheet.fields.rate: narrowed";
-    assert_eq!(
-        with(" "),
-        [format!(
-            "{at} is empty: say why the type is narrower than the reference's, quoting the \
-             reference's evidence in double quotes"
-        )]
-    );
-    assert_eq!(
-        with("Notes say \"Decimal amount text."),
-        [format!("{at} has an unclosed double quote")]
-    );
-    assert_eq!(
-        with("Notes say it is a decimal."),
-        [format!(
-            "{at} must quote the reference's evidence in double quotes (e.g. Notes say \"Numeric text\")"
-        )]
-    );
+    for text in [
+        " ",
+        "Notes say \"Decimal amount text.",
+        "Notes say it is a decimal.",
+    ] {
+        assert_eq!(
+            found(&with(text)),
+            [at(InvalidNarrowed, "7:9", "types.Timesheet.fields.rate")],
+            "{text}"
+        );
+    }
     let sources = [SpecSource {
         path: "spec/test.yaml".to_owned(),
         text: broken(
@@ -153,139 +342,194 @@ fn narrowed_on_a_parameter_is_checked_the_same_way() {
         "{BASE}    params:\n      id:\n        type: id\n        doc: ID.\n        narrowed: because\n"
     );
     assert_eq!(
-        errors(&spec),
-        [
-            "spec/test.yaml:16:9: methods.pay/getTimesheet.params.id: narrowed must quote the reference's evidence in double quotes (e.g. Notes say \"Numeric text\")"
-        ]
+        found(&errors(&spec)),
+        [at(
+            InvalidNarrowed,
+            "16:9",
+            "methods.pay/getTimesheet.params.id"
+        )]
     );
 }
 
 #[test]
 fn missing_key_is_named() {
+    let errors = errors(&broken("        doc: Hourly rate.\n", ""));
     assert_eq!(
-        errors(&broken("        doc: Hourly rate.\n", "")),
-        ["spec/test.yaml:5:7: types.Timesheet.fields.rate: missing key 'doc'"]
+        found(&errors),
+        [at(MissingKey, "5:7", "types.Timesheet.fields.rate")]
     );
+    assert!(errors[0].message.contains("'doc'"), "{}", errors[0]);
 }
 
 #[test]
 fn encoding_must_fit_the_type() {
+    let errors = errors(&broken(
+        "type: decimal",
+        "type: decimal\n        encoding: strng",
+    ));
     assert_eq!(
-        errors(&broken(
-            "type: decimal",
-            "type: decimal\n        encoding: strng"
-        )),
-        [
-            "spec/test.yaml:7:9: types.Timesheet.fields.rate: unknown encoding 'strng' for decimal (did you mean 'string'?); expected number or string"
-        ]
+        found(&errors),
+        [at(UnknownEncoding, "7:9", "types.Timesheet.fields.rate")]
+    );
+    assert_eq!(suggestion(&errors[0]), Some("string"));
+    assert!(
+        errors[0]
+            .message
+            .ends_with("expected number, string or string_or_number"),
+        "{}",
+        errors[0]
     );
 }
 
 #[test]
 fn dates_need_an_encoding() {
     assert_eq!(
-        errors(&broken("type: decimal", "type: date")),
-        [
-            "spec/test.yaml:5:7: types.Timesheet.fields.rate: a date field needs an encoding: dmy or epoch (or one per method)"
-        ]
+        found(&errors(&broken("type: decimal", "type: date"))),
+        [at(MissingEncoding, "5:7", "types.Timesheet.fields.rate")]
     );
 }
 
 #[test]
 fn per_method_encodings_must_name_exactly_the_delivering_methods() {
+    let errors = errors(&broken(
+        "type: decimal",
+        "type: decimal\n        encoding: { pay/getTimesheets: string }",
+    ));
     assert_eq!(
-        errors(&broken(
-            "type: decimal",
-            "type: decimal\n        encoding: { pay/getTimesheets: string }"
-        )),
+        found(&errors),
         [
-            "spec/test.yaml:7:9: types.Timesheet.fields.rate: the encoding is not given for: pay/getTimesheet",
-            "spec/test.yaml:7:21: types.Timesheet.fields.rate.encoding: 'pay/getTimesheets' does not deliver this field (did you mean 'pay/getTimesheet'?); it is delivered by: pay/getTimesheet",
+            at(MissingEncoding, "7:9", "types.Timesheet.fields.rate"),
+            at(NotDelivered, "7:21", "types.Timesheet.fields.rate.encoding"),
         ]
     );
+    assert_eq!(suggestion(&errors[1]), Some("pay/getTimesheet"));
 }
 
 #[test]
 fn only_in_must_name_delivering_methods() {
+    let errors = errors(&broken(
+        "type: decimal",
+        "type: decimal\n        only_in: [pay/getTimeshet]",
+    ));
     assert_eq!(
-        errors(&broken(
-            "type: decimal",
-            "type: decimal\n        only_in: [pay/getTimeshet]"
-        )),
-        [
-            "spec/test.yaml:7:19: types.Timesheet.fields.rate.only_in.0: 'pay/getTimeshet' does not deliver Timesheet (did you mean 'pay/getTimesheet'?); it is delivered by: pay/getTimesheet"
-        ]
+        found(&errors),
+        [at(
+            NotDelivered,
+            "7:19",
+            "types.Timesheet.fields.rate.only_in.0"
+        )]
     );
+    assert_eq!(suggestion(&errors[0]), Some("pay/getTimesheet"));
 }
 
 #[test]
 fn presence_is_declared_once() {
     assert_eq!(
-        errors(&broken(
+        found(&errors(&broken(
             "type: decimal",
             "type: decimal\n        optional: true\n        only_in: [pay/getTimesheet]"
-        )),
-        [
-            "spec/test.yaml:5:7: types.Timesheet.fields.rate: use only one of optional, only_in and absent_in"
-        ]
+        ))),
+        [at(InvalidPresence, "5:7", "types.Timesheet.fields.rate")]
     );
 }
 
 #[test]
 fn zero_is_none_needs_a_type_that_can_be_zero() {
     assert_eq!(
-        errors(&broken(
+        found(&errors(&broken(
             "type: decimal",
             "type: decimal\n        zero_is_none: true"
-        )),
-        [
-            "spec/test.yaml:7:9: types.Timesheet.fields.rate: zero_is_none applies to integer, id, count and epoch date fields only"
-        ]
+        ))),
+        [at(InvalidZeroIsNone, "7:9", "types.Timesheet.fields.rate")]
     );
 }
 
 #[test]
 fn keywords_need_a_rust_name() {
     assert_eq!(
-        errors(&broken("      rate:", "      type:")),
-        [
-            "spec/test.yaml:5:7: types.Timesheet.fields.type: 'type' is a Rust keyword; set rust_name (e.g. 'kind')"
-        ]
+        found(&errors(&broken("      rate:", "      type:"))),
+        [at(InvalidRustName, "5:7", "types.Timesheet.fields.type")]
     );
 }
 
 #[test]
 fn rust_names_must_be_snake_case() {
     assert_eq!(
-        errors(&broken(
+        found(&errors(&broken(
             "type: decimal",
             "type: decimal\n        rust_name: Rate"
-        )),
-        [
-            "spec/test.yaml:7:9: types.Timesheet.fields.rate: 'Rate' is not a snake_case Rust name (or is a keyword)"
-        ]
+        ))),
+        [at(InvalidRustName, "7:9", "types.Timesheet.fields.rate")]
     );
 }
 
 #[test]
 fn two_fields_cannot_share_a_rust_name() {
     assert_eq!(
-        errors(&broken(
+        found(&errors(&broken(
             "        doc: Hourly rate.\n",
             "        doc: Hourly rate.\n      Rate:\n        type: decimal\n        doc: Again.\n"
-        )),
+        ))),
+        [at(RustNameTaken, "8:7", "types.Timesheet.fields.Rate")]
+    );
+}
+
+#[test]
+fn a_request_type_cannot_take_the_name_of_a_type_or_another_request() {
+    // `rust_name: timesheet` makes the request type `Timesheet`, beside the record `Timesheet`.
+    let clash = broken(
+        "    response: Timesheet",
+        "    response: Timesheet\n    rust_name: timesheet",
+    );
+    let errors = errors(&clash);
+    assert_eq!(
+        found(&errors),
+        [at(RustNameTaken, "9:3", "methods.pay/getTimesheet")]
+    );
+    assert!(errors[0].message.contains("'Timesheet'"), "{}", errors[0]);
+    // Two groups with a method of the same name derive the same Rust name.
+    let twice = format!("{BASE}  manage/getTimesheet:\n    doc: Again.\n    response: Timesheet\n");
+    assert_eq!(
+        found(&errors_in(&[("spec/test.yaml", &twice)])),
         [
-            "spec/test.yaml:8:7: types.Timesheet.fields.Rate: 'Rate' and 'rate' both become the Rust field 'rate'; set rust_name"
+            at(RustNameTaken, "12:3", "methods.manage/getTimesheet"),
+            at(RustNameTaken, "12:3", "methods.manage/getTimesheet"),
         ]
     );
+    // A parameter whose setter would take a method of the runtime's Request.
+    let spec = format!("{BASE}    params:\n      send: {{ type: id, doc: Sent. }}\n");
+    assert_eq!(
+        found(&errors_in(&[("spec/test.yaml", &spec)])),
+        [at(
+            RustNameTaken,
+            "13:7",
+            "methods.pay/getTimesheet.params.send"
+        )]
+    );
+    // A runtime type, and a method of the runtime's Session.
+    for (rust_name, line) in [("request", "9:3"), ("revoke", "9:3")] {
+        let spec = broken(
+            "    response: Timesheet",
+            &format!("    response: Timesheet\n    rust_name: {rust_name}"),
+        );
+        assert_eq!(
+            found(&errors_in(&[("spec/test.yaml", &spec)])),
+            [at(RustNameTaken, line, "methods.pay/getTimesheet")],
+            "{rust_name}"
+        );
+    }
 }
 
 #[test]
 fn a_name_is_defined_once_across_files() {
     let other = "types:\n  Timesheet:\n    doc: Again.\n    opaque: true\n";
     assert_eq!(
-        errors_in(&[("spec/a.yaml", BASE), ("spec/b.yaml", other)]),
-        ["spec/b.yaml:2:3: types.Timesheet: 'Timesheet' is already defined in spec/a.yaml"]
+        found(&errors_in(&[("spec/a.yaml", BASE), ("spec/b.yaml", other)])),
+        [(
+            DuplicateName,
+            "spec/b.yaml:2:3".to_owned(),
+            "types.Timesheet"
+        )]
     );
 }
 
@@ -293,41 +537,38 @@ fn a_name_is_defined_once_across_files() {
 fn a_record_and_an_enum_cannot_share_a_name() {
     let spec = format!("{BASE}enums:\n  Timesheet:\n    doc: Clash.\n    values: {{ A: a }}\n");
     assert_eq!(
-        errors(&spec),
-        [
-            "spec/test.yaml:2:3: types.Timesheet: 'Timesheet' is already defined as an enum in spec/test.yaml"
-        ]
+        found(&errors(&spec)),
+        [at(DuplicateName, "2:3", "types.Timesheet")]
     );
 }
 
 #[test]
 fn type_names_are_upper_camel_case_and_not_reserved() {
     assert_eq!(
-        errors(
+        found(&errors(
             &broken("  Timesheet:\n", "  timesheet:\n")
                 .replace("response: Timesheet", "response: timesheet")
-        ),
-        [
-            "spec/test.yaml:2:3: types.timesheet: 'timesheet' is not an UpperCamelCase Rust type name"
-        ]
+        )),
+        [at(InvalidTypeName, "2:3", "types.timesheet")]
     );
-    let spec = format!("{BASE}enums:\n  Decimal:\n    doc: Clash.\n    values: {{ A: a }}\n");
-    assert_eq!(
-        errors(&spec),
-        [
-            "spec/test.yaml:13:3: enums.Decimal: 'Decimal' is reserved: generated code uses it for a runtime type"
-        ]
-    );
+    for reserved in ["Decimal", "Request", "Session"] {
+        let spec =
+            format!("{BASE}enums:\n  {reserved}:\n    doc: Clash.\n    values: {{ A: a }}\n");
+        let errors = errors(&spec);
+        assert_eq!(errors.len(), 1, "{reserved}: {errors:?}");
+        assert_eq!(errors[0].kind, InvalidTypeName, "{reserved}");
+        assert_eq!(errors[0].path, format!("enums.{reserved}"));
+    }
 }
 
 #[test]
 fn enum_values_need_distinct_variants() {
     let spec = "enums:\n  Status:\n    doc: A status.\n    values:\n      Hourly Other: a\n      HOURLY_OTHER: b\n      Other: c\n";
     assert_eq!(
-        errors(spec),
+        found(&errors(spec)),
         [
-            "spec/test.yaml:6:7: enums.Status.values.HOURLY_OTHER: 'HOURLY_OTHER' and 'Hourly Other' both become the variant 'HourlyOther'",
-            "spec/test.yaml:7:7: enums.Status.values.Other: the variant 'Other' is reserved for unknown values of an open enum",
+            at(DuplicateVariant, "6:7", "enums.Status.values.HOURLY_OTHER"),
+            at(InvalidVariant, "7:7", "enums.Status.values.Other"),
         ]
     );
 }
@@ -335,21 +576,19 @@ fn enum_values_need_distinct_variants() {
 #[test]
 fn method_names_are_group_slash_method() {
     assert_eq!(
-        errors(&broken("  pay/getTimesheet:", "  getTimesheet:")),
-        [
-            "spec/test.yaml:9:3: methods.getTimesheet: 'getTimesheet' is not of the form group/method (e.g. pay/getTimesheet)"
-        ]
+        found(&errors(&broken("  pay/getTimesheet:", "  getTimesheet:"))),
+        [at(InvalidMethodName, "9:3", "methods.getTimesheet")]
     );
 }
 
 #[test]
 fn the_response_must_be_a_defined_type() {
+    let errors = errors(&broken("response: Timesheet", "response: Timesheets"));
     assert_eq!(
-        errors(&broken("response: Timesheet", "response: Timesheets")),
-        [
-            "spec/test.yaml:11:5: methods.pay/getTimesheet: unknown response type 'Timesheets' (did you mean 'Timesheet'?)"
-        ]
+        found(&errors),
+        [at(UnknownType, "11:5", "methods.pay/getTimesheet")]
     );
+    assert_eq!(suggestion(&errors[0]), Some("Timesheet"));
 }
 
 #[test]
@@ -357,13 +596,24 @@ fn error_codes_must_be_defined() {
     let spec = format!(
         "{BASE}    errors: [E_VALIDATION_INVALID_IDD]\nerrors:\n  E_VALIDATION_INVALID_ID:\n    doc: Invalid.\n    methods: [pay/getTimesheets]\n"
     );
+    let errors = errors(&spec);
     assert_eq!(
-        errors(&spec),
+        found(&errors),
         [
-            "spec/test.yaml:12:14: methods.pay/getTimesheet.errors.0: unknown error code 'E_VALIDATION_INVALID_IDD' (did you mean 'E_VALIDATION_INVALID_ID'?)",
-            "spec/test.yaml:16:15: errors.E_VALIDATION_INVALID_ID.methods.0: unknown method 'pay/getTimesheets' (did you mean 'pay/getTimesheet'?)",
+            at(
+                UnknownErrorCode,
+                "12:14",
+                "methods.pay/getTimesheet.errors.0"
+            ),
+            at(
+                UnknownMethod,
+                "16:15",
+                "errors.E_VALIDATION_INVALID_ID.methods.0"
+            ),
         ]
     );
+    assert_eq!(suggestion(&errors[0]), Some("E_VALIDATION_INVALID_ID"));
+    assert_eq!(suggestion(&errors[1]), Some("pay/getTimesheet"));
 }
 
 #[test]
@@ -371,16 +621,34 @@ fn parameters_are_checked() {
     let spec = format!(
         "{BASE}    params:\n      id: {{ type: id, doc: ID. }}\n      bidId: {{ type: id, required: true, doc: Bid. }}\n      rpp: {{ type: integr, doc: Size. }}\n      page: {{ type: integer, default: 0, min: 1, max: 0, doc: Page. }}\n    at_least_one_of: [id, bidId, nope]\n"
     );
+    let errors = errors(&spec);
     assert_eq!(
-        errors(&spec),
+        found(&errors),
         [
-            "spec/test.yaml:14:26: methods.pay/getTimesheet.params.bidId: 'bidId' is in at_least_one_of and so cannot be required",
-            "spec/test.yaml:15:14: methods.pay/getTimesheet.params.rpp: unknown parameter type 'integr' (did you mean 'integer'?); expected integer, count, id or date",
-            "spec/test.yaml:16:30: methods.pay/getTimesheet.params.page: default 0 is outside min..max",
-            "spec/test.yaml:16:42: methods.pay/getTimesheet.params.page: min 1 is above max 0",
-            "spec/test.yaml:17:5: methods.pay/getTimesheet: unknown parameter 'nope'",
+            at(
+                InvalidAlternatives,
+                "14:26",
+                "methods.pay/getTimesheet.params.bidId"
+            ),
+            at(
+                UnknownParameterType,
+                "15:14",
+                "methods.pay/getTimesheet.params.rpp"
+            ),
+            at(
+                InvalidBounds,
+                "16:30",
+                "methods.pay/getTimesheet.params.page"
+            ),
+            at(
+                InvalidBounds,
+                "16:42",
+                "methods.pay/getTimesheet.params.page"
+            ),
+            at(UnknownParameter, "17:5", "methods.pay/getTimesheet"),
         ]
     );
+    assert_eq!(suggestion(&errors[1]), Some("integer"));
 }
 
 #[test]
@@ -389,11 +657,19 @@ fn count_and_id_parameters_are_unsigned() {
         "{BASE}    params:\n      id: {{ type: id, min: -1, doc: ID. }}\n      rpp: {{ type: count, default: -2, doc: Size. }}\n      page: {{ type: count, default: 1, min: 1, doc: Page. }}\n      delta: {{ type: integer, default: -2, min: -5, max: 5, doc: A signed integer. }}\n      date: {{ type: date, max: 3, doc: A day. }}\n"
     );
     assert_eq!(
-        errors(&spec),
+        found(&errors(&spec)),
         [
-            "spec/test.yaml:13:23: methods.pay/getTimesheet.params.id: min cannot be negative: the parameter is unsigned",
-            "spec/test.yaml:14:27: methods.pay/getTimesheet.params.rpp: default cannot be negative: the parameter is unsigned",
-            "spec/test.yaml:17:27: methods.pay/getTimesheet.params.date: max applies to integer, count and id parameters only",
+            at(InvalidBounds, "13:23", "methods.pay/getTimesheet.params.id"),
+            at(
+                InvalidBounds,
+                "14:27",
+                "methods.pay/getTimesheet.params.rpp"
+            ),
+            at(
+                InvalidBounds,
+                "17:27",
+                "methods.pay/getTimesheet.params.date"
+            ),
         ]
     );
 }
@@ -412,6 +688,14 @@ fn a_paged_method_with_count_parameters_and_fields_is_valid() {
         api.records[0].fields[0].ty,
         marketplace_codegen::ir::TypeRef::Scalar(marketplace_codegen::ir::Scalar::Count)
     );
+    let parts = api.paging_of(&api.methods[0]).expect("paged");
+    assert_eq!(
+        (
+            parts.page.wire_name.as_str(),
+            parts.items.wire_name.as_str()
+        ),
+        ("page", "items")
+    );
 }
 
 #[test]
@@ -419,103 +703,95 @@ fn paging_refers_to_real_parameters_and_fields() {
     let spec = format!(
         "{BASE}    params:\n      page: {{ type: integer, doc: Page. }}\n      rpp: {{ type: id, doc: Size. }}\n    paging:\n      page_param: page\n      size_param: rpp\n      items: rates\n      total_pages: rate\n      beyond_last: above\n"
     );
+    let errors = errors(&spec);
+    let paging = "methods.pay/getTimesheet.paging";
     assert_eq!(
-        errors(&spec),
+        found(&errors),
         [
-            "spec/test.yaml:16:7: methods.pay/getTimesheet.paging: 'page' must be a count parameter",
-            "spec/test.yaml:17:7: methods.pay/getTimesheet.paging: 'rpp' must be a count parameter",
-            "spec/test.yaml:18:7: methods.pay/getTimesheet.paging: Timesheet has no field 'rates' (did you mean 'rate'?)",
-            "spec/test.yaml:19:7: methods.pay/getTimesheet.paging: 'rate' of Timesheet must be a count",
-            "spec/test.yaml:20:7: methods.pay/getTimesheet.paging: unknown rule 'above' (did you mean 'above_total'?); expected above_total or at_or_above_total",
+            at(InvalidPaging, "16:7", paging),
+            at(InvalidPaging, "17:7", paging),
+            at(InvalidPaging, "18:7", paging),
+            at(InvalidPaging, "19:7", paging),
+            at(InvalidPaging, "20:7", paging),
         ]
     );
+    assert_eq!(suggestion(&errors[2]), Some("rate"));
+    assert_eq!(suggestion(&errors[4]), Some("above_total"));
 }
 
 #[test]
 fn opaque_records_have_no_fields_and_others_have_some() {
     assert_eq!(
-        errors(&broken(
+        found(&errors(&broken(
             "    doc: A timesheet.\n",
             "    doc: A timesheet.\n    opaque: true\n"
-        )),
-        [
-            "spec/test.yaml:4:5: types.Timesheet: an opaque type keeps the raw object and cannot declare fields"
-        ]
+        ))),
+        [at(InvalidFields, "4:5", "types.Timesheet")]
     );
     assert_eq!(
-        errors("types:\n  Comment:\n    doc: A comment.\n"),
-        [
-            "spec/test.yaml:2:3: types.Comment: a type needs fields; mark it `opaque: true` if the reference does not show them"
-        ]
+        found(&errors("types:\n  Comment:\n    doc: A comment.\n")),
+        [at(InvalidFields, "2:3", "types.Comment")]
     );
 }
 
 #[test]
 fn documented_types_must_exist() {
+    let errors = errors(&broken(
+        "type: decimal",
+        "type: decimal\n        documented_type: Timesheat",
+    ));
     assert_eq!(
-        errors(&broken(
-            "type: decimal",
-            "type: decimal\n        documented_type: Timesheat"
-        )),
-        [
-            "spec/test.yaml:7:9: types.Timesheet.fields.rate: unknown type 'Timesheat' (did you mean 'Timesheet'?)"
-        ]
+        found(&errors),
+        [at(UnknownType, "7:9", "types.Timesheet.fields.rate")]
     );
+    assert_eq!(suggestion(&errors[0]), Some("Timesheet"));
 }
 
 #[test]
 fn nested_lists_are_refused() {
     assert_eq!(
-        errors(&broken("type: decimal", "type: list<list<decimal>>")),
-        [
-            "spec/test.yaml:6:9: types.Timesheet.fields.rate: nested lists are not supported: 'list<list<decimal>>'"
-        ]
+        found(&errors(&broken(
+            "type: decimal",
+            "type: list<list<decimal>>"
+        ))),
+        [at(UnknownType, "6:9", "types.Timesheet.fields.rate")]
     );
 }
 
 #[test]
 fn empty_docs_are_refused() {
     assert_eq!(
-        errors(&broken("doc: Hourly rate.", "doc: ''")),
-        ["spec/test.yaml:7:9: types.Timesheet.fields.rate: the doc is empty"]
+        found(&errors(&broken("doc: Hourly rate.", "doc: ''"))),
+        [at(EmptyDoc, "7:9", "types.Timesheet.fields.rate")]
     );
 }
-
-const OAUTH: &str = "\
-oauth:
-  doc: OAuth.
-  https_required: true
-  signature_method: HMAC-SHA1
-  version: '1.0'
-  token_lifetime_seconds: 21600
-  endpoints:
-    request_token: { method: POST, path: /oauth/getRequestToken, doc: a }
-    authorize: { method: GET, path: /oauth/authorizeToken, doc: b }
-    access_token: { method: POST, path: /oauth/getAccessToken, doc: c }
-    revoke: { method: POST, path: /oauth/revokeToken, doc: d }
-";
 
 #[test]
 fn service_sections_are_declared_once_and_checked() {
     assert_eq!(
-        errors_in(&[("spec/a.yaml", OAUTH), ("spec/b.yaml", OAUTH)]),
-        ["spec/b.yaml:1:1: oauth: 'oauth' is already declared in spec/a.yaml"]
+        found(&errors_in(&[
+            ("spec/a.yaml", OAUTH),
+            ("spec/b.yaml", OAUTH)
+        ])),
+        [(DuplicateSection, "spec/b.yaml:1:1".to_owned(), "oauth")]
     );
     let broken_oauth = OAUTH.replace("HMAC-SHA1", "RSA-SHA1").replace(
         "method: GET, path: /oauth/authorizeToken",
         "method: PUT, path: oauth/authorizeToken",
     );
     assert_eq!(
-        errors(&broken_oauth),
+        found(&errors(&broken_oauth)),
         [
-            "spec/test.yaml:4:3: oauth: unsupported signature method 'RSA-SHA1'; the client signs with HMAC-SHA1 only",
-            "spec/test.yaml:9:18: oauth.endpoints.authorize: unknown HTTP method 'PUT'; use GET or POST",
-            "spec/test.yaml:9:31: oauth.endpoints.authorize: 'oauth/authorizeToken' must start with '/'",
+            at(UnsupportedSignatureMethod, "4:3", "oauth"),
+            at(UnknownHttpMethod, "9:18", "oauth.endpoints.authorize"),
+            at(InvalidPath, "9:31", "oauth.endpoints.authorize"),
         ]
     );
     assert_eq!(
-        errors("api: { name: M, doc: D, data_path: api, api_version: 1 }\n"),
-        ["spec/test.yaml:1:25: api.data_path: 'api' must start with '/'"]
+        found(&errors(
+            "api: { name: M, doc: D, data_path: api, api_version: 1 }\n"
+        )),
+        [at(InvalidPath, "1:25", "api.data_path")]
     );
 }
 

@@ -20,17 +20,26 @@
 //! `oauth_signature` values are checked to be equal. Target: project / oauth1_request <= 0.8.
 //!
 //! After criterion's table, the same ratio measured in alternating batches (project, then
-//! oauth1-request, then the other way round, for many rounds): on a shared machine the load
-//! changes between criterion's two measurements, which are seconds apart, but hardly within
-//! one round, so the median of the rounds' ratios is the steadier figure.
+//! oauth1-request, then the other way round, for many rounds; `support/interleave.rs`): on a
+//! shared machine the load changes between criterion's two measurements, which are seconds
+//! apart, but hardly within one round, so the median of the rounds' ratios is the steadier
+//! figure. Then the instructions of one call of each function (callgrind,
+//! `support/callgrind.rs`), the figure the target is judged by on a loaded machine.
 
+#[path = "../../tests/benches/support/callgrind.rs"]
+mod callgrind;
+#[path = "../../tests/benches/support/interleave.rs"]
+mod interleave;
 #[path = "../../tests/benches/ratio.rs"]
 mod ratio;
+#[path = "../../tests/benches/support/thousands.rs"]
+mod thousands;
 
 use std::hint::black_box;
 use std::num::NonZeroU64;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
+use callgrind::Functions;
 use criterion::Criterion;
 use marketplace_client::oauth::signature::{
     OAuthParams, PairsRequest, SignatureRequest, SigningKey, authorization_header, base_string,
@@ -48,6 +57,7 @@ const TOKEN: &str = "nnch734d00sl2jdk";
 const TOKEN_SECRET: &str = "pfkkdhi9sl3r4s00";
 const NONCE: &str = "kllo9940pd9333jh";
 const TIMESTAMP: u64 = 1_768_987_686;
+const GROUP: &str = "signing";
 
 fn request(url: &url::Url) -> PairsRequest<'_, &'static str, &'static str> {
     PairsRequest {
@@ -115,36 +125,6 @@ fn param(header: &str, name: &str) -> String {
         .1
 }
 
-/// The quartiles of project / baseline over `rounds` rounds of `batch` calls of each,
-/// alternating which goes first.
-fn interleaved_ratios(
-    rounds: usize,
-    batch: usize,
-    project: impl Fn() -> String,
-    baseline: impl Fn() -> String,
-) -> [f64; 3] {
-    let time = |f: &dyn Fn() -> String| {
-        let start = Instant::now();
-        for _ in 0..batch {
-            black_box(f());
-        }
-        start.elapsed().as_secs_f64()
-    };
-    let mut ratios: Vec<f64> = (0..rounds)
-        .map(|round| {
-            if round % 2 == 0 {
-                let ours = time(&project);
-                ours / time(&baseline)
-            } else {
-                let theirs = time(&baseline);
-                time(&project) / theirs
-            }
-        })
-        .collect();
-    ratios.sort_by(f64::total_cmp);
-    [rounds / 4, rounds / 2, 3 * rounds / 4].map(|at| ratios[at])
-}
-
 fn main() {
     let started = SystemTime::now();
     let url = url::Url::parse(URL).expect("URL");
@@ -166,18 +146,24 @@ fn main() {
         assert_eq!(param(&ours, name), param(&theirs, name), "{name}");
     }
 
+    let mut functions = Functions::new();
+    functions.add(id(GROUP, "project"), || project(black_box(&url)));
+    functions.add(id(GROUP, "oauth1_request"), baseline);
+    functions.add(id(GROUP, "project_url"), || project_url(black_box(&url)));
+    functions.add(id(GROUP, "project_base_string"), || {
+        base_string(&request(black_box(&url)), &oauth())
+    });
+    callgrind::child(&functions);
+
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(4))
         .sample_size(50)
         .configure_from_args();
-    let mut group = c.benchmark_group("signing");
-    group.bench_function("project", |b| b.iter(|| project(black_box(&url))));
-    group.bench_function("oauth1_request", |b| b.iter(|| black_box(baseline())));
-    group.bench_function("project_url", |b| b.iter(|| project_url(black_box(&url))));
-    group.bench_function("project_base_string", |b| {
-        b.iter(|| base_string(&request(black_box(&url)), &oauth()))
-    });
+    let mut group = c.benchmark_group(GROUP);
+    for (name, function) in functions.of_group(GROUP) {
+        group.bench_function(name, |b| b.iter(function));
+    }
     group.finish();
     c.final_summary();
 
@@ -187,8 +173,8 @@ fn main() {
         &[
             Row {
                 name: "GET getTimesheetsForBid, HMAC-SHA1",
-                project: id("signing", "project"),
-                baseline: Some(id("signing", "oauth1_request")),
+                project: id(GROUP, "project"),
+                baseline: Some(id(GROUP, "oauth1_request")),
                 target: Target {
                     max_ratio: Some(0.8),
                     min_speedup: None,
@@ -196,13 +182,13 @@ fn main() {
             },
             Row {
                 name: "  project, query read back from the URL",
-                project: id("signing", "project_url"),
-                baseline: Some(id("signing", "oauth1_request")),
+                project: id(GROUP, "project_url"),
+                baseline: Some(id(GROUP, "oauth1_request")),
                 target: Target::default(),
             },
             Row {
                 name: "  project: base string as a String only",
-                project: id("signing", "project_base_string"),
+                project: id(GROUP, "project_base_string"),
                 baseline: None,
                 target: Target::default(),
             },
@@ -212,11 +198,56 @@ fn main() {
     // Only when benchmarking (criterion's `--test` mode runs each function once).
     if std::env::args().any(|arg| arg == "--bench") {
         let (rounds, batch) = (2000, 200);
-        let [low, median, high] =
-            interleaved_ratios(rounds, batch, || project(black_box(&url)), baseline);
+        let ratios = interleave::ratios(
+            rounds,
+            batch,
+            &|| {
+                black_box(project(black_box(&url)));
+            },
+            &|| {
+                black_box(baseline());
+            },
+        );
         println!(
-            "interleaved, {rounds} rounds of {batch} calls each: project / oauth1_request \
-             median {median:.3} (quartiles {low:.3} to {high:.3}), target <= 0.80"
+            "\ninterleaved, {rounds} rounds of {batch} calls each: project / oauth1_request \
+             {}, target <= 0.80",
+            interleave::show(ratios)
+        );
+        let count = |name| callgrind::count(id(GROUP, name));
+        let theirs = count("oauth1_request");
+        let mut lines = vec![
+            [
+                "function",
+                "instructions",
+                "/ oauth1_request",
+                "target",
+                "met",
+            ]
+            .map(str::to_owned),
+        ];
+        for name in [
+            "project",
+            "oauth1_request",
+            "project_url",
+            "project_base_string",
+        ] {
+            let ours = count(name);
+            let ratio = ours.zip(theirs).map(|(a, b)| a as f64 / b as f64);
+            let target = name == "project";
+            lines.push([
+                name.to_owned(),
+                callgrind::show(ours),
+                ratio.map_or_else(|| "-".to_owned(), |r| format!("{r:.3}")),
+                if target { "<= 0.80" } else { "-" }.to_owned(),
+                match ratio {
+                    Some(r) if target => if r <= 0.8 { "yes" } else { "NO" }.to_owned(),
+                    _ => "-".to_owned(),
+                },
+            ]);
+        }
+        ratio::print_table(
+            "signing, instructions of one header (callgrind, one call)",
+            &lines,
         );
     }
 }

@@ -7,15 +7,17 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use url::Url;
 
+use crate::envelope::{Envelope, decode};
 use crate::error::{Error, excerpt};
 use crate::error_body::{ReadBody, Structure, token_pairs};
 use crate::hooks::{OutgoingRequest, ReceivedResponse};
-use crate::oauth::{self, AccessToken, RequestToken, Verifier};
+use crate::oauth::{AccessToken, RequestToken, Verifier};
 use crate::options::{CallOptions, RetryPolicy};
+use crate::response::ResponseMeta;
 use crate::secret::{ConsumerCredentials, KnownSecrets, redact_text};
+use crate::service::Service;
 use crate::tls;
 use crate::transport::{Call, Response, Settings, Transport};
-use crate::{Envelope, ResponseMeta, decode};
 
 /// The marketplace client of one application.
 ///
@@ -176,16 +178,21 @@ impl ClientBuilder {
     }
 }
 
-impl Client {
-    /// A client of the service at `base_url` (e.g. `https://marketplace.example`), for the
-    /// application with these credentials.
-    pub fn builder(base_url: impl Into<String>, consumer: ConsumerCredentials) -> ClientBuilder {
+impl ClientBuilder {
+    /// A client of `service` at `base_url`, for the application with these credentials. The
+    /// generated `Client::builder` calls it with the spec's service.
+    pub(crate) fn new(
+        service: &'static Service,
+        base_url: impl Into<String>,
+        consumer: ConsumerCredentials,
+    ) -> ClientBuilder {
         ClientBuilder {
             base_url: base_url.into(),
             consumer,
             http: None,
             connect_timeout: Duration::from_secs(10),
             settings: Settings {
+                service,
                 timeout: Duration::from_secs(30),
                 deadline: Duration::from_secs(60),
                 retry: RetryPolicy::default(),
@@ -195,6 +202,13 @@ impl Client {
                 hooks: Default::default(),
             },
         }
+    }
+}
+
+impl Client {
+    /// The service the client talks to.
+    pub fn service(&self) -> &'static Service {
+        self.transport.settings.service
     }
 
     /// Step 1 of the flow: obtains a request token, signed with the consumer secret and an
@@ -213,7 +227,7 @@ impl Client {
         let call = Call {
             method: METHOD,
             http_method: reqwest::Method::POST,
-            path: oauth::REQUEST_TOKEN_PATH,
+            path: self.service().oauth.request_token_path,
             query: &[],
             token: Some(""),
             token_secret: "",
@@ -233,7 +247,7 @@ impl Client {
     /// Step 2: where to send the user's browser to approve the request token.
     pub fn authorization_url(&self, request: &RequestToken) -> Url {
         self.transport.url(
-            oauth::AUTHORIZE_PATH,
+            self.service().oauth.authorize_path,
             &[("oauth_token", request.token.clone())],
         )
     }
@@ -287,7 +301,7 @@ impl Client {
         let call = Call {
             method: METHOD,
             http_method: reqwest::Method::POST,
-            path: oauth::ACCESS_TOKEN_PATH,
+            path: self.service().oauth.access_token_path,
             query: &[],
             token: Some(&request.token),
             token_secret: request.secret.expose(),
@@ -336,7 +350,7 @@ impl Session {
         let call = Call {
             method: METHOD,
             http_method: reqwest::Method::POST,
-            path: oauth::REVOKE_PATH,
+            path: self.transport.settings.service.oauth.revoke_path,
             query: &[],
             token: Some(self.token.token()),
             token_secret: self.token.secret().expose(),
@@ -354,16 +368,22 @@ impl Session {
         Ok(())
     }
 
+    /// When the access token expires: the service's token lifetime after it was granted.
+    /// From then on every call fails with [`Error::TokenExpired`] without a request.
+    pub fn expires_at(&self) -> jiff::Timestamp {
+        self.token
+            .expires_after(self.transport.settings.service.oauth.token_lifetime)
+    }
+
     /// Pages fetched at once by paged streams.
     pub(crate) fn page_concurrency(&self) -> usize {
         self.transport.settings.page_concurrency
     }
 
     fn check_expiry(&self) -> Result<(), Error> {
-        if self.token.is_expired_at(self.transport.now()) {
-            return Err(Error::TokenExpired {
-                expires_at: self.token.expires_at(),
-            });
+        let expires_at = self.expires_at();
+        if self.transport.now() >= expires_at {
+            return Err(Error::TokenExpired { expires_at });
         }
         Ok(())
     }
@@ -539,13 +559,16 @@ fn normalized_callback(method: &'static str, callback: &str) -> Result<String, E
 mod tests {
     use super::*;
 
-    fn client() -> Client {
-        Client::builder(
-            "https://marketplace.example/",
+    fn builder(base_url: &str) -> ClientBuilder {
+        ClientBuilder::new(
+            &crate::SERVICE,
+            base_url,
             ConsumerCredentials::new("key", "secret"),
         )
-        .build()
-        .unwrap()
+    }
+
+    fn client() -> Client {
+        builder("https://marketplace.example/").build().unwrap()
     }
 
     fn request() -> RequestToken {
@@ -599,12 +622,7 @@ mod tests {
 
     #[test]
     fn refuses_bad_base_urls() {
-        let build = |url: &str| {
-            Client::builder(url, ConsumerCredentials::new("key", "secret"))
-                .build()
-                .unwrap_err()
-                .to_string()
-        };
+        let build = |url: &str| builder(url).build().unwrap_err().to_string();
         assert!(build("marketplace.example").contains("base URL"));
         assert!(build("ftp://marketplace.example").contains("http or https"));
         assert!(build("https://marketplace.example/?a=1").contains("query"));

@@ -37,8 +37,17 @@ pub struct DecodeError {
 /// Path tracking costs an allocation per object key, so a body is decoded without it first; only
 /// a body that fails is decoded again with it (decoding is deterministic, so the second pass
 /// fails at the same place with the same message).
+///
+/// The first pass reads a body that is valid UTF-8 as a `str`, checked once as a whole: from
+/// bytes, serde_json checks the UTF-8 of every string and of every number's text it hands out
+/// (`wire/raw.rs`) one by one, a fifth of the instructions of decoding a page. On valid UTF-8
+/// both readers give the same result; any other body is read as bytes, as before.
 pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
-    if let Ok(value) = serde_json::from_slice(body) {
+    let first_pass = match std::str::from_utf8(body) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(body),
+    };
+    if let Ok(value) = first_pass {
         return Ok(value);
     }
     let mut deserializer = serde_json::Deserializer::from_slice(body);
@@ -134,6 +143,36 @@ mod tests {
         assert!(error.path.starts_with("data.timesheets"), "{}", error.path);
         let error = decode::<Envelope<Page>>(b"").unwrap_err();
         assert_eq!(error.path, ".");
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Named {
+        name: String,
+        #[serde(with = "wire::lenient")]
+        rate: rust_decimal::Decimal,
+    }
+
+    #[test]
+    fn a_body_decodes_as_serde_json_decodes_its_bytes_whatever_its_utf8() {
+        // `decode` checks a valid body's UTF-8 once and reads it as a str; serde_json reading
+        // the bytes (checking each value's UTF-8) is the oracle, for valid and invalid bodies.
+        let bodies: [&[u8]; 7] = [
+            b"{\"name\":\"caf\xc3\xa9\",\"rate\":30.00}",
+            b"{\"name\":\"caf\xc3\xa9\",\"rate\":\"30.00\"}",
+            b"{\"name\":\"caf\xe9\",\"rate\":30.00}",
+            b"{\"name\":\"x\",\"other\":\"\xff\",\"rate\":1}",
+            b"{\"name\":\"x\",\"rate\":\"1\xff\"}",
+            b"{\"na\xffme\":\"x\",\"rate\":1}",
+            b"{\"name\":\"\\u00e9\",\"rate\":1e2}",
+        ];
+        for body in bodies {
+            let expected = serde_json::from_slice::<Named>(body).map_err(|e| e.to_string());
+            match (decode::<Named>(body), expected) {
+                (Ok(value), Ok(expected)) => assert_eq!(value, expected),
+                (Err(error), Err(expected)) => assert_eq!(error.message, expected),
+                (got, expected) => panic!("{body:?}: {got:?} against {expected:?}"),
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 
-use crate::ErrorCode;
 use crate::error_body::ReadBody;
 use crate::secret::KnownSecrets;
 
@@ -162,8 +161,9 @@ impl Error {
         }
     }
 
-    /// The service's error code, when it sent one.
-    pub fn code(&self) -> Option<&ErrorCode> {
+    /// The service's error code, when it sent one (the generated `ErrorCode::of` gives it
+    /// typed).
+    pub fn code(&self) -> Option<&RawErrorCode> {
         match self {
             Error::Api { failure, .. } => failure.code.as_ref(),
             _ => None,
@@ -203,12 +203,54 @@ impl std::fmt::Display for TimeoutLimit {
     }
 }
 
+/// An error code as the service sent it: a documented one (`E_VALIDATION_INVALID_ID`) or any
+/// other (`E_QUOTA_EXCEEDED`, an OAuth problem such as `signature_invalid`). The generated
+/// `ErrorCode` enum is its typed view: `ErrorCode::from(&code)`, or `ErrorCode::of(&error)`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RawErrorCode(String);
+
+impl RawErrorCode {
+    /// The code `code`, as sent.
+    pub fn new(code: impl Into<String>) -> Self {
+        RawErrorCode(code.into())
+    }
+
+    /// The code as sent.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for RawErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for RawErrorCode {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for RawErrorCode {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for RawErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
 /// What an error response said, as far as it can be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ApiFailure {
     /// The error code: the first one the body lists, if it carries one.
-    pub code: Option<ErrorCode>,
+    pub code: Option<RawErrorCode>,
     /// The envelope's `rcode`, if present.
     pub rcode: Option<i64>,
     /// A human-readable message: the first one the body carries, if any.
@@ -226,7 +268,7 @@ pub struct ApiFailure {
 #[non_exhaustive]
 pub struct ListedError {
     /// Its code, if given.
-    pub code: Option<ErrorCode>,
+    pub code: Option<RawErrorCode>,
     /// Its message (`message`, `description`, …), if given.
     pub message: Option<String>,
     /// Its kind (`type`), if given.
@@ -271,16 +313,18 @@ impl ApiFailure {
         ReadBody::read(body, &KnownSecrets::NONE).failure()
     }
 
-    /// Whether the service said the signature did not match: its code
-    /// `E_API_AUTH_SIGNATURE_MISMATCH`, or the OAuth problem-reporting codes for a refused
-    /// signature or timestamp (`signature_invalid`, `timestamp_refused`), in any listed error.
-    pub(crate) fn is_signature_mismatch(&self) -> bool {
+    /// Whether the service refused the signature: one of its `authentication` error codes
+    /// (the spec's, e.g. `E_API_AUTH_SIGNATURE_MISMATCH`, handed over in
+    /// [`Service::authentication_errors`](crate::Service::authentication_errors)), or an OAuth
+    /// problem-reporting code for a refused signature or timestamp (`signature_invalid`,
+    /// `timestamp_refused`), in any listed error.
+    pub(crate) fn is_signature_mismatch(&self, authentication_errors: &[&str]) -> bool {
         self.errors
             .iter()
             .filter_map(|error| error.code.as_ref())
             .chain(&self.code)
             .any(|code| {
-                *code == ErrorCode::ApiAuthSignatureMismatch
+                authentication_errors.contains(&code.as_str())
                     || matches!(code.as_str(), "signature_invalid" | "timestamp_refused")
             })
     }

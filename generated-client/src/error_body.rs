@@ -16,7 +16,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::ErrorCode;
+use crate::error::RawErrorCode;
 use crate::error::{ApiFailure, ListedError};
 use crate::secret::{self, KnownSecrets};
 
@@ -166,7 +166,7 @@ impl Found {
             return;
         }
         let Some(code) = code() else { return };
-        let code = Some(ErrorCode::from(code.as_str()));
+        let code = Some(RawErrorCode::new(code.as_str()));
         match self.errors.first_mut() {
             Some(first) => first.code = code,
             None => self.push(ListedError {
@@ -333,7 +333,7 @@ fn collect_item(item: &Value, depth: usize, found: &mut Found) {
     match item {
         Value::Object(object) => collect_object(object, depth, found),
         Value::String(text) if is_code_like(text.trim()) => found.push(ListedError {
-            code: Some(ErrorCode::from(text.trim())),
+            code: Some(RawErrorCode::new(text.trim())),
             message: None,
             kind: None,
         }),
@@ -367,7 +367,7 @@ fn own_error(object: &Map<String, Value>) -> Option<ListedError> {
     };
     let message = first(&MESSAGE_KEYS).or(message);
     (code.is_some() || message.is_some()).then(|| ListedError {
-        code: code.map(|code| ErrorCode::from(code.as_str())),
+        code: code.map(|code| RawErrorCode::new(code.as_str())),
         message,
         kind: first(&KIND_KEYS),
     })
@@ -410,7 +410,7 @@ fn from_pairs(pairs: &[(String, String)]) -> Found {
     for index in 0..count {
         let code = codes.get(index).filter(|code| is_code_like(code));
         found.push(ListedError {
-            code: code.map(|code| ErrorCode::from(code.as_str())),
+            code: code.map(|code| RawErrorCode::new(code.as_str())),
             message: messages
                 .get(index)
                 .or(codes.get(index).filter(|_| code.is_none()))
@@ -436,7 +436,7 @@ fn from_text(text: &str) -> Found {
         .filter(|word| is_service_code(word))
     {
         found.push(ListedError {
-            code: Some(ErrorCode::from(word)),
+            code: Some(RawErrorCode::new(word)),
             message: None,
             kind: None,
         });
@@ -477,13 +477,13 @@ mod tests {
         failure
             .errors
             .iter()
-            .map(|error| error.code.as_ref().map_or("-", ErrorCode::as_str))
+            .map(|error| error.code.as_ref().map_or("-", RawErrorCode::as_str))
             .collect()
     }
 
     #[test]
     fn reads_every_shape_of_error_body() {
-        let invalid = Some(ErrorCode::ValidationInvalidId);
+        let invalid = Some(RawErrorCode::new("E_VALIDATION_INVALID_ID"));
         for body in [
             r#"{"api":"pay/getTimesheet","apiVersion":1,"rcode":0,"error":{"code":"E_VALIDATION_INVALID_ID","type":"validation","message":"bad id"}}"#,
             r#"{"code":"E_VALIDATION_INVALID_ID","message":"bad id"}"#,
@@ -531,7 +531,10 @@ mod tests {
                 "-"
             ]
         );
-        assert_eq!(failure.code, Some(ErrorCode::ValidationInvalidId));
+        assert_eq!(
+            failure.code,
+            Some(RawErrorCode::new("E_VALIDATION_INVALID_ID"))
+        );
         assert_eq!(failure.errors[1].kind.as_deref(), Some("authorization"));
         assert_eq!(failure.errors[3].message.as_deref(), Some("a sentence"));
         assert!(failure.to_string().contains("and 3 more"), "{failure}");
@@ -555,20 +558,14 @@ mod tests {
     fn codes_are_found_where_they_hide_and_unknown_ones_kept() {
         let failure =
             read(r#"{"status": "failed", "info": {"reason": {"id": "E_SOMETHING_NEW"}}}"#);
-        assert_eq!(
-            failure.code,
-            Some(ErrorCode::Other("E_SOMETHING_NEW".to_owned()))
-        );
+        assert_eq!(failure.code, Some(RawErrorCode::new("E_SOMETHING_NEW")));
         let failure = read(r#"{"error": "Something went wrong"}"#);
         assert_eq!(
             (failure.code, failure.message.as_deref()),
             (None, Some("Something went wrong"))
         );
         let failure = read("oauth_problem=signature_invalid");
-        assert_eq!(
-            failure.code,
-            Some(ErrorCode::Other("signature_invalid".to_owned()))
-        );
+        assert_eq!(failure.code, Some(RawErrorCode::new("signature_invalid")));
         for not_an_error in ["<html>Bad gateway</html>", "", "{}", "ok=1", "[1, 2]"] {
             let read = ReadBody::read(not_an_error.as_bytes(), &KnownSecrets::NONE);
             assert!(read.failure().is_none(), "{not_an_error}");
@@ -591,7 +588,7 @@ mod tests {
             &KnownSecrets::NONE,
         );
         let failure = read.failure().unwrap();
-        assert_eq!(failure.code, Some(ErrorCode::Other("E_X".to_owned())));
+        assert_eq!(failure.code, Some(RawErrorCode::new("E_X")));
         assert!(!failure.body.contains("E_LEAKED"), "{}", failure.body);
         assert!(
             failure

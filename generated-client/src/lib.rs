@@ -2,12 +2,13 @@
 //!
 //! A [`Client`] holds the application's settings and runs the OAuth 1.0a flow; a [`Session`]
 //! acts for one user with an access token and has a method per data method of the API, each
-//! returning a request builder: required parameters are arguments, optional ones are setters,
+//! returning a [`Request`]: required parameters are arguments, optional ones are setters,
 //! `send()` returns the typed data and `send_with_metadata()` the data with the response's
-//! [`ResponseMeta`]. Paged methods also stream their `pages()` and `items()`. Every failure is
-//! one [`Error`]. Requests are signed with HMAC-SHA1 afresh on every attempt; transient
-//! failures of GET calls are retried ([`RetryPolicy`]) within a deadline per call (60 s by
-//! default; one call can set its own limits and headers with `customize`, see
+//! [`ResponseMeta`]. Paged methods also stream their `pages()` and `items()`
+//! ([`paging::Pages`], [`paging::Items`]: no pinning needed, `collect_all()` for the whole list).
+//! Every failure is one [`Error`]. Requests are signed with HMAC-SHA1 afresh on every attempt;
+//! transient failures of GET calls are retried ([`RetryPolicy`]) within a deadline per call
+//! (60 s by default; one call can set its own limits and headers with `customize`, see
 //! [`CallOptions`]). Hooks add behaviour around every exchange ([`ClientBuilder::on_request`],
 //! [`ClientBuilder::on_response`]). Redirects are never followed: credentials stay with the
 //! configured origin ([`Error::Redirect`]). Error responses are read in every plausible shape
@@ -67,18 +68,21 @@
 //! use futures::TryStreamExt;
 //! # async fn run(session: marketplace_client::Session) -> Result<(), marketplace_client::Error> {
 //! // Every timesheet of the workroom, across pages; pages after the first are fetched ahead.
-//! let mut timesheets = std::pin::pin!(session.get_timesheets_for_bid(310001).rpp(25).items());
+//! let mut timesheets = session.get_timesheets_for_bid(310001).rpp(25).items();
 //! while let Some(sheet) = timesheets.try_next().await? {
 //!     println!("{} week ending {}: {} h", sheet.id, sheet.week, sheet.total_hours);
 //! }
+//! // Or the whole list at once: every item, or the first error.
+//! let providers = session.get_my_providers().items().collect_all().await?;
+//! # let _ = providers;
 //! # Ok(())
 //! # }
 //! ```
 //!
 //! # Handling an error by its code
 //!
-//! [`Error::code`] is the service's error code, whatever the shape of the error body; unknown
-//! codes are kept as `ErrorCode::Other`:
+//! [`Error::code`] is the service's error code as sent, whatever the shape of the error body;
+//! `ErrorCode::of` gives it typed, unknown codes kept as `ErrorCode::Other`:
 //!
 //! ```no_run
 //! use marketplace_client::{Error, ErrorCode, TimesheetDetails};
@@ -91,7 +95,7 @@
 //! ) -> Result<Option<TimesheetDetails>, Error> {
 //!     match session.get_timesheet_by_id(id).send().await {
 //!         Ok(details) => Ok(Some(details)),
-//!         Err(error) if error.code() == Some(&ErrorCode::ValidationInvalidId) => Ok(None),
+//!         Err(error) if ErrorCode::of(&error) == Some(ErrorCode::ValidationInvalidId) => Ok(None),
 //!         Err(error) => Err(error),
 //!     }
 //! }
@@ -235,6 +239,10 @@
 #[rustfmt::skip]
 mod generated;
 
+// The hand-written runtime, one concept per module. It never names generated code (only its
+// unit tests use the spec's `SERVICE`): what the spec decides reaches it as values (`Service`)
+// and through traits (`request::DataMethod`, `paging::Page`, `wire::WireEnum`) that the
+// generated code implements.
 mod build_error;
 mod client;
 mod envelope;
@@ -245,10 +253,13 @@ pub mod oauth;
 mod options;
 pub mod paging;
 mod query;
+pub mod request;
 mod response;
 mod secret;
+mod service;
 mod tls;
 mod transport;
+
 // The decoders the generated types name in `#[serde(with)]`: public for the fuzz targets and the
 // spec-diff oracle, which call them directly, but not part of the API (nor of its semver).
 #[doc(hidden)]
@@ -257,12 +268,14 @@ pub mod wire;
 pub use build_error::BuildError;
 pub use client::{Client, ClientBuilder, Session};
 pub use envelope::{DecodeError, Envelope, decode};
-pub use error::{ApiFailure, Error, ListedError, TimeoutLimit};
+pub use error::{ApiFailure, Error, ListedError, RawErrorCode, TimeoutLimit};
 pub use generated::*;
 pub use hooks::{OutgoingRequest, ReceivedResponse};
 pub use options::{CallOptions, RetryPolicy};
+pub use request::Request;
 pub use response::{Response, ResponseMeta};
 pub use secret::{ConsumerCredentials, Secret};
+pub use service::{OAuthService, Service};
 
 pub use tls::http_client_builder;
 pub use wire::DayOrInstant;

@@ -14,10 +14,16 @@
 //! never overflow. A service that sends the same items for two pages in a row (one that ignores
 //! `page`, or repeats its last page instead of an empty one) or pages beyond the bound ends the
 //! stream with [`Error::Paging`] after the pages before it.
+//!
+//! A request's streams are the named types [`Pages`] and [`Items`]: `Unpin` (`.next()` and
+//! `.try_next()` need no pinning) and `Send`, with `collect_all()` for the whole list at once.
 
+use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
 
-use futures::stream::{self, FuturesOrdered, Stream, StreamExt};
+use futures::stream::{BoxStream, FuturesOrdered, Stream, StreamExt, TryStreamExt};
 
 use crate::Error;
 
@@ -123,7 +129,7 @@ where
         blocked: None,
         finished: false,
     };
-    stream::unfold(state, |mut state| async move {
+    futures::stream::unfold(state, |mut state| async move {
         if state.finished {
             return None;
         }
@@ -151,7 +157,11 @@ where
                     );
                     return Some((Err(state.error(previous, reason)), state));
                 }
-                state.previous = Some(page.items().to_vec());
+                // The items kept for the next comparison replace the ones before in the same
+                // vector, dropped first: one copy held at a time, no new vector per page.
+                let previous = state.previous.get_or_insert_with(Vec::new);
+                previous.clear();
+                previous.extend_from_slice(page.items());
                 if state.last_page.is_none() {
                     state.last_page = page
                         .total_pages()
@@ -209,19 +219,139 @@ where
     }
 }
 
-/// Every item of every page, in order.
-pub fn items<P, S>(pages: S) -> impl Stream<Item = Result<P::Item, Error>>
+/// Every item of every page, in order; an error is passed on as it comes (the page stream
+/// ends after it).
+pub fn items<P, S>(pages: S) -> Items<P::Item>
 where
-    P: Page,
-    S: Stream<Item = Result<P, Error>>,
+    P: Page + Send + 'static,
+    P::Item: Send + 'static,
+    S: Stream<Item = Result<P, Error>> + Send + 'static,
 {
-    pages.flat_map(|page| {
-        let items: Vec<Result<P::Item, Error>> = match page {
-            Ok(page) => page.into_items().into_iter().map(Ok).collect(),
-            Err(error) => vec![Err(error)],
-        };
-        stream::iter(items)
-    })
+    Items {
+        pages: pages.map_ok(Page::into_items).boxed(),
+        current: Vec::new().into_iter(),
+    }
+}
+
+/// Every page of a paged request, in order, as [`Request::pages`](crate::Request::pages) walks
+/// them (see the [module docs](self)). `Unpin`, so it needs no pinning;
+/// [`collect_all`](Self::collect_all) gathers every page.
+#[must_use = "a stream does nothing until it is polled"]
+pub struct Pages<P> {
+    stream: BoxStream<'static, Result<P, Error>>,
+}
+
+impl<P: Send + 'static> Pages<P> {
+    /// The pages `stream` yields (a walk of [`pages`]).
+    pub fn new(stream: impl Stream<Item = Result<P, Error>> + Send + 'static) -> Self {
+        Pages {
+            stream: stream.boxed(),
+        }
+    }
+}
+
+impl<P> Pages<P> {
+    /// Every page, in order; the first error instead, if any.
+    pub async fn collect_all(self) -> Result<Vec<P>, Error> {
+        self.stream.try_collect().await
+    }
+}
+
+impl<P> Stream for Pages<P> {
+    type Item = Result<P, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.stream.poll_next_unpin(cx)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.stream.size_hint()
+    }
+}
+
+impl<P> fmt::Debug for Pages<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pages").finish_non_exhaustive()
+    }
+}
+
+/// Every item of every page of a paged request, in order, as
+/// [`Request::items`](crate::Request::items) walks them (see the [module docs](self)).
+/// `Unpin`, so it needs no pinning; [`collect_all`](Self::collect_all) gathers every item.
+/// Each page's items are moved out of its own vector as they are yielded: nothing is allocated
+/// per page.
+///
+/// ```no_run
+/// use futures::TryStreamExt;
+///
+/// # async fn run(session: marketplace_client::Session) -> Result<(), marketplace_client::Error> {
+/// // Item by item as the pages arrive (pages after the first are fetched ahead).
+/// let mut timesheets = session.get_timesheets_for_bid(310001).rpp(25).items();
+/// while let Some(sheet) = timesheets.try_next().await? {
+///     println!("{} week ending {}: {} h", sheet.id, sheet.week, sheet.total_hours);
+/// }
+///
+/// // Or the whole list at once: every item, or the first error.
+/// let all = session.get_timesheets_for_bid(310001).items().collect_all().await?;
+/// println!("{} timesheets", all.len());
+///
+/// // Page by page, with each page's counts.
+/// let mut pages = session.get_timesheets_for_bid(310001).pages();
+/// while let Some(page) = pages.try_next().await? {
+///     println!("page {} of {}", page.page, page.total_pages);
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[must_use = "a stream does nothing until it is polled"]
+pub struct Items<T> {
+    /// Each page's items.
+    pages: BoxStream<'static, Result<Vec<T>, Error>>,
+    /// The items of the page being yielded.
+    current: std::vec::IntoIter<T>,
+}
+
+// The items are never pinned: they are moved out of a vector by value.
+impl<T> Unpin for Items<T> {}
+
+impl<T> Items<T> {
+    /// Every item, in order; the first error instead, if any.
+    pub async fn collect_all(self) -> Result<Vec<T>, Error> {
+        self.try_collect().await
+    }
+}
+
+impl<T> Stream for Items<T> {
+    type Item = Result<T, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        loop {
+            if let Some(item) = this.current.next() {
+                return Poll::Ready(Some(Ok(item)));
+            }
+            // The page yielded is done: its buffer goes before the next page is awaited, so
+            // no more than one page's items are held at once.
+            this.current = Vec::new().into_iter();
+            match ready!(this.pages.poll_next_unpin(cx)) {
+                Some(Ok(items)) => this.current = items.into_iter(),
+                Some(Err(error)) => return Poll::Ready(Some(Err(error))),
+                None => return Poll::Ready(None),
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.current.len(), None)
+    }
+}
+
+impl<T> fmt::Debug for Items<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Items")
+            .field("buffered", &self.current.len())
+            .finish_non_exhaustive()
+    }
 }
 
 #[cfg(test)]
@@ -286,7 +416,12 @@ mod tests {
         futures::executor::block_on(s.collect())
     }
 
-    fn collect_items<P: Page>(s: impl Stream<Item = Result<P, Error>>) -> Vec<P::Item> {
+    fn collect_items<P: Page + Send + 'static>(
+        s: impl Stream<Item = Result<P, Error>> + Send + 'static,
+    ) -> Vec<P::Item>
+    where
+        P::Item: Send,
+    {
         futures::executor::block_on(items(s).map(|r| r.unwrap()).collect())
     }
 
@@ -337,24 +472,70 @@ mod tests {
         assert_eq!(*fetched.lock().unwrap(), [1]);
     }
 
+    /// Four pages of the two items `10 n` and `10 n + 1`, but page 2 fails.
+    fn failing_at_page_2(page: u64) -> futures::future::Ready<Result<TestPage, Error>> {
+        futures::future::ready(if page == 2 {
+            Err(Error::Config {
+                reason: "boom".into(),
+            })
+        } else {
+            Ok(TestPage {
+                items: vec![page * 10, page * 10 + 1],
+                total: Some(4),
+            })
+        })
+    }
+
     #[test]
     fn ends_after_the_first_error() {
-        let fetch = |page: u64| {
-            futures::future::ready(if page == 2 {
-                Err(Error::Config {
-                    reason: "boom".into(),
-                })
-            } else {
-                Ok(TestPage {
-                    items: vec![page],
-                    total: Some(4),
-                })
-            })
-        };
-        let results = collect(pages(walk(), fetch));
+        let results = collect(pages(walk(), failing_at_page_2));
         assert_eq!(results.len(), 2);
         assert!(results[0].is_ok());
         assert!(matches!(results[1], Err(Error::Config { .. })));
+    }
+
+    #[test]
+    fn items_passes_the_first_error_on_and_ends_there() {
+        let results: Vec<Result<u64, Error>> =
+            futures::executor::block_on(items(pages(walk(), failing_at_page_2)).collect());
+        assert_eq!(results.len(), 3, "{results:?}");
+        assert_eq!(results[0].as_ref().ok(), Some(&10));
+        assert_eq!(results[1].as_ref().ok(), Some(&11));
+        assert!(matches!(results[2], Err(Error::Config { .. })));
+    }
+
+    #[test]
+    fn the_named_streams_need_no_pinning_and_collect_all_or_the_first_error() {
+        fn unpin_and_send<T: Unpin + Send + 'static>(_: &T) {}
+        let (_, fetch) = source(7, 3, true);
+        let mut all_items = items(pages(walk(), fetch));
+        unpin_and_send(&all_items);
+        // `.next()` on the stream itself, no `pin!`.
+        let first = futures::executor::block_on(all_items.next());
+        assert_eq!(first.map(Result::ok), Some(Some(0)));
+        let rest = futures::executor::block_on(all_items.collect_all()).unwrap();
+        assert_eq!(rest, (1..7).collect::<Vec<_>>());
+
+        let (_, fetch) = source(7, 3, true);
+        let mut all_pages = Pages::new(pages(walk(), fetch));
+        unpin_and_send(&all_pages);
+        let first = futures::executor::block_on(all_pages.next())
+            .unwrap()
+            .unwrap();
+        assert_eq!(first.items, [0, 1, 2]);
+        let rest = futures::executor::block_on(all_pages.collect_all()).unwrap();
+        assert_eq!(rest.len(), 2);
+
+        let failed = items(pages(walk(), failing_at_page_2)).collect_all();
+        assert!(matches!(
+            futures::executor::block_on(failed),
+            Err(Error::Config { .. })
+        ));
+        let failed = Pages::new(pages(walk(), failing_at_page_2)).collect_all();
+        assert!(matches!(
+            futures::executor::block_on(failed),
+            Err(Error::Config { .. })
+        ));
     }
 
     #[test]

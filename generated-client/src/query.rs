@@ -7,8 +7,10 @@ use jiff::civil::Date;
 
 use crate::Error;
 
-/// Query parameters of one call, in spec order.
-pub(crate) struct Query {
+/// The query of one data call, in spec order, each argument checked against the spec's rules
+/// as it is added (by the generated [`DataMethod::query`](crate::request::DataMethod::query)).
+#[derive(Clone, Debug)]
+pub struct Query {
     method: &'static str,
     pairs: Vec<(&'static str, String)>,
 }
@@ -21,7 +23,8 @@ impl Query {
         }
     }
 
-    pub(crate) fn pairs(&self) -> &[(&'static str, String)] {
+    /// The name/value pairs, in spec order.
+    pub fn pairs(&self) -> &[(&'static str, String)] {
         &self.pairs
     }
 

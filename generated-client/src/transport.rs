@@ -19,6 +19,7 @@ use crate::hooks::{Hooks, OutgoingRequest, ReceivedResponse};
 use crate::oauth::signature::{self, OAuthParams, PairsRequest, SigningKey};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::secret::{ConsumerCredentials, KnownSecrets, redact_url};
+use crate::service::Service;
 
 /// A local clock more than this far from the service's is corrected.
 const CLOCK_TOLERANCE: SignedDuration = SignedDuration::from_secs(60);
@@ -26,6 +27,8 @@ const CLOCK_TOLERANCE: SignedDuration = SignedDuration::from_secs(60);
 /// How calls are made, as configured on the `ClientBuilder`.
 #[derive(Clone, Debug)]
 pub(crate) struct Settings {
+    /// The service, as the spec describes it.
+    pub(crate) service: &'static Service,
     /// The longest one attempt may take.
     pub(crate) timeout: Duration,
     /// The longest a whole call may take, every attempt and wait included.
@@ -514,7 +517,7 @@ impl Transport {
             timestamp: self.now().as_second(),
             callback: call.callback,
             verifier: call.verifier,
-            version: Some(crate::oauth::VERSION),
+            version: Some(self.settings.service.oauth.version),
         };
         // The query as the pairs the URL was built from: signing need not parse it back.
         let request = PairsRequest {
@@ -541,10 +544,9 @@ impl Transport {
         if skew.abs() <= CLOCK_TOLERANCE {
             return false;
         }
-        let mismatch = response
-            .read(known)
-            .failure()
-            .is_some_and(|failure| failure.is_signature_mismatch());
+        let mismatch = response.read(known).failure().is_some_and(|failure| {
+            failure.is_signature_mismatch(self.settings.service.authentication_errors)
+        });
         if !mismatch {
             return false;
         }
@@ -570,7 +572,7 @@ impl Transport {
     }
 
     fn check_https(&self, method: &'static str, url: &Url) -> Result<(), Error> {
-        if url.scheme() == "https" {
+        if url.scheme() == "https" || !self.settings.service.oauth.https_required {
             return Ok(());
         }
         let loopback = match url.host() {
@@ -622,6 +624,7 @@ mod tests {
             Url::parse("https://example.com/base/").unwrap(),
             ConsumerCredentials::new("key", "secret"),
             Settings {
+                service: &crate::SERVICE,
                 timeout: Duration::from_secs(5),
                 deadline: Duration::from_secs(60),
                 retry,

@@ -7,6 +7,9 @@
 //! in nanoseconds) and prints one row per comparison: benchmark, project time, baseline time,
 //! ratio (project / baseline), target and whether it is met. An estimate older than this
 //! process (a benchmark filtered out of this run) is shown as "not run" rather than reused.
+//!
+//! [`mean_ns`], [`show`] and [`print_table`] serve the benches' other tables too (instruction
+//! counts, bounds, memory).
 
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -87,7 +90,7 @@ fn criterion_dir() -> PathBuf {
 }
 
 /// The mean time in nanoseconds of `id`, if it was measured by this process.
-fn mean_ns(id: Id, started: SystemTime) -> Option<f64> {
+pub fn mean_ns(id: Id, started: SystemTime) -> Option<f64> {
     let path = criterion_dir()
         .join(id.group)
         .join(id.function)
@@ -104,7 +107,7 @@ fn mean_ns(id: Id, started: SystemTime) -> Option<f64> {
 }
 
 /// A duration in nanoseconds with a readable unit.
-fn show(ns: f64) -> String {
+pub fn show(ns: f64) -> String {
     if ns >= 1e9 {
         format!("{:.3} s", ns / 1e9)
     } else if ns >= 1e6 {
@@ -150,13 +153,22 @@ pub fn report(title: &str, started: SystemTime, rows: &[Row]) {
             met,
         ]);
     }
-    let mut widths = [0; 6];
-    for line in &lines {
+    print_table(
+        &format!("{title} (ratio = project / baseline, criterion mean)"),
+        &lines,
+    );
+}
+
+/// Prints `lines` (the first is the header) as a Markdown table with aligned columns, under
+/// `title`.
+pub fn print_table<const N: usize>(title: &str, lines: &[[String; N]]) {
+    let mut widths = [0; N];
+    for line in lines {
         for (width, cell) in widths.iter_mut().zip(line) {
             *width = (*width).max(cell.chars().count());
         }
     }
-    println!("\n{title} (ratio = project / baseline, criterion mean)");
+    println!("\n{title}");
     for (index, line) in lines.iter().enumerate() {
         let cells: Vec<String> = line
             .iter()

@@ -10,7 +10,6 @@
 use std::error::Error;
 use std::process::ExitCode;
 
-use futures::TryStreamExt;
 use marketplace_client::oauth::Verifier;
 use marketplace_client::{Client, ConsumerCredentials, Decimal, Session};
 use marketplace_tests::fake::{Authorization, FakeMarketplace};
@@ -73,12 +72,12 @@ async fn tour_fake() -> Result<()> {
     println!("3. the service redirects to {callback}");
     let verifier = client.verifier_from_callback(&request, callback.as_str())?;
     let token = client.access_token(&request, &verifier).await?;
-    println!(
-        "4. access token {} granted, valid until {}",
-        token.token(),
-        token.expires_at()
-    );
+    let access_token = token.token().to_owned();
     let session = client.session(token);
+    println!(
+        "4. access token {access_token} granted, valid until {}",
+        session.expires_at()
+    );
 
     let workrooms = Workrooms {
         hourly: 310001,
@@ -124,8 +123,9 @@ async fn tour_deployment(base_url: &str) -> Result<()> {
     let token = client
         .access_token(&request, &Verifier::new(&typed)?)
         .await?;
-    println!("Access token granted, valid until {}", token.expires_at());
-    summarize(&client.session(token), &workrooms).await
+    let session = client.session(token);
+    println!("Access token granted, valid until {}", session.expires_at());
+    summarize(&session, &workrooms).await
 }
 
 async fn summarize(session: &Session, workrooms: &Workrooms) -> Result<()> {
@@ -155,7 +155,7 @@ async fn timesheets(session: &Session, bid: u64) -> Result<()> {
         .get_timesheets_for_bid(bid)
         .rpp(10)
         .items()
-        .try_collect()
+        .collect_all()
         .await?;
     let mut hours = Decimal::ZERO;
     let mut billed = Decimal::ZERO;
@@ -219,7 +219,7 @@ async fn status_reports(session: &Session, bid: u64) -> Result<()> {
     let reports: Vec<_> = session
         .get_status_reports_for_bid(bid)
         .items()
-        .try_collect()
+        .collect_all()
         .await?;
     heading(&format!(
         "Fixed-price workroom {bid}: {} status reports",
@@ -249,7 +249,7 @@ async fn status_reports(session: &Session, bid: u64) -> Result<()> {
 }
 
 async fn providers(session: &Session) -> Result<()> {
-    let agents: Vec<_> = session.get_my_providers().items().try_collect().await?;
+    let agents: Vec<_> = session.get_my_providers().items().collect_all().await?;
     let on_tracker: Vec<_> = agents.iter().filter(|agent| agent.is_on_tracker).collect();
     heading(&format!(
         "Providers: {} employed, {} on the tracker now",
@@ -284,7 +284,7 @@ async fn screens(session: &Session, bid: u64, user: u64) -> Result<()> {
             .get_workview_details(bid, user)
             .date(date)
             .items()
-            .try_collect()
+            .collect_all()
             .await?;
         for bucket in &buckets {
             println!(

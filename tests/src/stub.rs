@@ -24,7 +24,7 @@ use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -38,6 +38,10 @@ const MAX_BODY: usize = 1024 * 1024;
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 /// Pause after a failed `accept` so that a persistent error (such as `EMFILE`) cannot spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
+/// How much longer than asked tokio's timer may sleep: its ticks are milliseconds, a deadline
+/// is rounded up to the next tick and the driver parks in whole milliseconds, so a
+/// `sleep(20 ms)` takes 21 to 22 ms.
+const TIMER_OVERSHOOT: Duration = Duration::from_millis(3);
 
 /// A scripted HTTP/1.1 server on 127.0.0.1 with an OS-chosen port. Each connection serves one
 /// request and closes (responses carry `Connection: close`).
@@ -315,7 +319,8 @@ impl Reply {
     }
 
     /// Waits this long after reading the request before writing anything (or, for
-    /// [`Reply::reset`], before closing).
+    /// [`Reply::reset`], before closing), to within about 0.1 ms: not rounded up to tokio's
+    /// millisecond timer ticks.
     pub fn delay(mut self, delay: std::time::Duration) -> Reply {
         self.delay = Some(delay);
         self
@@ -383,7 +388,10 @@ enum Incoming {
 
 /// Reads one request, records it, and answers it as scripted (400 for a malformed request).
 async fn serve_connection(mut stream: TcpStream, state: Arc<Mutex<State>>) {
-    let reply = match read_request(&mut stream).await {
+    let incoming = read_request(&mut stream).await;
+    // A delay counts from here, so routing and recording take none of the client's time.
+    let read_at = Instant::now();
+    let reply = match incoming {
         Incoming::Nothing => return,
         Incoming::Request(request) => {
             // The route runs outside the lock: it is the test's code.
@@ -400,7 +408,7 @@ async fn serve_connection(mut stream: TcpStream, state: Arc<Mutex<State>>) {
             Reply::text(400, "text/plain", "bad request")
         }
     };
-    respond(stream, &reply).await;
+    respond(stream, &reply, read_at).await;
 }
 
 /// Reads the head (up to [`MAX_HEAD`]) and then exactly `Content-Length` body bytes.
@@ -547,10 +555,26 @@ fn content_length(request: &RecordedRequest) -> Result<usize, ()> {
     Ok(length)
 }
 
+/// Waits until `deadline` to within a fraction of a millisecond, so that a scripted latency is
+/// the latency a client sees (the paging benchmark compares against multiples of it): tokio's
+/// timer takes all but the last few milliseconds, and a blocking sleep, which the OS ends
+/// within about 0.1 ms of its deadline, the rest. The blocking part is short, so a runtime
+/// shutting down never waits long for it.
+async fn wait_until(deadline: Instant) {
+    if let Some(coarse) = deadline.checked_sub(TIMER_OVERSHOOT) {
+        tokio::time::sleep_until(coarse.into()).await;
+    }
+    let rest = deadline.saturating_duration_since(Instant::now());
+    if !rest.is_zero() {
+        // A join error would mean the sleep panicked; the delay is over either way.
+        let _ = tokio::task::spawn_blocking(move || std::thread::sleep(rest)).await;
+    }
+}
+
 /// Carries out `reply` on the connection, then closes it.
-async fn respond(mut stream: TcpStream, reply: &Reply) {
+async fn respond(mut stream: TcpStream, reply: &Reply, read_at: Instant) {
     if let Some(delay) = reply.delay {
-        tokio::time::sleep(delay).await;
+        wait_until(read_at + delay).await;
     }
     let (status, headers, body, truncated, stall) = match &reply.action {
         Action::Reset => {

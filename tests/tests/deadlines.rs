@@ -203,8 +203,8 @@ async fn a_retry_after_beyond_the_deadline_ends_the_call_at_once_with_the_answer
     let error = bounded(session.get_invoice(9003).send()).await.unwrap_err();
     assert_eq!(error.status(), Some(429));
     assert_eq!(
-        error.code(),
-        Some(&ErrorCode::Other("E_API_RATE_LIMITED".to_owned()))
+        ErrorCode::of(&error),
+        Some(ErrorCode::Other("E_API_RATE_LIMITED".to_owned()))
     );
     assert_eq!(stub.requests().len(), 2);
 }

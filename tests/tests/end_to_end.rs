@@ -12,7 +12,8 @@ use jiff::SignedDuration;
 use marketplace_client::oauth::signature::{self, OAuthParams, SignatureRequest, SigningKey};
 use marketplace_client::oauth::{AccessToken, Verifier};
 use marketplace_client::{
-    ApiFailure, Client, ConsumerCredentials, Error, ErrorCode, ReportStatus, RetryPolicy, Session,
+    ApiFailure, Client, ConsumerCredentials, Error, ErrorCode, RawErrorCode, ReportStatus,
+    RetryPolicy, Session,
 };
 use marketplace_tests::fake::{Authorization, ErrorShape, FakeMarketplace, Fault};
 
@@ -48,7 +49,7 @@ async fn start() -> (FakeMarketplace, Client, Session) {
 }
 
 fn code(error: &Error) -> Option<ErrorCode> {
-    error.code().cloned()
+    ErrorCode::of(error)
 }
 
 // ---- OAuth --------------------------------------------------------------------------------------
@@ -433,7 +434,7 @@ fn documented_errors() -> BTreeSet<(String, String)> {
             method
                 .errors
                 .iter()
-                .map(move |code| (name.clone(), code.clone()))
+                .map(move |code| (name.clone(), code.to_string()))
         })
         .collect()
 }
@@ -553,7 +554,7 @@ fn check_read(
     failure: &ApiFailure,
 ) {
     assert_eq!(
-        failure.code.as_ref().map(ErrorCode::as_str),
+        failure.code.as_ref().map(RawErrorCode::as_str),
         Some(wanted),
         "{shape:?} {what}: {failure}"
     );
@@ -621,7 +622,7 @@ async fn every_documented_error_of_every_method_in_every_error_shape() {
                 .unwrap_or_else(|| panic!("no scenario provokes {what}: add one to provoke()"));
             let error = outcome.expect_err(&what);
             assert_eq!(
-                error.code().map(ErrorCode::as_str),
+                error.code().map(RawErrorCode::as_str),
                 Some(code.as_str()),
                 "{shape:?} {what}: {error}"
             );

@@ -59,8 +59,8 @@ fn mismatch(api: &str) -> ServiceError {
 
 fn assert_mismatch(error: &Error, shape: ErrorShape) {
     assert_eq!(
-        error.code(),
-        Some(&ErrorCode::ApiAuthSignatureMismatch),
+        ErrorCode::of(error),
+        Some(ErrorCode::ApiAuthSignatureMismatch),
         "{shape:?}: {error}"
     );
 }
@@ -86,8 +86,8 @@ async fn a_data_call_reads_the_code_message_and_every_error_in_each_shape() {
         let result = session(&client).get_timesheet_by_id(999).send().await;
         let error = result.expect_err("an error");
         assert_eq!(
-            error.code(),
-            Some(&ErrorCode::ValidationInvalidId),
+            ErrorCode::of(&error),
+            Some(ErrorCode::ValidationInvalidId),
             "{shape:?}: {error}"
         );
         let expected_status = if shape == ErrorShape::RcodeWithData {
@@ -104,19 +104,23 @@ async fn a_data_call_reads_the_code_message_and_every_error_in_each_shape() {
                 "{shape:?}"
             );
         }
-        let codes: Vec<&ErrorCode> = read.errors.iter().filter_map(|e| e.code.as_ref()).collect();
+        let codes: Vec<ErrorCode> = read
+            .errors
+            .iter()
+            .filter_map(|e| e.code.as_ref().map(ErrorCode::from))
+            .collect();
         if shape == ErrorShape::ErrorsArray {
             assert_eq!(
                 codes,
                 [
-                    &ErrorCode::ValidationInvalidId,
-                    &ErrorCode::Other(GENERIC_CODE.to_owned())
+                    ErrorCode::ValidationInvalidId,
+                    ErrorCode::Other(GENERIC_CODE.to_owned())
                 ],
                 "every listed error is kept, in order"
             );
             assert_eq!(read.errors[0].kind.as_deref(), Some("validation"));
         } else {
-            assert_eq!(codes, [&ErrorCode::ValidationInvalidId], "{shape:?}");
+            assert_eq!(codes, [ErrorCode::ValidationInvalidId], "{shape:?}");
         }
         assert!(
             error.to_string().contains("E_VALIDATION_INVALID_ID"),
@@ -148,8 +152,8 @@ async fn hand_written_variants_are_read_too() {
             .await
             .unwrap_err();
         assert_eq!(
-            error.code(),
-            Some(&ErrorCode::ValidationInvalidId),
+            ErrorCode::of(&error),
+            Some(ErrorCode::ValidationInvalidId),
             "{body}: {error}"
         );
     }

@@ -154,8 +154,8 @@ async fn assert_refused(response: reqwest::Response, reason: &str) {
 /// Asserts a client error that is the service's signature mismatch, mentioning `reason`.
 fn assert_mismatch(error: &Error, reason: &str) {
     assert_eq!(
-        error.code(),
-        Some(&ErrorCode::ApiAuthSignatureMismatch),
+        ErrorCode::of(error),
+        Some(ErrorCode::ApiAuthSignatureMismatch),
         "{error}"
     );
     assert_eq!(error.status(), Some(401), "{error}");

@@ -86,8 +86,8 @@ async fn a_user_sees_only_their_workrooms() {
         .await
         .unwrap_err();
     assert_eq!(
-        error.code(),
-        Some(&ErrorCode::ValidationInvalidId),
+        ErrorCode::of(&error),
+        Some(ErrorCode::ValidationInvalidId),
         "{error}"
     );
 }
@@ -109,8 +109,8 @@ async fn kit_tokens_expire_by_the_fake_clock_and_can_be_revoked() {
     revoked.revoke().await.unwrap();
     let error = revoked.get_my_providers().send().await.unwrap_err();
     assert_eq!(
-        error.code(),
-        Some(&ErrorCode::ApiAuthSignatureMismatch),
+        ErrorCode::of(&error),
+        Some(ErrorCode::ApiAuthSignatureMismatch),
         "{error}"
     );
 

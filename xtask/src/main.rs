@@ -37,13 +37,9 @@ fn main() -> ExitCode {
             println!("{}", codegen::summary(&root, &changes));
             Ok(())
         }),
-        ["codegen", "--check"] => codegen::check(&root).map(|()| {
-            println!(
-                "{} is up to date with {}/",
-                codegen::GENERATED_DIR,
-                codegen::SPEC_DIR
-            );
-        }),
+        ["codegen", "--check"] => {
+            codegen::check(&root).map(|()| println!("{}", codegen::summary(&root, &[])))
+        }
         ["spec-diff", rest @ ..] => {
             return report(spec_diff::Options::parse(rest), |options| {
                 spec_diff::run(&root, options).map(|outcome| (outcome.report, outcome.failed))

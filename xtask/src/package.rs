@@ -81,9 +81,11 @@ pub fn run(root: &Path) -> Result<(), PackageError> {
         let file = root
             .join("target/package")
             .join(format!("{package}-{version}.crate"));
+        // `--touch`: the files get the time of unpacking, not the archive's, so that a build
+        // folder that saw an earlier package does not take these for unchanged.
         status(
             Command::new("tar")
-                .arg("-xzf")
+                .args(["--touch", "-xzf"])
                 .arg(&file)
                 .arg("-C")
                 .arg(&packages),

@@ -57,6 +57,23 @@ fn stale_message(root: &Path) -> String {
 }
 
 #[test]
+fn the_spec_readme_part_from_the_code_is_rewritten_and_checked_the_rest_kept() {
+    let scratch = Scratch::new();
+    let readme = codegen::SPEC_README;
+    scratch.edit(readme, "| `dmy` |", "| `dmy_edited` |");
+    scratch.edit(readme, "## Types", "## Types (edited by hand, kept)");
+    let message = stale_message(&scratch.root);
+    assert!(message.contains("spec/README.md"), "{message}");
+    assert!(message.contains("-| `dmy_edited` |"), "{message}");
+    let changes = regenerate(&scratch);
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    let text = fs::read_to_string(scratch.path(readme)).unwrap();
+    assert!(text.contains("| `dmy` |") && !text.contains("dmy_edited"));
+    assert!(text.contains("## Types (edited by hand, kept)"));
+    assert!(codegen::check(&scratch.root).is_ok());
+}
+
+#[test]
 fn check_catches_a_hand_edit_with_a_diff_and_the_fix() {
     let scratch = Scratch::new();
     assert!(codegen::check(&scratch.root).is_ok());

@@ -13,23 +13,27 @@
 //!   base crate walks it against pages served by the head spec's rules, gets every item exactly
 //!   when the tool says no paging change breaks.
 //!
-//! Both crates of every pair are generated into one scratch workspace under `target/tmp/`: one
-//! copy of the client crate holding every variant as a module (each with its own `Session`
-//! type, which its generated `impl Session` blocks extend), one small caller crate per pair
-//! (so a pair's errors cannot hide another's, and `#[non_exhaustive]` applies), and one binary
-//! that decodes samples with any variant's types. One `cargo build` builds them all against
-//! the workspace's target directory, so dependencies come from the build cache.
+//! Both crates of every pair are generated into one scratch workspace under `target/tmp/`
+//! (`client_copy`): one copy of the client crate's runtime holding every variant as a module
+//! (each with its own `Session` type, which its generated `impl Session` blocks extend), one
+//! small caller crate per pair (so a pair's errors cannot hide another's, and
+//! `#[non_exhaustive]` applies), and one binary that decodes samples with any variant's types.
+//! One `cargo build` builds them all against the workspace's target directory, so dependencies
+//! come from the build cache.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use marketplace_codegen::diff::paging::{self as paging_model, Server};
 use marketplace_codegen::diff::rust_api::{Item, RustApi};
 use marketplace_codegen::diff::wire::{self, Sample};
+mod client_copy;
 mod fixture_pairs;
+
+use client_copy::write;
 
 use marketplace_codegen::diff::{Change, Impact, Surface};
 use marketplace_codegen::ir::{Api, BeyondLast, Method};
@@ -45,13 +49,6 @@ struct Pair {
     base_files: Vec<GeneratedFile>,
     head_files: Vec<GeneratedFile>,
     changes: Vec<Change>,
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
 }
 
 fn pairs() -> Vec<Pair> {
@@ -106,7 +103,10 @@ fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
 
     // Wire: every sample decodes as the model predicts; a head sample fails exactly when the
     // tool says a response change breaks.
-    let decoder = built.decoder.as_ref().expect("the decoder binary built");
+    let decoder = built
+        .executables
+        .get("decode")
+        .expect("the decoder binary built");
     let mut requests = Vec::new();
     for pair in &pairs {
         for (direction, from, from_ident, to, to_ident) in [
@@ -267,7 +267,6 @@ impl marketplace_client::paging::Page for FakePage {
 /// What the runtime's stream yields when the base crate's method walks `server`: its page
 /// count is read when the base spec declares one, by the base rule.
 fn runtime_walk(base: &Method, server: &Server) -> Option<Vec<u64>> {
-    use futures::TryStreamExt;
     use marketplace_client::paging;
     let spec = base.paging.as_ref().unwrap();
     let walk = paging::Walk {
@@ -281,7 +280,8 @@ fn runtime_walk(base: &Method, server: &Server) -> Option<Vec<u64>> {
         max_pages: paging::MAX_PAGES,
     };
     let reads_count = spec.total_pages.is_some();
-    let fetch = |page: u64| {
+    let server = *server;
+    let fetch = move |page: u64| {
         let page = FakePage {
             items: server.page(page),
             total_pages: if reads_count {
@@ -293,93 +293,23 @@ fn runtime_walk(base: &Method, server: &Server) -> Option<Vec<u64>> {
         async move { Ok::<_, marketplace_client::Error>(page) }
     };
     let stream = paging::items(paging::pages(walk, fetch));
-    futures::executor::block_on(stream.try_collect::<Vec<u64>>()).ok()
+    futures::executor::block_on(stream.collect_all()).ok()
 }
 
 // ---- the scratch workspace ----------------------------------------------------------------------
 
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            fs::create_dir_all(to).unwrap();
-            fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
 fn write_workspace(scratch: &Path, pairs: &[Pair]) {
-    let root = workspace_root();
-    let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap();
-    // The workspace's pinned dependencies and package settings, without its path crates.
-    let section = |name: &str| {
-        let start = manifest.find(&format!("[{name}]")).unwrap();
-        let rest = &manifest[start..];
-        let end = rest[1..].find("\n[").map_or(rest.len(), |at| at + 1);
-        rest[..end]
-            .lines()
-            .filter(|line| !line.contains("path ="))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    let mut members = vec!["\"client\"".to_owned(), "\"decode\"".to_owned()];
-    members.extend(pairs.iter().map(|p| format!("\"callers/{}\"", p.name)));
-    write(
-        &scratch.join("Cargo.toml"),
-        &format!(
-            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{}\n\n{}\nmarketplace-client = {{ path = \"client\", package = \"oracle-client\" }}\n",
-            members.join(", "),
-            section("workspace.package"),
-            section("workspace.dependencies"),
-        ),
-    );
-    fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).unwrap();
-
-    // The client crate, with every variant as a module.
-    let client = scratch.join("client");
-    let client_manifest = fs::read_to_string(root.join("generated-client/Cargo.toml")).unwrap();
-    let dependencies = &client_manifest[client_manifest.find("[dependencies]").unwrap()..];
-    let dependencies = &dependencies[..dependencies.find("\n[dev-dependencies]").unwrap()];
-    write(
-        &client.join("Cargo.toml"),
-        &format!(
-            "[package]\nname = \"oracle-client\"\nversion = \"0.0.0\"\nedition.workspace = true\npublish = false\n\n[lib]\nname = \"marketplace_client\"\n\n{dependencies}\n"
-        ),
-    );
-    copy_dir(&root.join("generated-client/src"), &client.join("src"));
-    let lib = client.join("src/lib.rs");
-    let mut text = fs::read_to_string(&lib).unwrap();
-    text.push_str("\n/// The generated code of every fixture pair's two specs.\n#[allow(missing_docs, clippy::all)]\npub mod variants;\n");
-    fs::write(&lib, text).unwrap();
-    let mut variants = String::new();
-    for pair in pairs {
-        for (side, files) in [("base", &pair.base_files), ("head", &pair.head_files)] {
-            let module = format!("{}_{side}", pair.ident);
-            let _ = writeln!(variants, "#[rustfmt::skip]\npub mod {module};");
-            for file in files.iter() {
-                let mut text = file.contents.replace(
-                    "use crate::{Error, Session};",
-                    "use crate::Error;\nuse super::Session;",
-                );
-                if file.path == "mod.rs" {
-                    text.push_str(SESSION);
-                }
-                write(
-                    &client.join("src/variants").join(&module).join(&file.path),
-                    &text,
-                );
-            }
-        }
-    }
-    write(&client.join("src/variants/mod.rs"), &variants);
+    let mut members = vec!["decode".to_owned()];
+    members.extend(pairs.iter().map(|p| format!("callers/{}", p.name)));
+    client_copy::write_workspace(scratch, "oracle-client", &members);
+    let variants: Vec<(String, Vec<GeneratedFile>)> = pairs
+        .iter()
+        .flat_map(|pair| {
+            [("base", &pair.base_files), ("head", &pair.head_files)]
+                .map(|(side, files)| (format!("{}_{side}", pair.ident), files.clone()))
+        })
+        .collect();
+    client_copy::write_client(scratch, "oracle-client", &variants);
 
     // One caller crate per pair: the base crate's items, used through the head crate.
     for pair in pairs {
@@ -404,7 +334,7 @@ fn write_workspace(scratch: &Path, pairs: &[Pair]) {
                 let _ = writeln!(
                     arms,
                     "        ({module:?}, {ty:?}) => decode::<marketplace_client::variants::{module}::{ty}>(json),",
-                    ty = method.response
+                    ty = method.response.as_str()
                 );
             }
         }
@@ -442,25 +372,10 @@ fn main() {{
     );
 }
 
-/// Each variant's `Session`: the runtime's, extended by the variant's generated `impl Session`.
-const SESSION: &str = r#"
-/// The runtime's session, extended by this variant's data methods.
-#[derive(Clone, Debug)]
-pub struct Session(pub crate::Session);
-
-impl core::ops::Deref for Session {
-    type Target = crate::Session;
-
-    fn deref(&self) -> &crate::Session {
-        &self.0
-    }
-}
-"#;
-
 /// Source that uses every public item of the base crate, written against the head crate.
 fn caller(ident: &str, items: &RustApi) -> String {
     let mut out = format!(
-        "//! Every public item of the base crate of this pair, used through the head crate.\n#![allow(unused, unreachable_patterns, clippy::all)]\nuse marketplace_client::variants::{ident}_head::*;\nuse marketplace_client::{{CallOptions, DayOrInstant, Decimal, Error, paging, wire}};\nuse marketplace_client::jiff::{{Timestamp, civil::Date}};\nuse futures::Stream;\n\n"
+        "//! Every public item of the base crate of this pair, used through the head crate.\n#![allow(unused, unreachable_patterns, clippy::all)]\nuse marketplace_client::variants::{ident}_head::*;\nuse marketplace_client::{{CallOptions, DayOrInstant, Decimal, Error, RawErrorCode, Request, paging, wire}};\nuse marketplace_client::request::{{DataMethod, PagedMethod}};\nuse marketplace_client::jiff::{{Timestamp, civil::Date}};\nuse futures::Stream;\n\n"
     );
     let fix = |text: &str, self_ty: &str| {
         text.replace("crate ::", "marketplace_client ::")
@@ -557,15 +472,19 @@ fn caller(ident: &str, items: &RustApi) -> String {
                     "Debug" | "Display" => format!("std::fmt::{name}"),
                     "Serialize" => "serde::Serialize".to_owned(),
                     "Deserialize" => "for<'de> serde::Deserialize<'de>".to_owned(),
-                    "Page" => {
+                    "Page" | "DataMethod" | "PagedMethod" => {
+                        let path = match name {
+                            "Page" => "paging::Page",
+                            other => other,
+                        };
                         let bindings = associated
                             .replace("type ", "")
                             .replace(" ;", "")
                             .replace(';', "");
                         if bindings.trim().is_empty() {
-                            "paging::Page".to_owned()
+                            path.to_owned()
                         } else {
-                            format!("paging::Page<{}>", bindings.trim())
+                            format!("{path}<{}>", bindings.trim())
                         }
                     }
                     "WireEnum" => "wire::WireEnum".to_owned(),
@@ -584,60 +503,8 @@ fn caller(ident: &str, items: &RustApi) -> String {
 
 // ---- building and decoding ------------------------------------------------------------------
 
-struct Built {
-    /// Compiler errors by package name.
-    errors: BTreeMap<String, Vec<String>>,
-    /// The decoder binary, when it built.
-    decoder: Option<PathBuf>,
-}
-
-fn build(scratch: &Path) -> Built {
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let output = Command::new(env!("CARGO"))
-        .current_dir(scratch)
-        .args([
-            "build",
-            "--workspace",
-            "--keep-going",
-            "--offline",
-            "--message-format=json",
-        ])
-        .arg("--target-dir")
-        .arg(&target)
-        .env_remove("RUSTFLAGS")
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("cargo runs");
-    let mut built = Built {
-        errors: BTreeMap::new(),
-        decoder: None,
-    };
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
-        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        let package = message["target"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .replace('_', "-");
-        match message["reason"].as_str() {
-            Some("compiler-message") if message["message"]["level"] == "error" => {
-                let rendered = message["message"]["rendered"].as_str().unwrap_or_default();
-                built
-                    .errors
-                    .entry(package)
-                    .or_default()
-                    .push(rendered.lines().take(12).collect::<Vec<_>>().join("\n"));
-            }
-            Some("compiler-artifact") if package == "decode" => {
-                built.decoder = message["executable"].as_str().map(PathBuf::from);
-            }
-            _ => {}
-        }
-    }
+fn build(scratch: &Path) -> client_copy::Built {
+    let built = client_copy::build(scratch);
     assert!(
         !built.errors.contains_key("marketplace-client") && !built.errors.contains_key("decode"),
         "the variants or the decoder do not compile: {:#?}",

@@ -321,7 +321,7 @@ impl<'a> Auditor<'a> {
             match reference.methods.get(&method.name) {
                 Some(documented) => {
                     self.params(method, documented);
-                    let response = self.record_named(&method.response);
+                    let response = self.record_named(method.response.as_str());
                     if let (Some(record), Some(data)) = (response, &documented.data) {
                         queue.push((
                             record,
@@ -437,7 +437,7 @@ impl<'a> Auditor<'a> {
             if let (RefType::Inline(object), TypeRef::Record(inner)) =
                 (&documented_field.ty, &field.ty)
             {
-                if let Some(inner) = self.record_named(inner) {
+                if let Some(inner) = self.record_named(inner.as_str()) {
                     inline.push((
                         inner,
                         Documented {
@@ -525,11 +525,13 @@ impl<'a> Auditor<'a> {
         match &field.ty {
             TypeRef::Scalar(ir::Scalar::Date) => format!("date ({})", names.join(", ")),
             TypeRef::Scalar(ir::Scalar::String)
-                if encodings.contains(&ir::Encoding::StringOrNumber) =>
+                if encodings
+                    .iter()
+                    .any(|e| e.info().reader == ir::Reader::Lenient) =>
             {
-                "string (string_or_number)".to_owned()
+                format!("string ({})", names.join(", "))
             }
-            TypeRef::Enum(name) if self.is_open(name) => format!("{name} (open enum)"),
+            TypeRef::Enum(name) if self.is_open(name.as_str()) => format!("{name} (open enum)"),
             TypeRef::Enum(name) => format!("{name} (closed enum)"),
             other => other.spec_name(),
         }

@@ -1,7 +1,7 @@
 //! Which values a type lets through, on each side, and when the spec's lets fewer through:
 //! the rules of "Narrower than the reference" in the parent module's docs.
 
-use crate::ir::{Encoding, Scalar, TypeRef};
+use crate::ir::{DateForm, Encoding, Reader, Scalar, TypeRef};
 
 use super::reference::RefType;
 
@@ -110,7 +110,10 @@ pub(super) trait SpecTypes {
 /// What a spec field of type `ty`, declared with `encodings`, lets through.
 pub(super) fn spec_shape(ty: &TypeRef, encodings: &[Encoding], types: &dyn SpecTypes) -> Shape {
     let values = match ty {
-        TypeRef::Scalar(Scalar::String) if encodings.contains(&Encoding::StringOrNumber) => {
+        // An encoding read by the runtime's lenient text decoder keeps a number as its text.
+        TypeRef::Scalar(Scalar::String)
+            if encodings.iter().any(|e| e.info().reader == Reader::Lenient) =>
+        {
             Values::TEXT.or(Values::NUMBER)
         }
         TypeRef::Scalar(Scalar::String) => Values::TEXT,
@@ -118,9 +121,9 @@ pub(super) fn spec_shape(ty: &TypeRef, encodings: &[Encoding], types: &dyn SpecT
         TypeRef::Scalar(Scalar::Decimal) => Values::NUMBER,
         TypeRef::Scalar(Scalar::Boolean) => Values::BOOLEAN,
         TypeRef::Scalar(Scalar::Date) => date_values(encodings),
-        TypeRef::Enum(name) if types.is_open(name) => Values::TEXT,
+        TypeRef::Enum(name) if types.is_open(name.as_str()) => Values::TEXT,
         TypeRef::Enum(_) => Values::LISTED_TEXT,
-        TypeRef::Record(name) => return Shape::Record(types.documented_name(name)),
+        TypeRef::Record(name) => return Shape::Record(types.documented_name(name.as_str())),
         // A list's encoding is the list's; its elements take their type's every encoding.
         TypeRef::List(element) => {
             return Shape::List(Some(Box::new(spec_shape(element, &[], types))));
@@ -131,8 +134,10 @@ pub(super) fn spec_shape(ty: &TypeRef, encodings: &[Encoding], types: &dyn SpecT
 
 /// The formats a date decoder takes: those of its encodings (both when none is declared).
 fn date_values(encodings: &[Encoding]) -> Values {
-    let day = encodings.contains(&Encoding::Dmy) || encodings.is_empty();
-    let epoch = encodings.contains(&Encoding::Epoch) || encodings.is_empty();
+    let carries =
+        |form| encodings.is_empty() || encodings.iter().any(|e| e.info().date == Some(form));
+    let day = carries(DateForm::Day);
+    let epoch = carries(DateForm::Instant);
     let mut values = Values::NONE;
     if day {
         values = values.or(Values::DAY_TEXT);
@@ -155,6 +160,7 @@ pub(super) fn param_shape(ty: crate::ir::ParamType) -> Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::Id;
 
     struct Types;
 
@@ -182,34 +188,42 @@ mod tests {
 
     #[test]
     fn text_typed_as_numbers_dates_or_closed_enums_is_narrower() {
-        assert!(narrower(RefType::Text, ID, &[Encoding::String]));
-        assert!(narrower(RefType::Text, DECIMAL, &[Encoding::String]));
-        assert!(narrower(RefType::Text, DATE, &[Encoding::Dmy]));
-        assert!(narrower(RefType::Unstated, DATE, &[Encoding::Dmy]));
-        assert!(narrower(RefType::Text, TypeRef::Enum("Closed".into()), &[]));
-        assert!(!narrower(RefType::Text, TypeRef::Enum("Open".into()), &[]));
-        assert!(!narrower(RefType::Text, STRING, &[Encoding::String]));
-        assert!(!narrower(RefType::DayText, STRING, &[Encoding::String]));
-        assert!(!narrower(RefType::DayText, DATE, &[Encoding::Dmy]));
+        assert!(narrower(RefType::Text, ID, &[Encoding::STRING]));
+        assert!(narrower(RefType::Text, DECIMAL, &[Encoding::STRING]));
+        assert!(narrower(RefType::Text, DATE, &[Encoding::DMY]));
+        assert!(narrower(RefType::Unstated, DATE, &[Encoding::DMY]));
+        assert!(narrower(
+            RefType::Text,
+            TypeRef::Enum(Id::new("Closed")),
+            &[]
+        ));
+        assert!(!narrower(
+            RefType::Text,
+            TypeRef::Enum(Id::new("Open")),
+            &[]
+        ));
+        assert!(!narrower(RefType::Text, STRING, &[Encoding::STRING]));
+        assert!(!narrower(RefType::DayText, STRING, &[Encoding::STRING]));
+        assert!(!narrower(RefType::DayText, DATE, &[Encoding::DMY]));
     }
 
     #[test]
     fn numbers_follow_what_the_decoders_take() {
-        assert!(!narrower(RefType::Integer, ID, &[Encoding::Number]));
-        assert!(!narrower(RefType::Integer, DECIMAL, &[Encoding::Number]));
-        assert!(!narrower(RefType::Number, DECIMAL, &[Encoding::String]));
-        assert!(narrower(RefType::Number, COUNT, &[Encoding::Number]));
-        assert!(!narrower(RefType::Epoch, DATE, &[Encoding::Epoch]));
-        assert!(narrower(RefType::Integer, DATE, &[Encoding::Epoch]));
+        assert!(!narrower(RefType::Integer, ID, &[Encoding::NUMBER]));
+        assert!(!narrower(RefType::Integer, DECIMAL, &[Encoding::NUMBER]));
+        assert!(!narrower(RefType::Number, DECIMAL, &[Encoding::STRING]));
+        assert!(narrower(RefType::Number, COUNT, &[Encoding::NUMBER]));
+        assert!(!narrower(RefType::Epoch, DATE, &[Encoding::EPOCH]));
+        assert!(narrower(RefType::Integer, DATE, &[Encoding::EPOCH]));
         assert!(!narrower(
             RefType::TextOrInteger,
             STRING,
-            &[Encoding::StringOrNumber]
+            &[Encoding::STRING_OR_NUMBER]
         ));
         assert!(narrower(
             RefType::TextOrInteger,
             STRING,
-            &[Encoding::String]
+            &[Encoding::STRING]
         ));
     }
 
@@ -222,22 +236,26 @@ mod tests {
         assert!(!narrower(
             both.clone(),
             DATE,
-            &[Encoding::Dmy, Encoding::Epoch]
+            &[Encoding::DMY, Encoding::EPOCH]
         ));
-        assert!(narrower(both, DATE, &[Encoding::Dmy]));
+        assert!(narrower(both, DATE, &[Encoding::DMY]));
     }
 
     #[test]
     fn records_and_lists_compare_by_name_and_element() {
         let bid = RefType::Record("BidData".into());
-        assert!(!narrower(bid.clone(), TypeRef::Record("Bid".into()), &[]));
-        assert!(narrower(bid.clone(), TypeRef::Record("Other".into()), &[]));
+        assert!(!narrower(bid.clone(), TypeRef::Record(Id::new("Bid")), &[]));
+        assert!(narrower(
+            bid.clone(),
+            TypeRef::Record(Id::new("Other")),
+            &[]
+        ));
         assert!(narrower(bid, STRING, &[]));
         let ids = RefType::List(Some(Box::new(RefType::Integer)));
         assert!(!narrower(ids.clone(), TypeRef::List(Box::new(ID)), &[]));
         assert!(narrower(ids, ID, &[]));
         let unstated = RefType::List(None);
-        let comments = TypeRef::List(Box::new(TypeRef::Record("Comment".into())));
+        let comments = TypeRef::List(Box::new(TypeRef::Record(Id::new("Comment"))));
         assert!(!narrower(unstated, comments, &[]));
     }
 }

@@ -97,9 +97,11 @@ impl<'a> Context<'a> {
                 });
                 continue;
             }
-            let response = renames.get(&old.response).unwrap_or(&old.response);
+            let response = renames
+                .get(old.response.as_str())
+                .map_or(old.response.as_str(), String::as_str);
             let same_shape =
-                |m: &&Method| &m.response == response && param_names(m) == param_names(old);
+                |m: &&Method| m.response == response && param_names(m) == param_names(old);
             match added.iter().position(same_shape) {
                 Some(index) => methods.push(MethodPair {
                     old,
@@ -224,8 +226,9 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// The Rust items of a data method in the base crate: its `Session` constructors and its
-    /// request builder.
+    /// The Rust items of a data method in the base crate: its `Session` constructors, the
+    /// `Request` of its parameter type (whose setters are the parameters'), and that type with
+    /// its trait impls (`DataMethod`, `PagedMethod`, derives).
     pub fn method_claims(&self, method: &Method) -> Vec<Claim> {
         let constructor = format!("Session::{}()", method.rust_name);
         let alternatives = format!("Session::{}_by_", method.rust_name);
@@ -237,6 +240,9 @@ impl<'a> Context<'a> {
             if let Item::Method(m) = item {
                 if *key == constructor || key.starts_with(&alternatives) {
                     claims.push(Claim::Type(m.output.clone()));
+                    if let Some(inner) = request_of(&m.output) {
+                        claims.push(Claim::Type(inner.to_owned()));
+                    }
                 }
             }
         }
@@ -297,7 +303,7 @@ impl<'a> Context<'a> {
     /// field's others. Looked at in every method that delivers the head record.
     pub fn field_breaks(&self, pair: &FieldPair<'_>, sent: &Field) -> bool {
         pair.new_record.delivered_by.iter().any(|method| {
-            wire::field_sends(self.head.api, sent, method)
+            wire::field_sends(self.head.api, sent, method.as_str())
                 .iter()
                 .any(|json| {
                     // The old decoder reads its wire name or its alias; any other key is unknown.
@@ -353,6 +359,14 @@ fn locate(
         line: at.line,
         column: at.column,
     })
+}
+
+/// `GetX` in the tokens of `Request < GetX >`.
+fn request_of(output: &str) -> Option<&str> {
+    output
+        .strip_prefix("Request <")
+        .and_then(|rest| rest.strip_suffix('>'))
+        .map(str::trim)
 }
 
 fn param_names(method: &Method) -> Vec<&str> {

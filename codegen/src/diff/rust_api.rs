@@ -79,10 +79,11 @@ impl RustApi {
     pub fn from_files(files: &[GeneratedFile]) -> Result<RustApi, EmitError> {
         let mut api = RustApi::default();
         for file in files.iter().filter(|f| f.path != "mod.rs") {
-            let parsed = syn::parse_file(&file.contents).map_err(|source| EmitError {
-                file: file.path.clone(),
-                source,
-            })?;
+            let parsed =
+                syn::parse_file(&file.contents).map_err(|source| EmitError::InvalidRust {
+                    file: file.path.clone(),
+                    source,
+                })?;
             for item in &parsed.items {
                 api.item(item);
             }

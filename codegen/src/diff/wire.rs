@@ -26,9 +26,10 @@
 //! recursively, one variation at a time.
 
 use crate::ir::{
-    Api, Encoding, Field, Method, Param, ParamType, Presence, Record, Scalar, TypeRef,
+    Api, Encoding, Field, JsonForm, Kind, Method, Param, ParamType, Presence, Reader, Record,
+    Scalar, TypeRef,
 };
-use crate::rust_type::{self, Decoder};
+use crate::rust_type::{self, Decoder, RustTy};
 
 /// A JSON value; `Absent` is a key left out of its object.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +56,20 @@ pub enum Json {
 }
 
 impl Json {
+    /// An example of the encoding table, written as JSON text (`true`, `1767571200`,
+    /// `"05-JAN-26"`).
+    pub fn from_example(text: &str) -> Json {
+        match text {
+            "null" => Json::Null,
+            "true" => Json::Bool(true),
+            "false" => Json::Bool(false),
+            _ => match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+                Some(inner) => Json::Str(inner.to_owned()),
+                None => Json::Number(text.to_owned()),
+            },
+        }
+    }
+
     /// The JSON text (for an absent value, `null`).
     pub fn to_text(&self) -> String {
         let mut out = String::new();
@@ -124,7 +139,7 @@ pub struct Sample {
 /// Every response document the server of `api` may send for `method`: a baseline with every
 /// field at its first value, then one variation at a time.
 pub fn samples(api: &Api, method: &Method) -> Vec<Sample> {
-    let Some(record) = record(api, &method.response) else {
+    let Some(record) = record(api, method.response.as_str()) else {
         return Vec::new();
     };
     let (baseline, variations) = record_values(api, record, &method.name, 0);
@@ -176,7 +191,7 @@ pub fn field_accepts(api: &Api, field: &Field, json: &Json) -> bool {
     }
     let lenient_text = decoder.is_some();
     match &field.ty {
-        TypeRef::Scalar(Scalar::Date) => date_accepts(&rust_type::value_type(field), json),
+        TypeRef::Scalar(Scalar::Date) => date_accepts(&rust_type::value_type(api, field), json),
         ty => value_accepts(api, ty, lenient_text, json),
     }
 }
@@ -193,21 +208,26 @@ fn value_accepts(api: &Api, ty: &TypeRef, lenient_text: bool, json: &Json) -> bo
             number(json).is_some_and(|n| !n.fraction && !n.negative)
         }
         TypeRef::Scalar(Scalar::Decimal) => number(json).is_some(),
-        TypeRef::Scalar(Scalar::Boolean) => match json {
-            Json::Bool(_) => true,
-            Json::Number(text) | Json::Str(text) => {
-                matches!(text.as_str(), "0" | "1")
-                    || matches!(json, Json::Str(t) if t == "true" || t == "false")
-            }
-            _ => false,
-        },
+        TypeRef::Scalar(Scalar::Boolean) => {
+            let plain = match json {
+                Json::Bool(_) => true,
+                Json::Number(text) | Json::Str(text) => {
+                    matches!(text.as_str(), "0" | "1")
+                        || matches!(json, Json::Str(t) if t == "true" || t == "false")
+                }
+                _ => false,
+            };
+            plain || lenient_spellings(Scalar::Boolean).contains(json)
+        }
         // A date inside a list is a DayOrInstant.
-        TypeRef::Scalar(Scalar::Date) => date_accepts("DayOrInstant", json),
-        TypeRef::Enum(name) => match (json, api.enums.iter().find(|e| &e.name == name)) {
+        TypeRef::Scalar(Scalar::Date) => date_accepts(&RustTy::DayOrInstant, json),
+        TypeRef::Enum(name) => match (json, api.enums.iter().find(|e| e.name == *name)) {
             (Json::Str(text), Some(e)) => e.open || e.values.iter().any(|v| &v.wire == text),
             _ => false,
         },
-        TypeRef::Record(name) => record(api, name).is_some_and(|r| record_accepts(api, r, json)),
+        TypeRef::Record(name) => {
+            record(api, name.as_str()).is_some_and(|r| record_accepts(api, r, json))
+        }
         TypeRef::List(element) => match json {
             Json::Null => true,
             Json::List { items, .. } => items
@@ -218,12 +238,23 @@ fn value_accepts(api: &Api, ty: &TypeRef, lenient_text: bool, json: &Json) -> bo
     }
 }
 
-fn date_accepts(rust_type: &str, json: &Json) -> bool {
+/// The fixed spellings of every encoding of `scalar` that the runtime's lenient decoder reads
+/// (the examples of the encoding table): what a decoder of the type takes beyond its plain
+/// form.
+fn lenient_spellings(scalar: Scalar) -> Vec<Json> {
+    Encoding::allowed_for(Kind::Scalar(scalar))
+        .filter(|encoding| encoding.info().reader == Reader::Lenient)
+        .flat_map(|encoding| encoding.info().examples)
+        .map(|text| Json::from_example(text))
+        .collect()
+}
+
+fn date_accepts(rust_type: &RustTy, json: &Json) -> bool {
     let day = matches!(json, Json::Str(text) if is_day(text));
     let instant = number(json).is_some_and(|n| !n.fraction);
     match rust_type {
-        "Date" => day,
-        "Timestamp" => instant,
+        RustTy::Date => day,
+        RustTy::Timestamp => instant,
         _ => day || instant,
     }
 }
@@ -300,13 +331,15 @@ fn field_values(
     if !delivered {
         return (Json::Absent, Vec::new());
     }
-    let encodings = encodings_in(field, method);
+    let encodings = field.encoding.in_method(method);
     let (baseline, mut variations) = match &field.ty {
         TypeRef::List(element) => {
             let (first, element_variations) = element_values(api, element, depth);
             let list = |keyed, items| Json::List { keyed, items };
             let mut variations = Vec::new();
-            let mut shapes = encodings.iter().map(|e| *e == Encoding::IndexObject);
+            let mut shapes = encodings
+                .iter()
+                .map(|e| e.info().json == JsonForm::IndexObject);
             let keyed = shapes.next().unwrap_or(true);
             for other in shapes {
                 variations.push((String::new(), list(other, vec![first.clone()])));
@@ -333,7 +366,7 @@ fn field_values(
         variations.push((String::new(), Json::Null));
     }
     if field.zero_is_none {
-        let string = encodings.iter().all(|e| *e == Encoding::String);
+        let string = encodings.iter().all(|e| e.info().json == JsonForm::String);
         variations.push((
             String::new(),
             if string {
@@ -349,28 +382,15 @@ fn field_values(
     (baseline, variations)
 }
 
-/// The encodings a field is sent with in `method` (all of them when the spec does not say).
-fn encodings_in(field: &Field, method: &str) -> Vec<Encoding> {
-    match &field.encoding {
-        crate::ir::FieldEncoding::PerMethod(per_method) => {
-            match per_method.iter().find(|(m, _)| m == method) {
-                Some((_, encoding)) => vec![*encoding],
-                None => field.encoding.distinct(),
-            }
-        }
-        encoding => encoding.distinct(),
-    }
-}
-
 /// A record's, enum's or list element's first value and variations.
 fn element_values(api: &Api, ty: &TypeRef, depth: usize) -> (Json, Vec<(String, Json)>) {
     match ty {
-        TypeRef::Record(name) => match record(api, name) {
+        TypeRef::Record(name) => match record(api, name.as_str()) {
             Some(r) if depth < MAX_DEPTH => record_values(api, r, "", depth + 1),
             _ => (Json::Object(Vec::new()), Vec::new()),
         },
         TypeRef::Enum(name) => {
-            let Some(e) = api.enums.iter().find(|e| &e.name == name) else {
+            let Some(e) = api.enums.iter().find(|e| e.name == *name) else {
                 return (Json::Null, Vec::new());
             };
             let mut values = e.values.iter().map(|v| Json::Str(v.wire.clone()));
@@ -389,19 +409,17 @@ fn element_values(api: &Api, ty: &TypeRef, depth: usize) -> (Json, Vec<(String, 
                 (first, values.map(|j| (String::new(), j)).collect())
             }
         }
-        // List elements are sent in their type's default encoding; dates in either.
-        TypeRef::Scalar(Scalar::Date) => (
-            Json::Str("05-JAN-26".into()),
-            vec![(String::new(), Json::Number("1767571200".into()))],
-        ),
+        // List elements are sent in their type's default encoding; a type without one (dates)
+        // in each of its encodings.
         TypeRef::Scalar(scalar) => {
-            // The spec's default encodings (spec/README.md, "Field types").
-            let default = match scalar {
-                Scalar::String => Encoding::String,
-                Scalar::Boolean => Encoding::Boolean,
-                _ => Encoding::Number,
+            let kind = Kind::Scalar(*scalar);
+            let encodings: Vec<Encoding> = match Encoding::default_for(kind) {
+                Some(default) => vec![default],
+                None => Encoding::allowed_for(kind).collect(),
             };
-            let mut values = scalar_values(*scalar, default).into_iter();
+            let mut values = encodings
+                .into_iter()
+                .flat_map(|encoding| scalar_values(*scalar, encoding));
             (
                 values.next().unwrap_or(Json::Null),
                 values.map(|j| (String::new(), j)).collect(),
@@ -481,24 +499,31 @@ fn json_brief(json: &Json) -> String {
     }
 }
 
-/// The values of a scalar in one encoding: the service's typical value, and the ones an
-/// older or narrower decoder may refuse (a negative integer, a fraction).
+/// The values of a scalar in one encoding: the encoding's examples when the table gives them,
+/// else the scalar's typical value in the encoding's JSON form.
 fn scalar_values(scalar: Scalar, encoding: Encoding) -> Vec<Json> {
-    let number = |text: &str| match encoding {
-        Encoding::String => Json::Str(text.to_owned()),
-        _ => Json::Number(text.to_owned()),
-    };
-    match (scalar, encoding) {
-        (Scalar::String, Encoding::StringOrNumber) => {
-            vec![Json::Str("week 3".into()), Json::Number("12".into())]
+    let info = encoding.info();
+    if !info.examples.is_empty() {
+        return info
+            .examples
+            .iter()
+            .map(|text| Json::from_example(text))
+            .collect();
+    }
+    let example = scalar.example();
+    let text = || Json::Str(example.text.to_owned());
+    let number = || Json::Number(example.number.to_owned());
+    match info.json {
+        JsonForm::Number => vec![number()],
+        JsonForm::String => vec![text()],
+        JsonForm::StringOrNumber => vec![text(), number()],
+        JsonForm::Boolean => vec![Json::Bool(example.text == "1")],
+        JsonForm::IndexObject | JsonForm::Array => {
+            panic!(
+                "{encoding} is a list's encoding, not a {}'s",
+                scalar.spec_name()
+            )
         }
-        (Scalar::String, _) => vec![Json::Str("week 3".into())],
-        (Scalar::Integer, _) => vec![number("-7")],
-        (Scalar::Id | Scalar::Count, _) => vec![number("310001")],
-        (Scalar::Decimal, _) => vec![number("12.50")],
-        (Scalar::Boolean, _) => vec![Json::Bool(true)],
-        (Scalar::Date, Encoding::Epoch) => vec![Json::Number("1767571200".into())],
-        (Scalar::Date, _) => vec![Json::Str("05-JAN-26".into())],
     }
 }
 

@@ -130,7 +130,7 @@ impl BuilderField {
         );
         BuilderField {
             name: ident(&field.rust_name),
-            value_type: module.type_tokens(&rust_type::value_type(field)),
+            value_type: module.ty(&rust_type::value_type(module.api, field)),
             kind,
             into,
         }

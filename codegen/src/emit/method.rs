@@ -1,166 +1,131 @@
-//! Data methods: a constructor on `Session`, a request builder with a setter per optional
-//! parameter and `send()`, and for paged methods `pages()`, `items()` and the `Page` impl of the
-//! response.
+//! Data methods: a type holding the method's parameters that implements the runtime's
+//! `DataMethod` (and `PagedMethod` when it pages), a constructor on `Session` returning a
+//! `Request` of it, a setter per optional parameter on that `Request`, and for paged methods
+//! the `Page` impl of the response. Sending, paging and the call options are the runtime's
+//! (`marketplace_client::request`), once for every method.
 
-use heck::ToUpperCamelCase;
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
 use super::{Module, Use, code_list, doc, ident, narrowed_note, paragraphs};
-use crate::ir::{BeyondLast, Method, Param, ParamType, Record, TypeRef};
-use crate::rust_type;
+use crate::diagnostic::or_list;
+use crate::ir::{BeyondLast, Method, PagingParts, Param, ParamType};
+use crate::naming::{constructor_names, request_type_name};
+use crate::rust_type::{self, RustTy};
 
 pub(super) fn emit(module: &mut Module<'_>, method: &Method) -> TokenStream {
-    let builder_name = method.rust_name.to_upper_camel_case();
-    module.export(&builder_name);
-    for used in [Use::Session, Use::Error, Use::Query] {
+    let type_name = request_type_name(method);
+    module.export(&type_name);
+    for used in [Use::Session, Use::Error, Use::Request] {
         module.uses(used);
     }
-    let builder = ident(&builder_name);
-    let response = module.item(&method.response);
-    let wire_name = &method.name;
-    let path = &method.path;
+    let name = ident(&type_name);
+    let response = module.ty(&rust_type::record_type(module.api, &method.response));
+    let paging = module.api.paging_of(method);
 
-    // A parameter of at_least_one_of is optional in the builder, but each constructor sets one.
-    let alternative = |param: &Param| method.at_least_one_of.contains(&param.wire_name);
-    let is_field_optional = |param: &Param| !param.required || alternative(param);
-
-    let fields = method
-        .params
-        .iter()
-        .map(|param| {
-            let name = ident(&param.rust_name);
-            let ty = param_type(module, param);
-            if is_field_optional(param) {
-                quote! { #name: Option<#ty>, }
-            } else {
-                quote! { #name: #ty, }
-            }
-        })
-        .collect::<Vec<_>>();
-
-    let constructors = constructors(module, method, &builder);
-
-    let setters = method
-        .params
-        .iter()
-        .filter(|p| is_field_optional(p))
-        .map(|param| {
-            let name = ident(&param.rust_name);
-            let ty = param_type(module, param);
-            let setter_doc = doc(&param_doc(param));
-            quote! {
-                #setter_doc
-                pub fn #name(mut self, #name: #ty) -> Self {
-                    self.#name = Some(#name);
-                    self
-                }
-            }
-        })
-        .collect::<Vec<_>>();
-
-    let query_binding = if method.params.is_empty() {
-        quote! { let query = Query::new(#wire_name); }
-    } else {
-        quote! { let mut query = Query::new(#wire_name); }
-    };
-    let query_lines = method.params.iter().map(|param| {
-        let name = ident(&param.rust_name);
-        let wire = &param.wire_name;
-        let value = if is_field_optional(param) {
-            quote! { self.#name }
-        } else {
-            quote! { Some(self.#name) }
-        };
-        match param.ty {
-            ParamType::Id => quote! { query.id(#wire, #value)?; },
-            ParamType::Date => quote! { query.date(#wire, #value)?; },
-            ParamType::Integer | ParamType::Count => {
-                let min = option_literal(param.min);
-                let max = option_literal(param.max);
-                quote! { query.number(#wire, #value, #min, #max)?; }
-            }
-        }
+    let fields = method.params.iter().map(|param| {
+        let field = ident(&param.rust_name);
+        let ty = module.ty(&param_type(method, param));
+        quote! { #field: #ty, }
     });
-
-    let (paging, page_impl) = method
-        .paging
-        .as_ref()
-        .map(|paging| emit_paging(module, method, paging, &response))
-        .unwrap_or_default();
-
-    let builder_doc = doc(&format!(
-        "A `{wire_name}` request: set its options, then [`send`](Self::send) it{}.",
-        if method.paging.is_some() {
-            ", or stream its [`pages`](Self::pages) or [`items`](Self::items)"
-        } else {
-            ""
-        }
-    ));
-    let customize_doc = doc(&format!(
-        "Overrides the client's timeout, deadline or retry policy, or adds headers, for this \
-         call{} (see [`CallOptions`](crate::CallOptions)), e.g. \
-         `.customize(|options| options.deadline(Duration::from_secs(5)))`.",
-        if method.paging.is_some() {
-            " and, when streamed, for each page's call"
-        } else {
-            ""
-        }
-    ));
+    let fields: Vec<TokenStream> = fields.collect();
+    let constructors = constructors(module, method, &name);
+    let setters = setters(module, method, &name);
+    let data_method = data_method(method, &name, &response);
+    let paged = match &paging {
+        Some(parts) => paged(module, &name, &response, parts),
+        None => TokenStream::new(),
+    };
+    let type_doc = doc(&type_doc(method, paging.as_ref()));
+    let body = if fields.is_empty() {
+        quote! { ; }
+    } else {
+        quote! { { #(#fields)* } }
+    };
     quote! {
         #constructors
 
-        #builder_doc
+        #type_doc
         #[derive(Clone, Debug)]
-        #[must_use = "a request does nothing until it is sent"]
-        pub struct #builder {
-            session: Session,
-            #(#fields)*
-            options: crate::CallOptions,
-        }
+        pub struct #name #body
 
-        impl #builder {
-            #(#setters)*
+        #setters
 
-            #customize_doc
-            pub fn customize(mut self, customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions) -> Self {
-                self.options = customize(self.options);
-                self
-            }
+        #data_method
 
-            /// Sends the request. Arguments are checked first: an invalid one fails without a
-            /// request.
-            pub async fn send(self) -> Result<#response, Error> {
-                Ok(self.send_with_metadata().await?.data)
-            }
-
-            /// Sends the request like [`send`](Self::send), and returns the data with the
-            /// response's metadata: status, headers, the envelope's `api` and `apiVersion`,
-            /// attempts (see [`ResponseMeta`](crate::ResponseMeta)).
-            pub async fn send_with_metadata(self) -> Result<crate::Response<#response>, Error> {
-                #query_binding
-                #(#query_lines)*
-                self.session.get(#wire_name, #path, query.pairs(), &self.options).await
-            }
-
-            #paging
-        }
-
-        #page_impl
+        #paged
     }
 }
 
-/// `impl Session { pub fn get_x(&self, required...) -> GetX }`, or one constructor per
+/// Whether a parameter is an `Option` in the method's type: optional, or an alternative of
+/// `at_least_one_of` (each constructor sets one of them).
+fn is_field_optional(method: &Method, param: &Param) -> bool {
+    !param.required
+        || method
+            .at_least_one_of
+            .iter()
+            .any(|id| *id == param.wire_name)
+}
+
+/// The type of a parameter's field.
+fn param_type(method: &Method, param: &Param) -> RustTy {
+    let ty = rust_type::param_type(param);
+    if is_field_optional(method, param) {
+        ty.optional()
+    } else {
+        ty
+    }
+}
+
+fn type_doc(method: &Method, paging: Option<&PagingParts<'_>>) -> String {
+    let constructors: Vec<String> = constructor_names(method)
+        .into_iter()
+        .map(|name| format!("[`Session::{name}`]"))
+        .collect();
+    let mut notes = vec![format!(
+        "The parameters of a `{}` call. {} makes a [`Request`] of them: set its options, then \
+         [`send`](Request::send) it{}.",
+        method.name,
+        or_list(&constructors),
+        if paging.is_some() {
+            ", or stream its [`pages`](Request::pages) or [`items`](Request::items)"
+        } else {
+            ""
+        }
+    )];
+    if let Some(parts) = paging {
+        let first = first_page(parts.page);
+        notes.push(format!(
+            "Paged by `{}` (streams start at page {first} unless it is set) and `{}`. {}",
+            parts.page.wire_name,
+            parts.size.wire_name,
+            if parts.total_pages.is_some() {
+                format!(
+                    "The response gives the page count (`{}`), so a stream fetches the pages \
+                     after the first ahead, up to that count.",
+                    parts
+                        .paging
+                        .total_pages
+                        .as_ref()
+                        .map_or("", |id| id.as_str())
+                )
+            } else {
+                "The response gives no page count, so a stream fetches pages one by one until \
+                 an empty page: the end costs one more request."
+                    .to_owned()
+            }
+        ));
+    }
+    paragraphs(notes)
+}
+
+/// `impl Session { pub fn get_x(&self, required...) -> Request<GetX> }`, or one constructor per
 /// alternative of `at_least_one_of`.
-fn constructors(
-    module: &mut Module<'_>,
-    method: &Method,
-    builder: &proc_macro2::Ident,
-) -> TokenStream {
+fn constructors(module: &mut Module<'_>, method: &Method, name: &Ident) -> TokenStream {
     let required: Vec<&Param> = method
         .params
         .iter()
-        .filter(|p| p.required && !method.at_least_one_of.contains(&p.wire_name))
+        .filter(|p| !is_field_optional(method, p))
         .collect();
     let mut base_doc = vec![method.doc.clone(), format!("`GET {}`", method.path)];
     if !method.errors.is_empty() {
@@ -170,30 +135,22 @@ fn constructors(
         vec![None]
     } else {
         method
-            .params
+            .at_least_one_of
             .iter()
-            .filter(|p| method.at_least_one_of.contains(&p.wire_name))
-            .map(Some)
+            .map(|id| Some(method.param(id)))
             .collect()
     };
     let mut functions = TokenStream::new();
-    for alternative in alternatives {
-        let (name, mut notes) = match alternative {
-            None => (method.rust_name.clone(), base_doc.clone()),
-            Some(param) => {
-                let mut notes = base_doc.clone();
-                notes.push(format!(
-                    "Selects by `{}`: {} The service needs at least one of {}; add another with its setter.",
-                    param.wire_name,
-                    param.doc.trim(),
-                    code_list(&method.at_least_one_of)
-                ));
-                (
-                    format!("{}_by_{}", method.rust_name, param.rust_name),
-                    notes,
-                )
-            }
-        };
+    for (alternative, function) in alternatives.into_iter().zip(constructor_names(method)) {
+        let mut notes = base_doc.clone();
+        if let Some(param) = alternative {
+            notes.push(format!(
+                "Selects by `{}`: {} The service needs at least one of {}; add another with its setter.",
+                param.wire_name,
+                param.doc.trim(),
+                code_list(&method.at_least_one_of)
+            ));
+        }
         if !required.is_empty() {
             let described: Vec<String> = required
                 .iter()
@@ -210,8 +167,11 @@ fn constructors(
             .into_iter()
             .chain(required.iter().copied())
             .collect();
-        let arg_names: Vec<_> = args.iter().map(|p| ident(&p.rust_name)).collect();
-        let arg_types: Vec<_> = args.iter().map(|p| param_type(module, p)).collect();
+        let arg_names: Vec<Ident> = args.iter().map(|p| ident(&p.rust_name)).collect();
+        let arg_types: Vec<TokenStream> = args
+            .iter()
+            .map(|p| module.ty(&rust_type::param_type(p)))
+            .collect();
         let inits = method.params.iter().map(|param| {
             let field = ident(&param.rust_name);
             let is_arg = args.iter().any(|a| a.wire_name == param.wire_name);
@@ -224,16 +184,17 @@ fn constructors(
                 (false, _) => quote! { #field: None, },
             }
         });
-        let constructor_doc = doc(&paragraphs(std::mem::take(&mut notes)));
-        let name = ident(&name);
+        let constructor_doc = doc(&paragraphs(notes));
+        let function = ident(&function);
+        let value = if method.params.is_empty() {
+            quote! { #name }
+        } else {
+            quote! { #name { #(#inits)* } }
+        };
         functions.extend(quote! {
             #constructor_doc
-            pub fn #name(&self, #(#arg_names: #arg_types),*) -> #builder {
-                #builder {
-                    session: self.clone(),
-                    #(#inits)*
-                    options: Default::default(),
-                }
+            pub fn #function(&self, #(#arg_names: #arg_types),*) -> Request<#name> {
+                Request::new(self, #value)
             }
         });
     }
@@ -244,80 +205,143 @@ fn constructors(
     }
 }
 
-fn emit_paging(
-    module: &mut Module<'_>,
-    method: &Method,
-    paging: &crate::ir::Paging,
-    response: &proc_macro2::Ident,
-) -> (TokenStream, TokenStream) {
-    module.uses(Use::Paging);
-    module.uses(Use::Stream);
-    let record: Option<&Record> = module
-        .api
-        .records
-        .iter()
-        .find(|r| r.name == method.response);
-    let field_of = |wire: &str| record.and_then(|r| r.fields.iter().find(|f| f.wire_name == wire));
-    let Some(items_field) = field_of(&paging.items) else {
-        return Default::default();
-    };
-    let TypeRef::List(element) = &items_field.ty else {
-        return Default::default();
-    };
-    let wire_name = &method.name;
-    let item = match element.as_ref() {
-        TypeRef::Record(name) | TypeRef::Enum(name) => {
-            let name = module.item(name);
-            quote! { #name }
-        }
-        _ => return Default::default(),
-    };
-    let items = ident(&items_field.rust_name);
-    let total_pages = match paging.total_pages.as_deref().and_then(field_of) {
-        Some(field) => {
-            let name = ident(&field.rust_name);
-            quote! { Some(self.#name) }
-        }
-        None => quote! { None },
-    };
-    let Some(page) = method
+/// `impl Request<GetX> { pub fn rpp(mut self, rpp: u64) -> Self { … } }` for the optional
+/// parameters; nothing when there are none.
+fn setters(module: &mut Module<'_>, method: &Method, name: &Ident) -> TokenStream {
+    let setters: Vec<TokenStream> = method
         .params
         .iter()
-        .find(|p| p.wire_name == paging.page_param)
-    else {
-        return Default::default();
+        .filter(|p| is_field_optional(method, p))
+        .map(|param| {
+            let field = ident(&param.rust_name);
+            let ty = module.ty(&rust_type::param_type(param));
+            let setter_doc = doc(&param_doc(param));
+            quote! {
+                #setter_doc
+                pub fn #field(mut self, #field: #ty) -> Self {
+                    self.method.#field = Some(#field);
+                    self
+                }
+            }
+        })
+        .collect();
+    if setters.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        impl Request<#name> {
+            #(#setters)*
+        }
+    }
+}
+
+/// What the call is: its name, path, response and checked query.
+fn data_method(method: &Method, name: &Ident, response: &TokenStream) -> TokenStream {
+    let wire_name = &method.name;
+    let path = &method.path;
+    let query_lines: Vec<TokenStream> = method
+        .params
+        .iter()
+        .map(|param| {
+            let field = ident(&param.rust_name);
+            let wire = &param.wire_name;
+            let value = if is_field_optional(method, param) {
+                quote! { self.#field }
+            } else {
+                quote! { Some(self.#field) }
+            };
+            match param.ty {
+                ParamType::Id => quote! { query.id(#wire, #value)?; },
+                ParamType::Date => quote! { query.date(#wire, #value)?; },
+                ParamType::Integer | ParamType::Count => {
+                    let min = option_literal(param.min);
+                    let max = option_literal(param.max);
+                    quote! { query.number(#wire, #value, #min, #max)?; }
+                }
+            }
+        })
+        .collect();
+    let body = if query_lines.is_empty() {
+        quote! { Ok(Query::new(Self::NAME)) }
+    } else {
+        quote! {
+            let mut query = Query::new(Self::NAME);
+            #(#query_lines)*
+            Ok(query)
+        }
     };
-    let page_field = ident(&page.rust_name);
-    let first_page = proc_macro2::Literal::i64_unsuffixed(page.default.or(page.min).unwrap_or(1));
-    let beyond_last = match paging.beyond_last {
+    quote! {
+        impl DataMethod for #name {
+            type Response = #response;
+
+            const NAME: &'static str = #wire_name;
+
+            const PATH: &'static str = #path;
+
+            fn query(&self) -> Result<Query, Error> {
+                #body
+            }
+        }
+    }
+}
+
+/// The page a stream starts at: the page parameter's default, else its minimum, else 1.
+fn first_page(page: &Param) -> i64 {
+    page.default.or(page.min).unwrap_or(1)
+}
+
+/// `impl PagedMethod for GetX` and `impl Page for XList`.
+fn paged(
+    module: &mut Module<'_>,
+    name: &Ident,
+    response: &TokenStream,
+    parts: &PagingParts<'_>,
+) -> TokenStream {
+    module.uses(Use::PagedMethod);
+    module.uses(Use::Paging);
+    let page_field = ident(&parts.page.rust_name);
+    let first = Literal::i64_unsuffixed(first_page(parts.page));
+    let beyond_last = match parts.paging.beyond_last {
         BeyondLast::AboveTotal => quote! { paging::BeyondLast::AboveTotal },
         BeyondLast::AtOrAboveTotal => quote! { paging::BeyondLast::AtOrAboveTotal },
     };
-    let item_name = element_name(element);
-    let pages_doc = doc(&paragraphs([
-        format!(
-            "Every page from [`{page}`](Self::{page}) (default {first_page}) on, in order. {}",
-            if paging.total_pages.is_some() {
-                "Once the first page gives the page count, the following pages are fetched ahead \
-                 (see `ClientBuilder::page_concurrency`), up to that count. The stream ends there, \
-                 at the first empty page, or at the first error."
-            } else {
-                "The response gives no page count, so pages are fetched one by one until an empty \
-                 page or the first error. A page with fewer items than `rpp` does not end the \
-                 stream (the service's real cap may be lower than the documented one), so the \
-                 end costs one more request: the empty page."
-            },
-            page = page.rust_name,
-        ),
-        "At most [`paging::MAX_PAGES`](crate::paging::MAX_PAGES) pages are requested. A service \
-         that sends the same items for two pages in a row, or pages beyond that bound, ends the \
-         stream with [`Error::Paging`](crate::Error::Paging) after the pages before."
-            .to_owned(),
-    ]));
-    let items_doc = doc(&format!(
-        "Every `{item_name}` of every page, in order (see [`pages`](Self::pages))."
-    ));
-    let page_impl = quote! {
+    let item = module.ty(&rust_type::element_type(module.api, parts.item_type()));
+    let items = ident(&parts.items.rust_name);
+    // An optional items field holds no items when absent; an optional count is no count.
+    let (borrowed, owned) = if parts.items.is_optional() {
+        (
+            quote! { self.#items.as_deref().unwrap_or_default() },
+            quote! { self.#items.unwrap_or_default() },
+        )
+    } else {
+        (quote! { &self.#items }, quote! { self.#items })
+    };
+    let total_pages = match parts.total_pages {
+        Some(field) if field.is_optional() => {
+            let field = ident(&field.rust_name);
+            quote! { self.#field }
+        }
+        Some(field) => {
+            let field = ident(&field.rust_name);
+            quote! { Some(self.#field) }
+        }
+        None => quote! { None },
+    };
+    quote! {
+        impl PagedMethod for #name {
+            const FIRST_PAGE: u64 = #first;
+
+            const BEYOND_LAST: paging::BeyondLast = #beyond_last;
+
+            fn page(&self) -> Option<u64> {
+                self.#page_field
+            }
+
+            fn set_page(&mut self, page: u64) {
+                self.#page_field = Some(page);
+            }
+        }
+
         impl paging::Page for #response {
             type Item = #item;
 
@@ -326,44 +350,14 @@ fn emit_paging(
             }
 
             fn items(&self) -> &[#item] {
-                &self.#items
+                #borrowed
             }
 
             fn into_items(self) -> Vec<#item> {
-                self.#items
+                #owned
             }
         }
-    };
-    let stream_methods = quote! {
-        #pages_doc
-        pub fn pages(self) -> impl Stream<Item = Result<#response, Error>> + Send + 'static {
-            let walk = paging::Walk {
-                method: #wire_name,
-                first_page: self.#page_field.unwrap_or(#first_page),
-                beyond_last: #beyond_last,
-                concurrency: self.session.page_concurrency(),
-                max_pages: paging::MAX_PAGES,
-            };
-            paging::pages(walk, move |page| self.clone().#page_field(page).send())
-        }
-
-        #items_doc
-        pub fn items(self) -> impl Stream<Item = Result<#item, Error>> + Send + 'static {
-            paging::items(self.pages())
-        }
-    };
-    (stream_methods, page_impl)
-}
-
-fn element_name(ty: &TypeRef) -> String {
-    match ty {
-        TypeRef::Record(name) | TypeRef::Enum(name) => name.clone(),
-        other => format!("{other:?}"),
     }
-}
-
-fn param_type(module: &mut Module<'_>, param: &Param) -> TokenStream {
-    module.type_tokens(rust_type::param_type(param))
 }
 
 /// A setter's doc: the spec's text, then the rules.
@@ -393,7 +387,7 @@ fn param_doc(param: &Param) -> String {
 fn option_literal(value: Option<i64>) -> TokenStream {
     match value {
         Some(value) => {
-            let value = proc_macro2::Literal::i64_unsuffixed(value);
+            let value = Literal::i64_unsuffixed(value);
             quote! { Some(#value) }
         }
         None => quote! { None },

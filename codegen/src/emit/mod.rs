@@ -12,9 +12,10 @@ mod service;
 use std::collections::BTreeSet;
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::quote;
+use quote::{ToTokens, quote};
 
-use crate::ir::Api;
+use crate::ir::{Api, Inconsistency};
+use crate::rust_type::{Import, RustTy};
 
 /// The command that regenerates the client; generated headers and stale-check messages name it.
 pub const REGENERATE_COMMAND: &str = "cargo xtask codegen";
@@ -28,20 +29,29 @@ pub struct GeneratedFile {
     pub contents: String,
 }
 
-/// Emitted code failed to parse as Rust: a bug in the generator, never in the spec.
+/// Generation failed: a bug in the generator or in what built the [`Api`], never in the spec
+/// (a spec with a mistake is refused by `resolve`).
 #[derive(Debug, thiserror::Error)]
-#[error(
-    "generated code for {file} is not valid Rust ({source}); this is a bug in marketplace-codegen"
-)]
-pub struct EmitError {
-    /// The file being generated.
-    pub file: String,
-    /// What syn reported.
-    pub source: syn::Error,
+pub enum EmitError {
+    /// Emitted code failed to parse as Rust.
+    #[error(
+        "generated code for {file} is not valid Rust ({source}); this is a bug in marketplace-codegen"
+    )]
+    InvalidRust {
+        /// The file being generated.
+        file: String,
+        /// What syn reported.
+        source: syn::Error,
+    },
+    /// The `Api` breaks an invariant (see [`Api::check`]), so nothing was generated.
+    #[error("the API is inconsistent, so nothing was generated: {0}")]
+    Inconsistent(#[from] Inconsistency),
 }
 
-/// Generates every file of the client's generated module, in a fixed order.
+/// Generates every file of the client's generated module, in a fixed order. An `Api` that
+/// breaks an invariant of [`Api::check`] is refused before anything is emitted.
 pub fn generate(api: &Api) -> Result<Vec<GeneratedFile>, EmitError> {
+    api.check()?;
     let mut files = Vec::new();
     let mut exports = Vec::new();
     for (index, spec_file) in api.files.iter().enumerate() {
@@ -121,7 +131,7 @@ fn mod_file(api: &Api, exports: &[(String, Vec<String>)]) -> Result<GeneratedFil
 /// person would: a blank line between items (imports stay together) and between the members
 /// of an `impl` or `mod`.
 fn format_file(path: &str, source: &str, tokens: TokenStream) -> Result<String, EmitError> {
-    let mut file: syn::File = syn::parse2(tokens).map_err(|source| EmitError {
+    let mut file: syn::File = syn::parse2(tokens).map_err(|source| EmitError::InvalidRust {
         file: path.to_owned(),
         source,
     })?;
@@ -189,9 +199,15 @@ pub(crate) enum Use {
     Wire,
     Session,
     Error,
-    Query,
+    /// `Client`, `ClientBuilder`, `ConsumerCredentials`, `Service`, `OAuthService`.
+    Client,
+    /// The runtime's error code, of which `ErrorCode` is the typed view.
+    RawErrorCode,
+    /// `DataMethod`, `Query` and `Request`.
+    Request,
+    /// `PagedMethod`.
+    PagedMethod,
     Paging,
-    Stream,
     /// An item of another generated module.
     Sibling(String, String),
 }
@@ -215,44 +231,25 @@ impl<'a> Module<'a> {
         self.exports.push(name.to_owned());
     }
 
-    /// The identifier for a record or enum named `name`, importing it when it lives elsewhere.
-    pub(crate) fn item(&mut self, name: &str) -> Ident {
-        let file = self
-            .api
-            .records
-            .iter()
-            .map(|r| (&r.name, r.file))
-            .chain(self.api.enums.iter().map(|e| (&e.name, e.file)))
-            .find(|(n, _)| *n == name)
-            .map(|(_, file)| file);
-        if let Some(file) = file.filter(|file| *file != self.file) {
-            let module = self.api.files[file].module.clone();
-            self.uses.insert(Use::Sibling(module, name.to_owned()));
-        }
-        ident(name)
-    }
-
-    /// Tokens for a Rust type written as text by [`crate::rust_type`], importing every runtime
-    /// type and generated item it names.
-    pub(crate) fn type_tokens(&mut self, text: &str) -> TokenStream {
-        for word in text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_') {
-            match word {
-                "Date" => self.uses(Use::Date),
-                "Timestamp" => self.uses(Use::Timestamp),
-                "Decimal" => self.uses(Use::Decimal),
-                "DayOrInstant" => self.uses(Use::DayOrInstant),
-                _ if word.starts_with(|c: char| c.is_ascii_uppercase())
-                    && !matches!(word, "Vec" | "Option" | "String") =>
-                {
-                    self.item(word);
+    /// The tokens of `ty`, importing what it names: runtime and library types, and generated
+    /// items of other modules.
+    pub(crate) fn ty(&mut self, ty: &RustTy) -> TokenStream {
+        for import in ty.imports() {
+            let used = match import {
+                Import::Decimal => Use::Decimal,
+                Import::Date => Use::Date,
+                Import::Timestamp => Use::Timestamp,
+                Import::DayOrInstant => Use::DayOrInstant,
+                Import::Item { module, name } => {
+                    if module == self.api.files[self.file].module {
+                        continue;
+                    }
+                    Use::Sibling(module, name)
                 }
-                _ => {}
-            }
+            };
+            self.uses(used);
         }
-        // The text comes from rust_type, which only writes valid type syntax.
-        syn::parse_str::<syn::Type>(text)
-            .map(|ty| quote! { #ty })
-            .unwrap_or_else(|error| error.to_compile_error())
+        ty.to_token_stream()
     }
 
     fn imports(&self) -> TokenStream {
@@ -270,36 +267,54 @@ impl<'a> Module<'a> {
         if has(Use::Decimal) {
             tokens.extend(quote! { use rust_decimal::Decimal; });
         }
-        let serde: Vec<Ident> = [
-            (Use::Deserialize, "Deserialize"),
-            (Use::Deserializer, "Deserializer"),
-            (Use::Serialize, "Serialize"),
-            (Use::Serializer, "Serializer"),
-        ]
-        .into_iter()
-        .filter(|(u, _)| self.uses.contains(u))
-        .map(|(_, name)| ident(name))
-        .collect();
-        if !serde.is_empty() {
-            tokens.extend(quote! { use serde::{#(#serde),*}; });
-        }
-        if has(Use::Stream) {
-            tokens.extend(quote! { use futures::Stream; });
-        }
-        let client: Vec<Ident> = [(Use::Error, "Error"), (Use::Session, "Session")]
-            .into_iter()
-            .filter(|(u, _)| self.uses.contains(u))
-            .map(|(_, name)| ident(name))
-            .collect();
-        if !client.is_empty() {
-            tokens.extend(quote! { use crate::{#(#client),*}; });
-        }
+        // `use path::{A, B};` with the names this module uses, or nothing.
+        let group = |tokens: &mut TokenStream, path: TokenStream, names: &[(Use, &str)]| {
+            let used: Vec<Ident> = names
+                .iter()
+                .filter(|(u, _)| self.uses.contains(u))
+                .map(|(_, name)| ident(name))
+                .collect();
+            if !used.is_empty() {
+                tokens.extend(quote! { use #path::{#(#used),*}; });
+            }
+        };
+        group(
+            &mut tokens,
+            quote! { serde },
+            &[
+                (Use::Deserialize, "Deserialize"),
+                (Use::Deserializer, "Deserializer"),
+                (Use::Serialize, "Serialize"),
+                (Use::Serializer, "Serializer"),
+            ],
+        );
+        group(
+            &mut tokens,
+            quote! { crate },
+            &[
+                (Use::Client, "Client"),
+                (Use::Client, "ClientBuilder"),
+                (Use::Client, "ConsumerCredentials"),
+                (Use::Error, "Error"),
+                (Use::Client, "OAuthService"),
+                (Use::RawErrorCode, "RawErrorCode"),
+                (Use::Client, "Service"),
+                (Use::Session, "Session"),
+            ],
+        );
         if has(Use::Paging) {
             tokens.extend(quote! { use crate::paging; });
         }
-        if has(Use::Query) {
-            tokens.extend(quote! { use crate::query::Query; });
-        }
+        group(
+            &mut tokens,
+            quote! { crate::request },
+            &[
+                (Use::Request, "DataMethod"),
+                (Use::PagedMethod, "PagedMethod"),
+                (Use::Request, "Query"),
+                (Use::Request, "Request"),
+            ],
+        );
         if has(Use::DayOrInstant) {
             tokens.extend(quote! { use crate::wire::DayOrInstant; });
         }
@@ -371,8 +386,8 @@ pub(crate) fn narrowed_note(narrowed: Option<&str>) -> String {
 }
 
 /// "`a`", "`a` and `b`", "`a`, `b` and `c`".
-pub(crate) fn code_list(items: &[String]) -> String {
-    let ticked: Vec<String> = items.iter().map(|i| format!("`{i}`")).collect();
+pub(crate) fn code_list(items: &[impl AsRef<str>]) -> String {
+    let ticked: Vec<String> = items.iter().map(|i| format!("`{}`", i.as_ref())).collect();
     match ticked.split_last() {
         None => String::new(),
         Some((last, [])) => last.clone(),

@@ -4,9 +4,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{Module, Use, code_list, doc, ident, narrowed_note, paragraphs};
-use crate::ir::{Encoding, Field, FieldEncoding, Presence, Record, Scalar, TypeRef};
+use crate::ir::{Encoding, Field, FieldEncoding, Presence, Record};
 use crate::naming::serde_camel_case;
-use crate::rust_type::{self, Decoder};
+use crate::rust_type;
 
 pub(super) fn emit(module: &mut Module<'_>, record: &Record) -> TokenStream {
     module.export(&record.name);
@@ -64,13 +64,9 @@ pub(super) fn emit(module: &mut Module<'_>, record: &Record) -> TokenStream {
 
 fn emit_field(module: &mut Module<'_>, field: &Field, rename: bool) -> TokenStream {
     let name = ident(&field.rust_name);
-    let (value_type, decoder) = rust_type(module, field);
+    let ty = module.ty(&rust_type::field_type(module.api, field));
+    let decoder = rust_type::decoder(field);
     let optional = field.is_optional();
-    let ty = if optional {
-        quote! { Option<#value_type> }
-    } else {
-        value_type
-    };
 
     let mut args = Vec::new();
     // With a custom decoder serde no longer treats a missing Option as None by itself.
@@ -96,14 +92,6 @@ fn emit_field(module: &mut Module<'_>, field: &Field, rename: bool) -> TokenStre
         #serde
         pub #name: #ty,
     }
-}
-
-/// The Rust type of the value (before any `Option`) and the decoder it needs, if any.
-fn rust_type(module: &mut Module<'_>, field: &Field) -> (TokenStream, Option<Decoder>) {
-    (
-        module.type_tokens(&rust_type::value_type(field)),
-        rust_type::decoder(field),
-    )
 }
 
 /// The field's doc: the spec text, then what the wire does with it.
@@ -145,17 +133,17 @@ fn field_doc(field: &Field) -> String {
     paragraphs(notes)
 }
 
-/// "On the wire: ..." where the wire form is not the plain JSON form of the Rust type.
+/// "On the wire: ..." where the wire form is not the plain JSON form of the Rust type (the
+/// encoding table says which is).
 fn encoding_note(field: &Field) -> String {
-    let plain = |encoding: Encoding| match field.ty {
-        TypeRef::Scalar(Scalar::String) => encoding == Encoding::String,
-        TypeRef::Scalar(Scalar::Boolean) => true,
-        TypeRef::Scalar(Scalar::Date) => false,
-        TypeRef::Scalar(_) => encoding == Encoding::Number,
-        TypeRef::List(_) => encoding == Encoding::Array,
-        TypeRef::Record(_) | TypeRef::Enum(_) => true,
+    let plain = |encoding: Encoding| {
+        field
+            .ty
+            .kind()
+            .is_some_and(|kind| encoding.is_plain_for(kind))
     };
     match &field.encoding {
+        FieldEncoding::Itself => String::new(),
         FieldEncoding::Uniform(encoding) if plain(*encoding) => String::new(),
         FieldEncoding::Uniform(encoding) => format!("On the wire: {}.", encoding.describe()),
         FieldEncoding::PerMethod(per_method) => {

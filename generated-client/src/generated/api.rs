@@ -8,14 +8,14 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use crate::{
+    Client, ClientBuilder, ConsumerCredentials, Error, OAuthService, RawErrorCode,
+    Service,
+};
 use crate::wire;
 
-/// Path prefix of the data methods of the Freelance Marketplace Developer API: `{base_url}/api/<group>/<method>`.
-pub const DATA_PATH: &str = "/api";
-
-/// The `apiVersion` every response envelope carries.
-pub const API_VERSION: i64 = 1i64;
-
+/// The Freelance Marketplace Developer API, as the spec describes it: data methods at `{base_url}/api/<group>/<method>`, envelopes of `apiVersion` 1. [`Client::builder`] hands it to every client.
+///
 /// Three-legged OAuth 1.0 as in RFC 5849. Methods of the groups Manage, Workroom and Pay are
 /// tied to a user's account and need that user's login through OAuth; they act with limited
 /// access granted by the user, without exposing the user's credentials. Use of these methods
@@ -46,68 +46,40 @@ pub const API_VERSION: i64 = 1i64;
 ///   or POST parameters. A parameter whose name is misspelled is ignored by the service and
 ///   therefore changes the computed signature.
 /// - Access to an object depends on the calling user's permission.
-pub mod oauth {
-    /// Obtain a request token. Requires `oauth_consumer_key`, `oauth_nonce`, `oauth_token`
-    /// (sent blank), `oauth_timestamp`, `oauth_signature_method` (must be HMAC-SHA1) and
-    /// `oauth_signature` (per RFC 5849 section 3.4.2); `oauth_callback` (optional) is a URI
-    /// of any scheme to call after authorization; `oauth_version` is optional (default and
-    /// only valid value 1.0). Signed with the consumer secret and an empty token secret.
-    /// The response body holds name/value pairs: `oauth_token` (the request token),
-    /// `oauth_token_secret` and `oauth_callback_confirmed` (always true).
-    ///
-    /// `POST /oauth/getRequestToken`
-    ///
-    /// Responds with `oauth_token`, `oauth_token_secret` and `oauth_callback_confirmed`.
-    pub const REQUEST_TOKEN_PATH: &str = "/oauth/getRequestToken";
+///
+/// The OAuth endpoints:
+/// - `POST /oauth/getRequestToken`: Obtain a request token. Requires `oauth_consumer_key`, `oauth_nonce`, `oauth_token` (sent blank), `oauth_timestamp`, `oauth_signature_method` (must be HMAC-SHA1) and `oauth_signature` (per RFC 5849 section 3.4.2); `oauth_callback` (optional) is a URI of any scheme to call after authorization; `oauth_version` is optional (default and only valid value 1.0). Signed with the consumer secret and an empty token secret. The response body holds name/value pairs: `oauth_token` (the request token), `oauth_token_secret` and `oauth_callback_confirmed` (always true). Responds with `oauth_token`, `oauth_token_secret` and `oauth_callback_confirmed`.
+/// - `GET /oauth/authorizeToken`: User authorization (browser redirect). Query parameter `oauth_token` (required; the request token). The user authenticates and grants or denies access. When access is granted and `oauth_callback` was given, the callback receives the query parameters `oauth_token` and `oauth_verifier`; without `oauth_callback`, a page shows the verifier for manual entry. When access is denied, the callback is not used and the request token stays unauthorized.
+/// - `POST /oauth/getAccessToken`: Exchange an authorized request token for an access token. Requires `oauth_consumer_key`, `oauth_nonce`, `oauth_token` (the request token), `oauth_timestamp`, `oauth_signature_method` (HMAC-SHA1), `oauth_signature` and `oauth_verifier` (the verification code from the callback); `oauth_version` is optional. Signed with the consumer secret and the request token secret. The request token is discarded. The response body holds name/value pairs: `oauth_token` (the access token) and `oauth_token_secret`. The access token expires six hours after being granted at most. Responds with `oauth_token` and `oauth_token_secret`.
+/// - `POST /oauth/revokeToken`: Expire an access token immediately. Requires `oauth_consumer_key`, `oauth_nonce`, `oauth_token` (the access token), `oauth_timestamp`, `oauth_signature_method` (HMAC-SHA1) and `oauth_signature`; `oauth_version` is optional. The response body is not shown in the reference.
+pub const SERVICE: Service = Service {
+    name: "Freelance Marketplace Developer API",
+    data_path: "/api",
+    api_version: 1i64,
+    authentication_errors: &["E_API_AUTH_SIGNATURE_MISMATCH"],
+    oauth: OAuthService {
+        request_token_path: "/oauth/getRequestToken",
+        authorize_path: "/oauth/authorizeToken",
+        access_token_path: "/oauth/getAccessToken",
+        revoke_path: "/oauth/revokeToken",
+        signature_method: "HMAC-SHA1",
+        version: "1.0",
+        https_required: true,
+        token_lifetime: std::time::Duration::from_secs(21600u64),
+    },
+};
 
-    /// User authorization (browser redirect). Query parameter `oauth_token` (required; the
-    /// request token). The user authenticates and grants or denies access. When access is
-    /// granted and `oauth_callback` was given, the callback receives the query parameters
-    /// `oauth_token` and `oauth_verifier`; without `oauth_callback`, a page shows the
-    /// verifier for manual entry. When access is denied, the callback is not used and the
-    /// request token stays unauthorized.
-    ///
-    /// `GET /oauth/authorizeToken`
-    pub const AUTHORIZE_PATH: &str = "/oauth/authorizeToken";
-
-    /// Exchange an authorized request token for an access token. Requires
-    /// `oauth_consumer_key`, `oauth_nonce`, `oauth_token` (the request token),
-    /// `oauth_timestamp`, `oauth_signature_method` (HMAC-SHA1), `oauth_signature` and
-    /// `oauth_verifier` (the verification code from the callback); `oauth_version` is
-    /// optional. Signed with the consumer secret and the request token secret. The request
-    /// token is discarded. The response body holds name/value pairs: `oauth_token` (the
-    /// access token) and `oauth_token_secret`. The access token expires six hours after
-    /// being granted at most.
-    ///
-    /// `POST /oauth/getAccessToken`
-    ///
-    /// Responds with `oauth_token` and `oauth_token_secret`.
-    pub const ACCESS_TOKEN_PATH: &str = "/oauth/getAccessToken";
-
-    /// Expire an access token immediately. Requires `oauth_consumer_key`, `oauth_nonce`,
-    /// `oauth_token` (the access token), `oauth_timestamp`, `oauth_signature_method`
-    /// (HMAC-SHA1) and `oauth_signature`; `oauth_version` is optional. The response body is
-    /// not shown in the reference.
-    ///
-    /// `POST /oauth/revokeToken`
-    pub const REVOKE_PATH: &str = "/oauth/revokeToken";
-
-    /// The only accepted `oauth_signature_method`.
-    pub const SIGNATURE_METHOD: &str = "HMAC-SHA1";
-
-    /// The only accepted `oauth_version`.
-    pub const VERSION: &str = "1.0";
-
-    /// Whether the OAuth endpoints must be called over HTTPS.
-    pub const HTTPS_REQUIRED: bool = true;
-
-    /// The longest an access token lives after it is granted.
-    pub const TOKEN_LIFETIME: std::time::Duration = std::time::Duration::from_secs(
-        21600u64,
-    );
+impl Client {
+    /// A client of the Freelance Marketplace Developer API at `base_url` (e.g. `https://marketplace.example`), for the application with these credentials.
+    pub fn builder(
+        base_url: impl Into<String>,
+        consumer: ConsumerCredentials,
+    ) -> ClientBuilder {
+        ClientBuilder::new(&SERVICE, base_url, consumer)
+    }
 }
 
-/// An error code of the service. The reference documents these; the list of codes shared by all methods is not shown, so others may occur.
+/// An error code of the service: the typed view of the [`RawErrorCode`] an error carries (`ErrorCode::of(&error)`). The reference documents these; the list of codes shared by all methods is not shown, so others may occur.
 ///
 /// Open: a value the reference does not name is kept in [`Self::Other`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -209,6 +181,31 @@ impl Serialize for ErrorCode {
 impl<'de> Deserialize<'de> for ErrorCode {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         wire::deserialize_enum(deserializer)
+    }
+}
+
+impl ErrorCode {
+    /// The service's error code in `error`, typed; `None` when it sent none.
+    pub fn of(error: &Error) -> Option<ErrorCode> {
+        error.code().map(ErrorCode::from)
+    }
+}
+
+impl From<&RawErrorCode> for ErrorCode {
+    fn from(code: &RawErrorCode) -> Self {
+        Self::from(code.as_str())
+    }
+}
+
+impl PartialEq<ErrorCode> for RawErrorCode {
+    fn eq(&self, other: &ErrorCode) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<RawErrorCode> for ErrorCode {
+    fn eq(&self, other: &RawErrorCode) -> bool {
+        self.as_str() == other.as_str()
     }
 }
 

@@ -5,10 +5,9 @@
 
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use futures::Stream;
 use crate::{Error, Session};
 use crate::paging;
-use crate::query::Query;
+use crate::request::{DataMethod, PagedMethod, Query, Request};
 use crate::wire;
 use super::api::ScreenData;
 
@@ -114,9 +113,9 @@ pub struct ProviderList {
     ///
     /// `None` when absent. Present only when bidId is given.
     pub job_name: Option<String>,
-    /// Total number of providers.
+    /// Total number of providers (the reference says "integer; may arrive as a string").
     ///
-    /// On the wire: a JSON string.
+    /// On the wire: a JSON string or number.
     #[serde(with = "wire::lenient")]
     pub total_results: u64,
     /// Number of pages.
@@ -242,32 +241,32 @@ impl Session {
     /// `GET /api/manage/getMyProviders`
     ///
     /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
-    pub fn get_my_providers(&self) -> GetMyProviders {
-        GetMyProviders {
-            session: self.clone(),
-            bid_id: None,
-            rpp: None,
-            page: None,
-            options: Default::default(),
-        }
+    pub fn get_my_providers(&self) -> Request<GetMyProviders> {
+        Request::new(
+            self,
+            GetMyProviders {
+                bid_id: None,
+                rpp: None,
+                page: None,
+            },
+        )
     }
 }
 
-/// A `manage/getMyProviders` request: set its options, then [`send`](Self::send) it, or stream its [`pages`](Self::pages) or [`items`](Self::items).
+/// The parameters of a `manage/getMyProviders` call. [`Session::get_my_providers`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it, or stream its [`pages`](Request::pages) or [`items`](Request::items).
+///
+/// Paged by `page` (streams start at page 1 unless it is set) and `rpp`. The response gives the page count (`totalPages`), so a stream fetches the pages after the first ahead, up to that count.
 #[derive(Clone, Debug)]
-#[must_use = "a request does nothing until it is sent"]
 pub struct GetMyProviders {
-    session: Session,
     bid_id: Option<u64>,
     rpp: Option<u64>,
     page: Option<u64>,
-    options: crate::CallOptions,
 }
 
-impl GetMyProviders {
+impl Request<GetMyProviders> {
     /// `bidId`: Only the provider of that Workroom is returned.
     pub fn bid_id(mut self, bid_id: u64) -> Self {
-        self.bid_id = Some(bid_id);
+        self.method.bid_id = Some(bid_id);
         self
     }
 
@@ -275,7 +274,7 @@ impl GetMyProviders {
     ///
     /// Default 20. At least 1. At most 25, the documented cap: a larger value is refused before sending.
     pub fn rpp(mut self, rpp: u64) -> Self {
-        self.rpp = Some(rpp);
+        self.method.rpp = Some(rpp);
         self
     }
 
@@ -283,64 +282,38 @@ impl GetMyProviders {
     ///
     /// Default 1. At least 1.
     pub fn page(mut self, page: u64) -> Self {
-        self.page = Some(page);
+        self.method.page = Some(page);
         self
     }
+}
 
-    /// Overrides the client's timeout, deadline or retry policy, or adds headers, for this call and, when streamed, for each page's call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
-    pub fn customize(
-        mut self,
-        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
-    ) -> Self {
-        self.options = customize(self.options);
-        self
-    }
+impl DataMethod for GetMyProviders {
+    type Response = ProviderList;
 
-    /// Sends the request. Arguments are checked first: an invalid one fails without a
-    /// request.
-    pub async fn send(self) -> Result<ProviderList, Error> {
-        Ok(self.send_with_metadata().await?.data)
-    }
+    const NAME: &'static str = "manage/getMyProviders";
 
-    /// Sends the request like [`send`](Self::send), and returns the data with the
-    /// response's metadata: status, headers, the envelope's `api` and `apiVersion`,
-    /// attempts (see [`ResponseMeta`](crate::ResponseMeta)).
-    pub async fn send_with_metadata(
-        self,
-    ) -> Result<crate::Response<ProviderList>, Error> {
-        let mut query = Query::new("manage/getMyProviders");
+    const PATH: &'static str = "/api/manage/getMyProviders";
+
+    fn query(&self) -> Result<Query, Error> {
+        let mut query = Query::new(Self::NAME);
         query.id("bidId", self.bid_id)?;
         query.number("rpp", self.rpp, Some(1), Some(25))?;
         query.number("page", self.page, Some(1), None)?;
-        self.session
-            .get(
-                "manage/getMyProviders",
-                "/api/manage/getMyProviders",
-                query.pairs(),
-                &self.options,
-            )
-            .await
+        Ok(query)
+    }
+}
+
+impl PagedMethod for GetMyProviders {
+    const FIRST_PAGE: u64 = 1;
+
+    const BEYOND_LAST: paging::BeyondLast = paging::BeyondLast::AboveTotal;
+
+    fn page(&self) -> Option<u64> {
+        self.page
     }
 
-    /// Every page from [`page`](Self::page) (default 1) on, in order. Once the first page gives the page count, the following pages are fetched ahead (see `ClientBuilder::page_concurrency`), up to that count. The stream ends there, at the first empty page, or at the first error.
-    ///
-    /// At most [`paging::MAX_PAGES`](crate::paging::MAX_PAGES) pages are requested. A service that sends the same items for two pages in a row, or pages beyond that bound, ends the stream with [`Error::Paging`](crate::Error::Paging) after the pages before.
-    pub fn pages(
-        self,
-    ) -> impl Stream<Item = Result<ProviderList, Error>> + Send + 'static {
-        let walk = paging::Walk {
-            method: "manage/getMyProviders",
-            first_page: self.page.unwrap_or(1),
-            beyond_last: paging::BeyondLast::AboveTotal,
-            concurrency: self.session.page_concurrency(),
-            max_pages: paging::MAX_PAGES,
-        };
-        paging::pages(walk, move |page| self.clone().page(page).send())
-    }
-
-    /// Every `Agent` of every page, in order (see [`pages`](Self::pages)).
-    pub fn items(self) -> impl Stream<Item = Result<Agent, Error>> + Send + 'static {
-        paging::items(self.pages())
+    fn set_page(&mut self, page: u64) {
+        self.page = Some(page);
     }
 }
 

@@ -6,8 +6,8 @@
 pub(crate) mod api;
 
 pub use api::{
-    DATA_PATH, API_VERSION, ErrorCode, UserType, BidStatus, ReportStatus, ProjectStatus,
-    Bid, BidBuilder, ScreenData, ScreenDataBuilder,
+    SERVICE, ErrorCode, UserType, BidStatus, ReportStatus, ProjectStatus, Bid,
+    BidBuilder, ScreenData, ScreenDataBuilder,
 };
 
 pub(crate) mod manage;

@@ -8,10 +8,9 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use futures::Stream;
 use crate::{Error, Session};
 use crate::paging;
-use crate::query::Query;
+use crate::request::{DataMethod, PagedMethod, Query, Request};
 use crate::wire::DayOrInstant;
 use crate::wire;
 use super::api::{Bid, ProjectStatus, ReportStatus, UserType};
@@ -3527,34 +3526,34 @@ impl Session {
     /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
     ///
     /// Arguments: `bid_id`: Workroom.
-    pub fn get_timesheets_for_bid(&self, bid_id: u64) -> GetTimesheetsForBid {
-        GetTimesheetsForBid {
-            session: self.clone(),
-            bid_id,
-            rpp: None,
-            page: None,
-            options: Default::default(),
-        }
+    pub fn get_timesheets_for_bid(&self, bid_id: u64) -> Request<GetTimesheetsForBid> {
+        Request::new(
+            self,
+            GetTimesheetsForBid {
+                bid_id,
+                rpp: None,
+                page: None,
+            },
+        )
     }
 }
 
-/// A `pay/getTimesheetsForBid` request: set its options, then [`send`](Self::send) it, or stream its [`pages`](Self::pages) or [`items`](Self::items).
+/// The parameters of a `pay/getTimesheetsForBid` call. [`Session::get_timesheets_for_bid`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it, or stream its [`pages`](Request::pages) or [`items`](Request::items).
+///
+/// Paged by `page` (streams start at page 1 unless it is set) and `rpp`. The response gives the page count (`totalPages`), so a stream fetches the pages after the first ahead, up to that count.
 #[derive(Clone, Debug)]
-#[must_use = "a request does nothing until it is sent"]
 pub struct GetTimesheetsForBid {
-    session: Session,
     bid_id: u64,
     rpp: Option<u64>,
     page: Option<u64>,
-    options: crate::CallOptions,
 }
 
-impl GetTimesheetsForBid {
+impl Request<GetTimesheetsForBid> {
     /// `rpp`: Results per page; the service answers a larger value with the cap.
     ///
     /// Default 10. At least 1. At most 25, the documented cap: a larger value is refused before sending.
     pub fn rpp(mut self, rpp: u64) -> Self {
-        self.rpp = Some(rpp);
+        self.method.rpp = Some(rpp);
         self
     }
 
@@ -3562,64 +3561,38 @@ impl GetTimesheetsForBid {
     ///
     /// Default 1. At least 1.
     pub fn page(mut self, page: u64) -> Self {
-        self.page = Some(page);
+        self.method.page = Some(page);
         self
     }
+}
 
-    /// Overrides the client's timeout, deadline or retry policy, or adds headers, for this call and, when streamed, for each page's call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
-    pub fn customize(
-        mut self,
-        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
-    ) -> Self {
-        self.options = customize(self.options);
-        self
-    }
+impl DataMethod for GetTimesheetsForBid {
+    type Response = TimesheetList;
 
-    /// Sends the request. Arguments are checked first: an invalid one fails without a
-    /// request.
-    pub async fn send(self) -> Result<TimesheetList, Error> {
-        Ok(self.send_with_metadata().await?.data)
-    }
+    const NAME: &'static str = "pay/getTimesheetsForBid";
 
-    /// Sends the request like [`send`](Self::send), and returns the data with the
-    /// response's metadata: status, headers, the envelope's `api` and `apiVersion`,
-    /// attempts (see [`ResponseMeta`](crate::ResponseMeta)).
-    pub async fn send_with_metadata(
-        self,
-    ) -> Result<crate::Response<TimesheetList>, Error> {
-        let mut query = Query::new("pay/getTimesheetsForBid");
+    const PATH: &'static str = "/api/pay/getTimesheetsForBid";
+
+    fn query(&self) -> Result<Query, Error> {
+        let mut query = Query::new(Self::NAME);
         query.id("bidId", Some(self.bid_id))?;
         query.number("rpp", self.rpp, Some(1), Some(25))?;
         query.number("page", self.page, Some(1), None)?;
-        self.session
-            .get(
-                "pay/getTimesheetsForBid",
-                "/api/pay/getTimesheetsForBid",
-                query.pairs(),
-                &self.options,
-            )
-            .await
+        Ok(query)
+    }
+}
+
+impl PagedMethod for GetTimesheetsForBid {
+    const FIRST_PAGE: u64 = 1;
+
+    const BEYOND_LAST: paging::BeyondLast = paging::BeyondLast::AboveTotal;
+
+    fn page(&self) -> Option<u64> {
+        self.page
     }
 
-    /// Every page from [`page`](Self::page) (default 1) on, in order. Once the first page gives the page count, the following pages are fetched ahead (see `ClientBuilder::page_concurrency`), up to that count. The stream ends there, at the first empty page, or at the first error.
-    ///
-    /// At most [`paging::MAX_PAGES`](crate::paging::MAX_PAGES) pages are requested. A service that sends the same items for two pages in a row, or pages beyond that bound, ends the stream with [`Error::Paging`](crate::Error::Paging) after the pages before.
-    pub fn pages(
-        self,
-    ) -> impl Stream<Item = Result<TimesheetList, Error>> + Send + 'static {
-        let walk = paging::Walk {
-            method: "pay/getTimesheetsForBid",
-            first_page: self.page.unwrap_or(1),
-            beyond_last: paging::BeyondLast::AboveTotal,
-            concurrency: self.session.page_concurrency(),
-            max_pages: paging::MAX_PAGES,
-        };
-        paging::pages(walk, move |page| self.clone().page(page).send())
-    }
-
-    /// Every `Timesheet` of every page, in order (see [`pages`](Self::pages)).
-    pub fn items(self) -> impl Stream<Item = Result<Timesheet, Error>> + Send + 'static {
-        paging::items(self.pages())
+    fn set_page(&mut self, page: u64) {
+        self.page = Some(page);
     }
 }
 
@@ -3647,34 +3620,37 @@ impl Session {
     /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
     ///
     /// Arguments: `bid_id`: Workroom.
-    pub fn get_status_reports_for_bid(&self, bid_id: u64) -> GetStatusReportsForBid {
-        GetStatusReportsForBid {
-            session: self.clone(),
-            bid_id,
-            rpp: None,
-            page: None,
-            options: Default::default(),
-        }
+    pub fn get_status_reports_for_bid(
+        &self,
+        bid_id: u64,
+    ) -> Request<GetStatusReportsForBid> {
+        Request::new(
+            self,
+            GetStatusReportsForBid {
+                bid_id,
+                rpp: None,
+                page: None,
+            },
+        )
     }
 }
 
-/// A `pay/getStatusReportsForBid` request: set its options, then [`send`](Self::send) it, or stream its [`pages`](Self::pages) or [`items`](Self::items).
+/// The parameters of a `pay/getStatusReportsForBid` call. [`Session::get_status_reports_for_bid`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it, or stream its [`pages`](Request::pages) or [`items`](Request::items).
+///
+/// Paged by `page` (streams start at page 1 unless it is set) and `rpp`. The response gives the page count (`totalPages`), so a stream fetches the pages after the first ahead, up to that count.
 #[derive(Clone, Debug)]
-#[must_use = "a request does nothing until it is sent"]
 pub struct GetStatusReportsForBid {
-    session: Session,
     bid_id: u64,
     rpp: Option<u64>,
     page: Option<u64>,
-    options: crate::CallOptions,
 }
 
-impl GetStatusReportsForBid {
+impl Request<GetStatusReportsForBid> {
     /// `rpp`: Results per page; the service answers a larger value with the cap.
     ///
     /// Default 10. At least 1. At most 25, the documented cap: a larger value is refused before sending.
     pub fn rpp(mut self, rpp: u64) -> Self {
-        self.rpp = Some(rpp);
+        self.method.rpp = Some(rpp);
         self
     }
 
@@ -3682,66 +3658,38 @@ impl GetStatusReportsForBid {
     ///
     /// Default 1. At least 1.
     pub fn page(mut self, page: u64) -> Self {
-        self.page = Some(page);
+        self.method.page = Some(page);
         self
     }
+}
 
-    /// Overrides the client's timeout, deadline or retry policy, or adds headers, for this call and, when streamed, for each page's call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
-    pub fn customize(
-        mut self,
-        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
-    ) -> Self {
-        self.options = customize(self.options);
-        self
-    }
+impl DataMethod for GetStatusReportsForBid {
+    type Response = StatusReportList;
 
-    /// Sends the request. Arguments are checked first: an invalid one fails without a
-    /// request.
-    pub async fn send(self) -> Result<StatusReportList, Error> {
-        Ok(self.send_with_metadata().await?.data)
-    }
+    const NAME: &'static str = "pay/getStatusReportsForBid";
 
-    /// Sends the request like [`send`](Self::send), and returns the data with the
-    /// response's metadata: status, headers, the envelope's `api` and `apiVersion`,
-    /// attempts (see [`ResponseMeta`](crate::ResponseMeta)).
-    pub async fn send_with_metadata(
-        self,
-    ) -> Result<crate::Response<StatusReportList>, Error> {
-        let mut query = Query::new("pay/getStatusReportsForBid");
+    const PATH: &'static str = "/api/pay/getStatusReportsForBid";
+
+    fn query(&self) -> Result<Query, Error> {
+        let mut query = Query::new(Self::NAME);
         query.id("bidId", Some(self.bid_id))?;
         query.number("rpp", self.rpp, Some(1), Some(25))?;
         query.number("page", self.page, Some(1), None)?;
-        self.session
-            .get(
-                "pay/getStatusReportsForBid",
-                "/api/pay/getStatusReportsForBid",
-                query.pairs(),
-                &self.options,
-            )
-            .await
+        Ok(query)
+    }
+}
+
+impl PagedMethod for GetStatusReportsForBid {
+    const FIRST_PAGE: u64 = 1;
+
+    const BEYOND_LAST: paging::BeyondLast = paging::BeyondLast::AboveTotal;
+
+    fn page(&self) -> Option<u64> {
+        self.page
     }
 
-    /// Every page from [`page`](Self::page) (default 1) on, in order. Once the first page gives the page count, the following pages are fetched ahead (see `ClientBuilder::page_concurrency`), up to that count. The stream ends there, at the first empty page, or at the first error.
-    ///
-    /// At most [`paging::MAX_PAGES`](crate::paging::MAX_PAGES) pages are requested. A service that sends the same items for two pages in a row, or pages beyond that bound, ends the stream with [`Error::Paging`](crate::Error::Paging) after the pages before.
-    pub fn pages(
-        self,
-    ) -> impl Stream<Item = Result<StatusReportList, Error>> + Send + 'static {
-        let walk = paging::Walk {
-            method: "pay/getStatusReportsForBid",
-            first_page: self.page.unwrap_or(1),
-            beyond_last: paging::BeyondLast::AboveTotal,
-            concurrency: self.session.page_concurrency(),
-            max_pages: paging::MAX_PAGES,
-        };
-        paging::pages(walk, move |page| self.clone().page(page).send())
-    }
-
-    /// Every `StatusReport` of every page, in order (see [`pages`](Self::pages)).
-    pub fn items(
-        self,
-    ) -> impl Stream<Item = Result<StatusReport, Error>> + Send + 'static {
-        paging::items(self.pages())
+    fn set_page(&mut self, page: u64) {
+        self.page = Some(page);
     }
 }
 
@@ -3769,13 +3717,14 @@ impl Session {
     /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID_BIDID` and `E_VALIDATION_INVALID_ID`.
     ///
     /// Selects by `id`: Timesheet ID. The service needs at least one of `id` and `bidId`; add another with its setter.
-    pub fn get_timesheet_by_id(&self, id: u64) -> GetTimesheet {
-        GetTimesheet {
-            session: self.clone(),
-            id: Some(id),
-            bid_id: None,
-            options: Default::default(),
-        }
+    pub fn get_timesheet_by_id(&self, id: u64) -> Request<GetTimesheet> {
+        Request::new(
+            self,
+            GetTimesheet {
+                id: Some(id),
+                bid_id: None,
+            },
+        )
     }
 
     /// One hourly timesheet with its work items.
@@ -3785,71 +3734,50 @@ impl Session {
     /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID_BIDID` and `E_VALIDATION_INVALID_ID`.
     ///
     /// Selects by `bidId`: Workroom. Without id, the current (most recent) timesheet of the awarded project is returned. The service needs at least one of `id` and `bidId`; add another with its setter.
-    pub fn get_timesheet_by_bid_id(&self, bid_id: u64) -> GetTimesheet {
-        GetTimesheet {
-            session: self.clone(),
-            id: None,
-            bid_id: Some(bid_id),
-            options: Default::default(),
-        }
+    pub fn get_timesheet_by_bid_id(&self, bid_id: u64) -> Request<GetTimesheet> {
+        Request::new(
+            self,
+            GetTimesheet {
+                id: None,
+                bid_id: Some(bid_id),
+            },
+        )
     }
 }
 
-/// A `pay/getTimesheet` request: set its options, then [`send`](Self::send) it.
+/// The parameters of a `pay/getTimesheet` call. [`Session::get_timesheet_by_id`] or [`Session::get_timesheet_by_bid_id`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
 #[derive(Clone, Debug)]
-#[must_use = "a request does nothing until it is sent"]
 pub struct GetTimesheet {
-    session: Session,
     id: Option<u64>,
     bid_id: Option<u64>,
-    options: crate::CallOptions,
 }
 
-impl GetTimesheet {
+impl Request<GetTimesheet> {
     /// `id`: Timesheet ID.
     pub fn id(mut self, id: u64) -> Self {
-        self.id = Some(id);
+        self.method.id = Some(id);
         self
     }
 
     /// `bidId`: Workroom. Without id, the current (most recent) timesheet of the awarded project is returned.
     pub fn bid_id(mut self, bid_id: u64) -> Self {
-        self.bid_id = Some(bid_id);
+        self.method.bid_id = Some(bid_id);
         self
     }
+}
 
-    /// Overrides the client's timeout, deadline or retry policy, or adds headers, for this call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
-    pub fn customize(
-        mut self,
-        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
-    ) -> Self {
-        self.options = customize(self.options);
-        self
-    }
+impl DataMethod for GetTimesheet {
+    type Response = TimesheetDetails;
 
-    /// Sends the request. Arguments are checked first: an invalid one fails without a
-    /// request.
-    pub async fn send(self) -> Result<TimesheetDetails, Error> {
-        Ok(self.send_with_metadata().await?.data)
-    }
+    const NAME: &'static str = "pay/getTimesheet";
 
-    /// Sends the request like [`send`](Self::send), and returns the data with the
-    /// response's metadata: status, headers, the envelope's `api` and `apiVersion`,
-    /// attempts (see [`ResponseMeta`](crate::ResponseMeta)).
-    pub async fn send_with_metadata(
-        self,
-    ) -> Result<crate::Response<TimesheetDetails>, Error> {
-        let mut query = Query::new("pay/getTimesheet");
+    const PATH: &'static str = "/api/pay/getTimesheet";
+
+    fn query(&self) -> Result<Query, Error> {
+        let mut query = Query::new(Self::NAME);
         query.id("id", self.id)?;
         query.id("bidId", self.bid_id)?;
-        self.session
-            .get(
-                "pay/getTimesheet",
-                "/api/pay/getTimesheet",
-                query.pairs(),
-                &self.options,
-            )
-            .await
+        Ok(query)
     }
 }
 
@@ -3861,13 +3789,14 @@ impl Session {
     /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID_BIDID` and `E_VALIDATION_INVALID_ID`.
     ///
     /// Selects by `id`: Status report ID. The service needs at least one of `id` and `bidId`; add another with its setter.
-    pub fn get_status_report_by_id(&self, id: u64) -> GetStatusReport {
-        GetStatusReport {
-            session: self.clone(),
-            id: Some(id),
-            bid_id: None,
-            options: Default::default(),
-        }
+    pub fn get_status_report_by_id(&self, id: u64) -> Request<GetStatusReport> {
+        Request::new(
+            self,
+            GetStatusReport {
+                id: Some(id),
+                bid_id: None,
+            },
+        )
     }
 
     /// One fixed-price status report.
@@ -3877,71 +3806,50 @@ impl Session {
     /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID_BIDID` and `E_VALIDATION_INVALID_ID`.
     ///
     /// Selects by `bidId`: Workroom. Without id, the current report is returned, which may be an unstored draft (its id is `None`). The service needs at least one of `id` and `bidId`; add another with its setter.
-    pub fn get_status_report_by_bid_id(&self, bid_id: u64) -> GetStatusReport {
-        GetStatusReport {
-            session: self.clone(),
-            id: None,
-            bid_id: Some(bid_id),
-            options: Default::default(),
-        }
+    pub fn get_status_report_by_bid_id(&self, bid_id: u64) -> Request<GetStatusReport> {
+        Request::new(
+            self,
+            GetStatusReport {
+                id: None,
+                bid_id: Some(bid_id),
+            },
+        )
     }
 }
 
-/// A `pay/getStatusReport` request: set its options, then [`send`](Self::send) it.
+/// The parameters of a `pay/getStatusReport` call. [`Session::get_status_report_by_id`] or [`Session::get_status_report_by_bid_id`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
 #[derive(Clone, Debug)]
-#[must_use = "a request does nothing until it is sent"]
 pub struct GetStatusReport {
-    session: Session,
     id: Option<u64>,
     bid_id: Option<u64>,
-    options: crate::CallOptions,
 }
 
-impl GetStatusReport {
+impl Request<GetStatusReport> {
     /// `id`: Status report ID.
     pub fn id(mut self, id: u64) -> Self {
-        self.id = Some(id);
+        self.method.id = Some(id);
         self
     }
 
     /// `bidId`: Workroom. Without id, the current report is returned, which may be an unstored draft (its id is `None`).
     pub fn bid_id(mut self, bid_id: u64) -> Self {
-        self.bid_id = Some(bid_id);
+        self.method.bid_id = Some(bid_id);
         self
     }
+}
 
-    /// Overrides the client's timeout, deadline or retry policy, or adds headers, for this call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
-    pub fn customize(
-        mut self,
-        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
-    ) -> Self {
-        self.options = customize(self.options);
-        self
-    }
+impl DataMethod for GetStatusReport {
+    type Response = StatusReportDetails;
 
-    /// Sends the request. Arguments are checked first: an invalid one fails without a
-    /// request.
-    pub async fn send(self) -> Result<StatusReportDetails, Error> {
-        Ok(self.send_with_metadata().await?.data)
-    }
+    const NAME: &'static str = "pay/getStatusReport";
 
-    /// Sends the request like [`send`](Self::send), and returns the data with the
-    /// response's metadata: status, headers, the envelope's `api` and `apiVersion`,
-    /// attempts (see [`ResponseMeta`](crate::ResponseMeta)).
-    pub async fn send_with_metadata(
-        self,
-    ) -> Result<crate::Response<StatusReportDetails>, Error> {
-        let mut query = Query::new("pay/getStatusReport");
+    const PATH: &'static str = "/api/pay/getStatusReport";
+
+    fn query(&self) -> Result<Query, Error> {
+        let mut query = Query::new(Self::NAME);
         query.id("id", self.id)?;
         query.id("bidId", self.bid_id)?;
-        self.session
-            .get(
-                "pay/getStatusReport",
-                "/api/pay/getStatusReport",
-                query.pairs(),
-                &self.options,
-            )
-            .await
+        Ok(query)
     }
 }
 
@@ -3955,51 +3863,28 @@ impl Session {
     /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
     ///
     /// Arguments: `id`: Invoice ID, taken from TimesheetData.invoiceId or from an element of StatusReportData.invoiceIds.
-    pub fn get_billing(&self, id: u64) -> GetBilling {
-        GetBilling {
-            session: self.clone(),
-            id,
-            options: Default::default(),
-        }
+    pub fn get_billing(&self, id: u64) -> Request<GetBilling> {
+        Request::new(self, GetBilling { id })
     }
 }
 
-/// A `pay/getBilling` request: set its options, then [`send`](Self::send) it.
+/// The parameters of a `pay/getBilling` call. [`Session::get_billing`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
 #[derive(Clone, Debug)]
-#[must_use = "a request does nothing until it is sent"]
 pub struct GetBilling {
-    session: Session,
     id: u64,
-    options: crate::CallOptions,
 }
 
-impl GetBilling {
-    /// Overrides the client's timeout, deadline or retry policy, or adds headers, for this call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
-    pub fn customize(
-        mut self,
-        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
-    ) -> Self {
-        self.options = customize(self.options);
-        self
-    }
+impl DataMethod for GetBilling {
+    type Response = BillingDetails;
 
-    /// Sends the request. Arguments are checked first: an invalid one fails without a
-    /// request.
-    pub async fn send(self) -> Result<BillingDetails, Error> {
-        Ok(self.send_with_metadata().await?.data)
-    }
+    const NAME: &'static str = "pay/getBilling";
 
-    /// Sends the request like [`send`](Self::send), and returns the data with the
-    /// response's metadata: status, headers, the envelope's `api` and `apiVersion`,
-    /// attempts (see [`ResponseMeta`](crate::ResponseMeta)).
-    pub async fn send_with_metadata(
-        self,
-    ) -> Result<crate::Response<BillingDetails>, Error> {
-        let mut query = Query::new("pay/getBilling");
+    const PATH: &'static str = "/api/pay/getBilling";
+
+    fn query(&self) -> Result<Query, Error> {
+        let mut query = Query::new(Self::NAME);
         query.id("id", Some(self.id))?;
-        self.session
-            .get("pay/getBilling", "/api/pay/getBilling", query.pairs(), &self.options)
-            .await
+        Ok(query)
     }
 }
 
@@ -4011,51 +3896,28 @@ impl Session {
     /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
     ///
     /// Arguments: `id`: Invoice ID.
-    pub fn get_invoice(&self, id: u64) -> GetInvoice {
-        GetInvoice {
-            session: self.clone(),
-            id,
-            options: Default::default(),
-        }
+    pub fn get_invoice(&self, id: u64) -> Request<GetInvoice> {
+        Request::new(self, GetInvoice { id })
     }
 }
 
-/// A `pay/getInvoice` request: set its options, then [`send`](Self::send) it.
+/// The parameters of a `pay/getInvoice` call. [`Session::get_invoice`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
 #[derive(Clone, Debug)]
-#[must_use = "a request does nothing until it is sent"]
 pub struct GetInvoice {
-    session: Session,
     id: u64,
-    options: crate::CallOptions,
 }
 
-impl GetInvoice {
-    /// Overrides the client's timeout, deadline or retry policy, or adds headers, for this call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
-    pub fn customize(
-        mut self,
-        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
-    ) -> Self {
-        self.options = customize(self.options);
-        self
-    }
+impl DataMethod for GetInvoice {
+    type Response = InvoiceSummary;
 
-    /// Sends the request. Arguments are checked first: an invalid one fails without a
-    /// request.
-    pub async fn send(self) -> Result<InvoiceSummary, Error> {
-        Ok(self.send_with_metadata().await?.data)
-    }
+    const NAME: &'static str = "pay/getInvoice";
 
-    /// Sends the request like [`send`](Self::send), and returns the data with the
-    /// response's metadata: status, headers, the envelope's `api` and `apiVersion`,
-    /// attempts (see [`ResponseMeta`](crate::ResponseMeta)).
-    pub async fn send_with_metadata(
-        self,
-    ) -> Result<crate::Response<InvoiceSummary>, Error> {
-        let mut query = Query::new("pay/getInvoice");
+    const PATH: &'static str = "/api/pay/getInvoice";
+
+    fn query(&self) -> Result<Query, Error> {
+        let mut query = Query::new(Self::NAME);
         query.id("id", Some(self.id))?;
-        self.session
-            .get("pay/getInvoice", "/api/pay/getInvoice", query.pairs(), &self.options)
-            .await
+        Ok(query)
     }
 }
 
@@ -4068,50 +3930,27 @@ impl Session {
     /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
     ///
     /// Arguments: `id`: Payment ID, taken from InvoiceData.paymentIds.
-    pub fn get_payment(&self, id: u64) -> GetPayment {
-        GetPayment {
-            session: self.clone(),
-            id,
-            options: Default::default(),
-        }
+    pub fn get_payment(&self, id: u64) -> Request<GetPayment> {
+        Request::new(self, GetPayment { id })
     }
 }
 
-/// A `pay/getPayment` request: set its options, then [`send`](Self::send) it.
+/// The parameters of a `pay/getPayment` call. [`Session::get_payment`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
 #[derive(Clone, Debug)]
-#[must_use = "a request does nothing until it is sent"]
 pub struct GetPayment {
-    session: Session,
     id: u64,
-    options: crate::CallOptions,
 }
 
-impl GetPayment {
-    /// Overrides the client's timeout, deadline or retry policy, or adds headers, for this call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
-    pub fn customize(
-        mut self,
-        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
-    ) -> Self {
-        self.options = customize(self.options);
-        self
-    }
+impl DataMethod for GetPayment {
+    type Response = PaymentDetails;
 
-    /// Sends the request. Arguments are checked first: an invalid one fails without a
-    /// request.
-    pub async fn send(self) -> Result<PaymentDetails, Error> {
-        Ok(self.send_with_metadata().await?.data)
-    }
+    const NAME: &'static str = "pay/getPayment";
 
-    /// Sends the request like [`send`](Self::send), and returns the data with the
-    /// response's metadata: status, headers, the envelope's `api` and `apiVersion`,
-    /// attempts (see [`ResponseMeta`](crate::ResponseMeta)).
-    pub async fn send_with_metadata(
-        self,
-    ) -> Result<crate::Response<PaymentDetails>, Error> {
-        let mut query = Query::new("pay/getPayment");
+    const PATH: &'static str = "/api/pay/getPayment";
+
+    fn query(&self) -> Result<Query, Error> {
+        let mut query = Query::new(Self::NAME);
         query.id("id", Some(self.id))?;
-        self.session
-            .get("pay/getPayment", "/api/pay/getPayment", query.pairs(), &self.options)
-            .await
+        Ok(query)
     }
 }

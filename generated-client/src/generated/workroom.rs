@@ -5,10 +5,9 @@
 
 use jiff::civil::Date;
 use serde::{Deserialize, Serialize};
-use futures::Stream;
 use crate::{Error, Session};
 use crate::paging;
-use crate::query::Query;
+use crate::request::{DataMethod, PagedMethod, Query, Request};
 use crate::wire;
 use super::api::{Bid, ScreenData};
 
@@ -228,38 +227,42 @@ impl Session {
     /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_API_NOT_AUTHORIZED`, `E_WORKROOM_INVALID_BID` and `E_WORKROOM_BID_ACCESS`.
     ///
     /// Arguments: `bid_id`: Winning bid of the project. `user_id`: User whose snapshots are requested.
-    pub fn get_workview_details(&self, bid_id: u64, user_id: u64) -> GetWorkviewDetails {
-        GetWorkviewDetails {
-            session: self.clone(),
-            bid_id,
-            user_id,
-            date: None,
-            rpp: None,
-            page: None,
-            options: Default::default(),
-        }
+    pub fn get_workview_details(
+        &self,
+        bid_id: u64,
+        user_id: u64,
+    ) -> Request<GetWorkviewDetails> {
+        Request::new(
+            self,
+            GetWorkviewDetails {
+                bid_id,
+                user_id,
+                date: None,
+                rpp: None,
+                page: None,
+            },
+        )
     }
 }
 
-/// A `workroom/getWorkviewDetails` request: set its options, then [`send`](Self::send) it, or stream its [`pages`](Self::pages) or [`items`](Self::items).
+/// The parameters of a `workroom/getWorkviewDetails` call. [`Session::get_workview_details`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it, or stream its [`pages`](Request::pages) or [`items`](Request::items).
+///
+/// Paged by `page` (streams start at page 1 unless it is set) and `rpp`. The response gives no page count, so a stream fetches pages one by one until an empty page: the end costs one more request.
 #[derive(Clone, Debug)]
-#[must_use = "a request does nothing until it is sent"]
 pub struct GetWorkviewDetails {
-    session: Session,
     bid_id: u64,
     user_id: u64,
     date: Option<Date>,
     rpp: Option<u64>,
     page: Option<u64>,
-    options: crate::CallOptions,
 }
 
-impl GetWorkviewDetails {
+impl Request<GetWorkviewDetails> {
     /// `date`: Day (DD-MON-YY); when omitted, the most recent data is returned and prevDate/nextDate are used to navigate.
     ///
     /// Sent as `DD-MON-YY`.
     pub fn date(mut self, date: Date) -> Self {
-        self.date = Some(date);
+        self.method.date = Some(date);
         self
     }
 
@@ -267,7 +270,7 @@ impl GetWorkviewDetails {
     ///
     /// Default 6. At least 1. At most 10, the documented cap: a larger value is refused before sending.
     pub fn rpp(mut self, rpp: u64) -> Self {
-        self.rpp = Some(rpp);
+        self.method.rpp = Some(rpp);
         self
     }
 
@@ -275,64 +278,40 @@ impl GetWorkviewDetails {
     ///
     /// Default 1. At least 1.
     pub fn page(mut self, page: u64) -> Self {
-        self.page = Some(page);
+        self.method.page = Some(page);
         self
     }
+}
 
-    /// Overrides the client's timeout, deadline or retry policy, or adds headers, for this call and, when streamed, for each page's call (see [`CallOptions`](crate::CallOptions)), e.g. `.customize(|options| options.deadline(Duration::from_secs(5)))`.
-    pub fn customize(
-        mut self,
-        customize: impl FnOnce(crate::CallOptions) -> crate::CallOptions,
-    ) -> Self {
-        self.options = customize(self.options);
-        self
-    }
+impl DataMethod for GetWorkviewDetails {
+    type Response = Workview;
 
-    /// Sends the request. Arguments are checked first: an invalid one fails without a
-    /// request.
-    pub async fn send(self) -> Result<Workview, Error> {
-        Ok(self.send_with_metadata().await?.data)
-    }
+    const NAME: &'static str = "workroom/getWorkviewDetails";
 
-    /// Sends the request like [`send`](Self::send), and returns the data with the
-    /// response's metadata: status, headers, the envelope's `api` and `apiVersion`,
-    /// attempts (see [`ResponseMeta`](crate::ResponseMeta)).
-    pub async fn send_with_metadata(self) -> Result<crate::Response<Workview>, Error> {
-        let mut query = Query::new("workroom/getWorkviewDetails");
+    const PATH: &'static str = "/api/workroom/getWorkviewDetails";
+
+    fn query(&self) -> Result<Query, Error> {
+        let mut query = Query::new(Self::NAME);
         query.id("bidId", Some(self.bid_id))?;
         query.id("userId", Some(self.user_id))?;
         query.date("date", self.date)?;
         query.number("rpp", self.rpp, Some(1), Some(10))?;
         query.number("page", self.page, Some(1), None)?;
-        self.session
-            .get(
-                "workroom/getWorkviewDetails",
-                "/api/workroom/getWorkviewDetails",
-                query.pairs(),
-                &self.options,
-            )
-            .await
+        Ok(query)
+    }
+}
+
+impl PagedMethod for GetWorkviewDetails {
+    const FIRST_PAGE: u64 = 1;
+
+    const BEYOND_LAST: paging::BeyondLast = paging::BeyondLast::AboveTotal;
+
+    fn page(&self) -> Option<u64> {
+        self.page
     }
 
-    /// Every page from [`page`](Self::page) (default 1) on, in order. The response gives no page count, so pages are fetched one by one until an empty page or the first error. A page with fewer items than `rpp` does not end the stream (the service's real cap may be lower than the documented one), so the end costs one more request: the empty page.
-    ///
-    /// At most [`paging::MAX_PAGES`](crate::paging::MAX_PAGES) pages are requested. A service that sends the same items for two pages in a row, or pages beyond that bound, ends the stream with [`Error::Paging`](crate::Error::Paging) after the pages before.
-    pub fn pages(self) -> impl Stream<Item = Result<Workview, Error>> + Send + 'static {
-        let walk = paging::Walk {
-            method: "workroom/getWorkviewDetails",
-            first_page: self.page.unwrap_or(1),
-            beyond_last: paging::BeyondLast::AboveTotal,
-            concurrency: self.session.page_concurrency(),
-            max_pages: paging::MAX_PAGES,
-        };
-        paging::pages(walk, move |page| self.clone().page(page).send())
-    }
-
-    /// Every `ScreenBucket` of every page, in order (see [`pages`](Self::pages)).
-    pub fn items(
-        self,
-    ) -> impl Stream<Item = Result<ScreenBucket, Error>> + Send + 'static {
-        paging::items(self.pages())
+    fn set_page(&mut self, page: u64) {
+        self.page = Some(page);
     }
 }
 

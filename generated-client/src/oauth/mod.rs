@@ -1,5 +1,6 @@
-//! OAuth 1.0a (RFC 5849, HMAC-SHA1): request signing, the three-legged flow's credentials, and
-//! the endpoint constants from the spec.
+//! OAuth 1.0a (RFC 5849, HMAC-SHA1): request signing and the three-legged flow's credentials.
+//! The endpoints and their rules come from the spec, in
+//! [`Service::oauth`](crate::Service::oauth).
 //!
 //! The flow itself is on [`Client`](crate::Client): [`request_token`](crate::Client::request_token),
 //! [`authorization_url`](crate::Client::authorization_url),
@@ -15,5 +16,4 @@ mod percent;
 pub mod signature;
 mod token;
 
-pub use crate::generated::api::oauth::*;
 pub use token::{AccessToken, RequestToken, Verifier};

@@ -1,9 +1,10 @@
 //! The credentials of the three-legged flow: request token, verifier, access token.
 
+use std::time::Duration;
+
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use crate::oauth::TOKEN_LIFETIME;
 use crate::secret::Secret;
 
 /// A temporary (request) token from `oauth/getRequestToken`, to be authorized by the user.
@@ -42,7 +43,9 @@ impl Verifier {
     }
 }
 
-/// An access token: acts for the user who approved the application, for at most six hours.
+/// An access token: acts for the user who approved the application, for at most the service's
+/// token lifetime (six hours), after which [`Session::expires_at`](crate::Session::expires_at)
+/// says it expired.
 ///
 /// Serialize it to persist a session and deserialize it to restore one; the grant time travels
 /// with it, so a restored token still knows when it expires.
@@ -78,17 +81,12 @@ impl AccessToken {
         self.granted_at
     }
 
-    /// When it expires: six hours after it was granted, the longest the service allows.
-    pub fn expires_at(&self) -> Timestamp {
-        let lifetime = SignedDuration::try_from(TOKEN_LIFETIME).unwrap_or(SignedDuration::ZERO);
+    /// When it expires if tokens live `lifetime` (the service's `token_lifetime`).
+    pub(crate) fn expires_after(&self, lifetime: Duration) -> Timestamp {
+        let lifetime = SignedDuration::try_from(lifetime).unwrap_or(SignedDuration::MAX);
         self.granted_at
             .checked_add(lifetime)
-            .unwrap_or(self.granted_at)
-    }
-
-    /// Whether it has expired at `now`.
-    pub fn is_expired_at(&self, now: Timestamp) -> bool {
-        now >= self.expires_at()
+            .unwrap_or(Timestamp::MAX)
     }
 }
 
@@ -97,17 +95,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn expires_six_hours_after_it_was_granted() {
+    fn expires_a_lifetime_after_it_was_granted() {
         let granted = Timestamp::from_second(1_768_000_000).unwrap();
         let token = AccessToken::new("t", "s", granted);
+        let six_hours = Duration::from_secs(6 * 3600);
         assert_eq!(
-            token.expires_at().as_second() - granted.as_second(),
+            token.expires_after(six_hours).as_second() - granted.as_second(),
             6 * 3600
         );
-        assert!(
-            !token.is_expired_at(Timestamp::from_second(1_768_000_000 + 6 * 3600 - 1).unwrap())
-        );
-        assert!(token.is_expired_at(Timestamp::from_second(1_768_000_000 + 6 * 3600).unwrap()));
+        assert_eq!(token.expires_after(Duration::MAX), Timestamp::MAX);
     }
 
     #[test]
@@ -120,7 +116,7 @@ mod tests {
         let saved = serde_json::to_string(&token).unwrap();
         let restored: AccessToken = serde_json::from_str(&saved).unwrap();
         assert_eq!(restored, token);
-        assert_eq!(restored.expires_at(), token.expires_at());
+        assert_eq!(restored.granted_at(), token.granted_at());
         assert!(!format!("{token:?}").contains("hunter2"));
     }
 

@@ -38,7 +38,7 @@ pub async fn workroom_timesheets(
         .await;
     match sheets {
         Ok(sheets) => Ok(Some(sheets)),
-        Err(error) if error.code() == Some(&ErrorCode::ValidationInvalidId) => Ok(None),
+        Err(error) if ErrorCode::of(&error) == Some(ErrorCode::ValidationInvalidId) => Ok(None),
         Err(error) => Err(error),
     }
 }

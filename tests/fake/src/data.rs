@@ -46,6 +46,34 @@ pub fn error_body(api: &str, code: &str, kind: &str, message: &str) -> Value {
     })
 }
 
+/// What answers one data method.
+type Answer = fn(&Call<'_>, Timestamp) -> Outcome;
+
+/// The data methods the fake serves, each with what answers it. The spec-fake conformance test
+/// (`tests/tests/spec_conformance.rs`) holds this list to the spec's methods.
+const METHODS: &[(&str, Answer)] = &[
+    ("pay/getTimesheetsForBid", |call, _| {
+        call.timesheets_for_bid()
+    }),
+    ("pay/getStatusReportsForBid", |call, _| {
+        call.status_reports_for_bid()
+    }),
+    ("pay/getTimesheet", |call, _| call.timesheet()),
+    ("pay/getStatusReport", |call, _| call.status_report()),
+    ("pay/getBilling", |call, _| call.billing()),
+    ("pay/getInvoice", |call, _| call.invoice()),
+    ("pay/getPayment", |call, _| call.payment()),
+    ("manage/getMyProviders", |call, _| call.my_providers()),
+    ("workroom/getWorkviewDetails", |call, now| {
+        call.workview(now)
+    }),
+];
+
+/// The data methods the fake serves (`group/method`), in the reference's order.
+pub fn served_methods() -> impl Iterator<Item = &'static str> {
+    METHODS.iter().map(|(name, _)| *name)
+}
+
 /// Answers `method` (`pay/getTimesheet`, ..., the nine data methods of the reference) for
 /// `caller` (the user the access token acts for), given the decoded query parameters. `now` is
 /// the fake's clock; the seeded data is static, so it only picks the day of
@@ -64,17 +92,9 @@ pub fn respond(
         caller,
         params: &params,
     };
-    let outcome = match method {
-        "pay/getTimesheetsForBid" => call.timesheets_for_bid(),
-        "pay/getStatusReportsForBid" => call.status_reports_for_bid(),
-        "pay/getTimesheet" => call.timesheet(),
-        "pay/getStatusReport" => call.status_report(),
-        "pay/getBilling" => call.billing(),
-        "pay/getInvoice" => call.invoice(),
-        "pay/getPayment" => call.payment(),
-        "manage/getMyProviders" => call.my_providers(),
-        "workroom/getWorkviewDetails" => call.workview(now),
-        _ => Err(Failure {
+    let outcome = match METHODS.iter().find(|(name, _)| *name == method) {
+        Some((_, answer)) => answer(&call, now),
+        None => Err(Failure {
             status: 404,
             code: "E_API_UNKNOWN_METHOD",
             kind: "request",

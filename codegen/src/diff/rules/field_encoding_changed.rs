@@ -9,6 +9,7 @@ pub const RULE: Rule = Rule {
 
 pub fn check(cx: &mut Context<'_>) {
     let renames = cx.renames.clone();
+    let (base, head) = (cx.base.api, cx.head.api);
     super::check_fields(
         cx,
         RULE.id,
@@ -16,8 +17,8 @@ pub fn check(cx: &mut Context<'_>) {
         |sent, new| sent.encoding = new.encoding.clone(),
         |p| {
             let (old_type, new_type) = (
-                crate::rust_type::value_type(p.old),
-                crate::rust_type::value_type(p.new),
+                crate::rust_type::value_type(base, p.old),
+                crate::rust_type::value_type(head, p.new),
             );
             format!(
                 "{}.{}: sent as {} -> {}{}",

@@ -12,7 +12,10 @@ pub fn check(cx: &mut Context<'_>) {
     let pairs: Vec<(&Method, &Method)> = cx
         .methods
         .iter()
-        .filter(|p| cx.renames.get(&p.old.response).unwrap_or(&p.old.response) != &p.new.response)
+        .filter(|p| {
+            let old = p.old.response.as_str();
+            cx.renames.get(old).map_or(old, String::as_str) != p.new.response.as_str()
+        })
         .map(|p| (p.old, p.new))
         .collect();
     for (old, new) in pairs {

@@ -117,10 +117,12 @@ fn renamed(
     renames: &std::collections::BTreeMap<String, String>,
     ty: &crate::ir::TypeRef,
 ) -> crate::ir::TypeRef {
-    use crate::ir::TypeRef;
+    use crate::ir::{Id, TypeRef};
     match ty {
-        TypeRef::Record(name) => TypeRef::Record(renames.get(name).unwrap_or(name).clone()),
-        TypeRef::Enum(name) => TypeRef::Enum(renames.get(name).unwrap_or(name).clone()),
+        TypeRef::Record(id) => {
+            TypeRef::Record(renames.get(id.as_str()).map_or(id.clone(), Id::new))
+        }
+        TypeRef::Enum(id) => TypeRef::Enum(renames.get(id.as_str()).map_or(id.clone(), Id::new)),
         TypeRef::List(element) => TypeRef::List(Box::new(renamed(renames, element))),
         TypeRef::Scalar(_) => ty.clone(),
     }
@@ -140,8 +142,8 @@ fn check_type_change(cx: &mut context_alias::Context<'_>, rule: &'static str, ki
             sent.encoding = pair.new.encoding.clone();
             let wire = cx.field_breaks(&pair, &sent);
             let (old_type, new_type) = (
-                crate::rust_type::value_type(pair.old),
-                crate::rust_type::value_type(pair.new),
+                crate::rust_type::value_type(cx.base.api, pair.old),
+                crate::rust_type::value_type(cx.head.api, pair.new),
             );
             let sends = if wire {
                 "; old decoders refuse some values the new server sends"
@@ -159,21 +161,11 @@ fn check_type_change(cx: &mut context_alias::Context<'_>, rule: &'static str, ki
                     "{}.{}: {} -> {} ({old_type} -> {new_type}){sends}",
                     pair.new_record.name,
                     pair.new.rust_name,
-                    type_words(&pair.old.ty),
-                    type_words(&pair.new.ty),
+                    pair.old.ty.spec_name(),
+                    pair.new.ty.spec_name(),
                 ),
             );
         }
-    }
-}
-
-/// The spec's name of a type: `integer`, `list<Timesheet>`.
-fn type_words(ty: &crate::ir::TypeRef) -> String {
-    use crate::ir::TypeRef;
-    match ty {
-        TypeRef::Scalar(scalar) => scalar.spec_name().to_owned(),
-        TypeRef::List(element) => format!("list<{}>", type_words(element)),
-        TypeRef::Record(name) | TypeRef::Enum(name) => name.clone(),
     }
 }
 
@@ -310,7 +302,11 @@ fn became_nullable(pair: &prelude::FieldPair<'_>) -> bool {
 /// Whether a parameter is a constructor argument: required, and not one of the alternatives
 /// of `at_least_one_of` (each has a constructor of its own and a setter).
 fn required(method: &prelude::Method, param: &prelude::Param) -> bool {
-    param.required && !method.at_least_one_of.contains(&param.wire_name)
+    param.required
+        && !method
+            .at_least_one_of
+            .iter()
+            .any(|id| *id == param.wire_name)
 }
 
 use super::context as context_alias;

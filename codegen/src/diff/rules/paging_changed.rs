@@ -21,13 +21,9 @@ pub fn check(cx: &mut Context<'_>) {
             .method_claims(old)
             .into_iter()
             .filter_map(|claim| match claim {
-                Claim::Type(builder) => Some([
-                    Claim::Item(format!("{builder}::pages()")),
-                    Claim::Item(format!("{builder}::items()")),
-                ]),
+                Claim::Type(ty) => Some(Claim::Item(format!("impl PagedMethod for {ty}"))),
                 _ => None,
             })
-            .flatten()
             .collect();
         claims.push(Claim::Item(format!("impl Page for {}", old.response)));
         cx.push(

@@ -2,6 +2,16 @@
 //!
 //! Built by [`crate::resolve`] from the spec files; read by the emitters (and by any tool that
 //! compares two versions of the spec). Everything is in spec order, so output is deterministic.
+//! Items refer to each other by checked [`Id`]s; [`Api::check`] states every invariant the
+//! emitters rely on, and `generate` refuses an `Api` that breaks one.
+
+mod check;
+mod encoding;
+mod id;
+
+pub use check::Inconsistency;
+pub use encoding::{DateForm, ENCODINGS, Encoding, EncodingInfo, JsonForm, JsonKind, Kind, Reader};
+pub use id::Id;
 
 /// The whole API, merged from all spec files.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,6 +30,75 @@ pub struct Api {
     pub records: Vec<Record>,
     /// Data methods.
     pub methods: Vec<Method>,
+}
+
+impl Api {
+    /// The record `id` names. Every id of an `Api` from `resolve` names an item of it (see
+    /// [`Api::check`]); an id from elsewhere is a bug of the caller.
+    pub fn record(&self, id: &Id<Record>) -> &Record {
+        self.records
+            .iter()
+            .find(|record| record.name == *id)
+            .unwrap_or_else(|| panic!("{id:?} names no record of this Api (see Api::check)"))
+    }
+
+    /// The enum `id` names.
+    pub fn enumeration(&self, id: &Id<Enum>) -> &Enum {
+        self.enums
+            .iter()
+            .find(|e| e.name == *id)
+            .unwrap_or_else(|| panic!("{id:?} names no enum of this Api (see Api::check)"))
+    }
+
+    /// The module (spec file stem) that declares the record or enum `ty` names; `None` for
+    /// scalars and lists.
+    pub fn module_of(&self, ty: &TypeRef) -> Option<&str> {
+        let file = match ty {
+            TypeRef::Record(id) => self.record(id).file,
+            TypeRef::Enum(id) => self.enumeration(id).file,
+            TypeRef::Scalar(_) | TypeRef::List(_) => return None,
+        };
+        Some(&self.files[file].module)
+    }
+
+    /// The parts of a paged method: its page and size parameters and the response fields
+    /// with the items and the page count. `None` for a method that does not page.
+    pub fn paging_of<'a>(&'a self, method: &'a Method) -> Option<PagingParts<'a>> {
+        let paging = method.paging.as_ref()?;
+        let response = self.record(&method.response);
+        Some(PagingParts {
+            paging,
+            page: method.param(&paging.page_param),
+            size: method.param(&paging.size_param),
+            items: response.field(&paging.items),
+            total_pages: paging.total_pages.as_ref().map(|id| response.field(id)),
+        })
+    }
+}
+
+/// A paged method's paging, with its references followed.
+#[derive(Clone, Copy, Debug)]
+pub struct PagingParts<'a> {
+    /// The method's paging.
+    pub paging: &'a Paging,
+    /// The page-number parameter.
+    pub page: &'a Param,
+    /// The page-size parameter.
+    pub size: &'a Param,
+    /// The field holding the page's items.
+    pub items: &'a Field,
+    /// The field holding the page count.
+    pub total_pages: Option<&'a Field>,
+}
+
+impl PagingParts<'_> {
+    /// The type of one item of a page.
+    pub fn item_type(&self) -> &TypeRef {
+        match &self.items.ty {
+            TypeRef::List(element) => element,
+            other => panic!("paging items of type {other:?}: Api::check requires a list"),
+        }
+    }
 }
 
 /// One spec file and the module generated from it.
@@ -67,6 +146,12 @@ pub struct OAuth {
     pub file: usize,
 }
 
+impl OAuth {
+    /// The names of the endpoints, in order.
+    pub const ENDPOINTS: [&'static str; 4] =
+        ["request_token", "authorize", "access_token", "revoke"];
+}
+
 /// One OAuth endpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OAuthEndpoint {
@@ -94,7 +179,7 @@ pub struct ErrorCode {
     /// The reference's error type, e.g. `authentication`.
     pub kind: Option<String>,
     /// Methods that return it; `None` means every authenticated method.
-    pub methods: Option<Vec<String>>,
+    pub methods: Option<Vec<Id<Method>>>,
     /// Index of the declaring file.
     pub file: usize,
 }
@@ -139,7 +224,7 @@ pub struct Record {
     /// Fields in spec order.
     pub fields: Vec<Field>,
     /// The methods whose responses contain this record, in spec order.
-    pub delivered_by: Vec<String>,
+    pub delivered_by: Vec<Id<Method>>,
     /// Index of the declaring file.
     pub file: usize,
 }
@@ -166,10 +251,20 @@ pub struct Field {
     /// The reference's name for the field, when it is delivered under another name.
     pub documented_as: Option<String>,
     /// The reference's type for the field, when it is delivered with another type's fields.
-    pub documented_type: Option<String>,
+    pub documented_type: Option<Id<Record>>,
     /// Why the type is narrower than the reference's type for the field (a sentence quoting
     /// the reference's evidence), when it is.
     pub narrowed: Option<String>,
+}
+
+impl Record {
+    /// The field `id` names.
+    pub fn field(&self, id: &Id<Field>) -> &Field {
+        self.fields
+            .iter()
+            .find(|field| field.wire_name == *id)
+            .unwrap_or_else(|| panic!("{id:?} names no field of {} (see Api::check)", self.name))
+    }
 }
 
 impl Field {
@@ -192,10 +287,10 @@ pub enum TypeRef {
     Scalar(Scalar),
     /// A collection.
     List(Box<TypeRef>),
-    /// A record type, by name.
-    Record(String),
-    /// An enumeration, by name.
-    Enum(String),
+    /// A record type.
+    Record(Id<Record>),
+    /// An enumeration.
+    Enum(Id<Enum>),
 }
 
 impl TypeRef {
@@ -204,7 +299,17 @@ impl TypeRef {
         match self {
             TypeRef::Scalar(scalar) => scalar.spec_name().to_owned(),
             TypeRef::List(element) => format!("list<{}>", element.spec_name()),
-            TypeRef::Record(name) | TypeRef::Enum(name) => name.clone(),
+            TypeRef::Record(id) => id.to_string(),
+            TypeRef::Enum(id) => id.to_string(),
+        }
+    }
+
+    /// What declares its encodings: a scalar or a list; `None` for records and enums.
+    pub fn kind(&self) -> Option<Kind> {
+        match self {
+            TypeRef::Scalar(scalar) => Some(Kind::Scalar(*scalar)),
+            TypeRef::List(_) => Some(Kind::List),
+            TypeRef::Record(_) | TypeRef::Enum(_) => None,
         }
     }
 }
@@ -229,102 +334,116 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    /// Every scalar with its spec name.
-    pub const ALL: [(Scalar, &'static str); 7] = [
-        (Scalar::String, "string"),
-        (Scalar::Integer, "integer"),
-        (Scalar::Id, "id"),
-        (Scalar::Count, "count"),
-        (Scalar::Decimal, "decimal"),
-        (Scalar::Boolean, "boolean"),
-        (Scalar::Date, "date"),
+    /// Every scalar.
+    pub const ALL: [Scalar; 7] = [
+        Scalar::String,
+        Scalar::Integer,
+        Scalar::Id,
+        Scalar::Count,
+        Scalar::Decimal,
+        Scalar::Boolean,
+        Scalar::Date,
     ];
+
+    /// The scalar the spec calls `name`.
+    pub fn named(name: &str) -> Option<Scalar> {
+        Self::ALL
+            .into_iter()
+            .find(|scalar| scalar.spec_name() == name)
+    }
 
     /// The spec name.
     pub fn spec_name(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(scalar, _)| *scalar == self)
-            .map_or("", |(_, name)| name)
-    }
-}
-
-/// How a value is written on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Encoding {
-    /// A JSON number.
-    Number,
-    /// A JSON string.
-    String,
-    /// A JSON string or a JSON number (kept as text).
-    StringOrNumber,
-    /// A JSON boolean.
-    Boolean,
-    /// `DD-MON-YY` text.
-    Dmy,
-    /// Epoch seconds.
-    Epoch,
-    /// A JSON object keyed by index strings `"0"`, `"1"`, ...
-    IndexObject,
-    /// A JSON array.
-    Array,
-}
-
-impl Encoding {
-    /// Every encoding with its spec name.
-    pub const ALL: [(Encoding, &'static str); 8] = [
-        (Encoding::Number, "number"),
-        (Encoding::String, "string"),
-        (Encoding::StringOrNumber, "string_or_number"),
-        (Encoding::Boolean, "boolean"),
-        (Encoding::Dmy, "dmy"),
-        (Encoding::Epoch, "epoch"),
-        (Encoding::IndexObject, "index_object"),
-        (Encoding::Array, "array"),
-    ];
-
-    /// The spec name.
-    pub fn spec_name(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(encoding, _)| *encoding == self)
-            .map_or("", |(_, name)| name)
-    }
-
-    /// How the reference says it, for documentation.
-    pub fn describe(self) -> &'static str {
         match self {
-            Encoding::Number => "a JSON number",
-            Encoding::String => "a JSON string",
-            Encoding::StringOrNumber => "a JSON string or number",
-            Encoding::Boolean => "a JSON boolean",
-            Encoding::Dmy => "`DD-MON-YY` text",
-            Encoding::Epoch => "epoch seconds",
-            Encoding::IndexObject => "an object keyed \"0\", \"1\", ...",
-            Encoding::Array => "a JSON array",
+            Scalar::String => "string",
+            Scalar::Integer => "integer",
+            Scalar::Id => "id",
+            Scalar::Count => "count",
+            Scalar::Decimal => "decimal",
+            Scalar::Boolean => "boolean",
+            Scalar::Date => "date",
         }
     }
+
+    /// The decoder its values need whatever their encoding: serde's own for text (a `String`
+    /// refuses a number unless an encoding says otherwise), the runtime's lenient one for the
+    /// others (exact digits, every spelling).
+    pub fn reader(self) -> Reader {
+        match self {
+            Scalar::String => Reader::Serde,
+            Scalar::Integer
+            | Scalar::Id
+            | Scalar::Count
+            | Scalar::Decimal
+            | Scalar::Boolean
+            | Scalar::Date => Reader::Lenient,
+        }
+    }
+
+    /// A typical value, for encodings whose row gives no examples of its own: the text of a
+    /// JSON string, and of a JSON number (`-7`, `12.50`; for text, a number kept as its text).
+    pub fn example(self) -> ScalarExample {
+        let same = |text| ScalarExample { text, number: text };
+        match self {
+            Scalar::String => ScalarExample {
+                text: "week 3",
+                number: "12",
+            },
+            Scalar::Integer => same("-7"),
+            Scalar::Id | Scalar::Count => same("310001"),
+            Scalar::Decimal => same("12.50"),
+            Scalar::Boolean => same("1"),
+            Scalar::Date => same("1767571200"),
+        }
+    }
+}
+
+/// A typical value of a scalar, as JSON string text and as JSON number text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScalarExample {
+    /// As a JSON string.
+    pub text: &'static str,
+    /// As a JSON number.
+    pub number: &'static str,
 }
 
 /// The encodings of a field: one for all methods, or one per method.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FieldEncoding {
+    /// A record or an enum: written as itself (an object, a string), never declared.
+    Itself,
     /// The same in every response.
     Uniform(Encoding),
     /// Per method that delivers the field, in spec order.
-    PerMethod(Vec<(String, Encoding)>),
+    PerMethod(Vec<(Id<Method>, Encoding)>),
 }
 
 impl FieldEncoding {
     /// Every distinct encoding, sorted.
     pub fn distinct(&self) -> Vec<Encoding> {
         let mut encodings: Vec<Encoding> = match self {
+            FieldEncoding::Itself => Vec::new(),
             FieldEncoding::Uniform(encoding) => vec![*encoding],
             FieldEncoding::PerMethod(per_method) => per_method.iter().map(|(_, e)| *e).collect(),
         };
         encodings.sort();
         encodings.dedup();
         encodings
+    }
+
+    /// The encodings the field is sent with in `method`'s responses: the one declared for it,
+    /// or every one when the spec does not name the method.
+    pub fn in_method(&self, method: &str) -> Vec<Encoding> {
+        match self {
+            FieldEncoding::PerMethod(per_method) => {
+                match per_method.iter().find(|(m, _)| *m == method) {
+                    Some((_, encoding)) => vec![*encoding],
+                    None => self.distinct(),
+                }
+            }
+            FieldEncoding::Uniform(encoding) => vec![*encoding],
+            FieldEncoding::Itself => Vec::new(),
+        }
     }
 }
 
@@ -336,9 +455,9 @@ pub enum Presence {
     /// Sometimes; the sentence says when, if the spec gives one.
     Optional(Option<String>),
     /// Only in these methods' responses.
-    OnlyIn(Vec<String>),
+    OnlyIn(Vec<Id<Method>>),
     /// In every response but these methods'.
-    AbsentIn(Vec<String>),
+    AbsentIn(Vec<Id<Method>>),
 }
 
 /// A data method.
@@ -353,19 +472,34 @@ pub struct Method {
     /// Path below the base URL, e.g. `/api/pay/getTimesheet`.
     pub path: String,
     /// The record type of the envelope's `data`.
-    pub response: String,
+    pub response: Id<Record>,
     /// The envelope's `api` as delivered (the method name unless the spec says otherwise).
     pub delivered_api: String,
     /// Query parameters in spec order.
     pub params: Vec<Param>,
     /// Parameters of which at least one must be sent.
-    pub at_least_one_of: Vec<String>,
+    pub at_least_one_of: Vec<Id<Param>>,
     /// How the method pages, if it does.
     pub paging: Option<Paging>,
     /// Error codes it documents.
-    pub errors: Vec<String>,
+    pub errors: Vec<Id<ErrorCode>>,
     /// Index of the declaring file.
     pub file: usize,
+}
+
+impl Method {
+    /// The parameter `id` names.
+    pub fn param(&self, id: &Id<Param>) -> &Param {
+        self.params
+            .iter()
+            .find(|param| param.wire_name == *id)
+            .unwrap_or_else(|| {
+                panic!(
+                    "{id:?} names no parameter of {} (see Api::check)",
+                    self.name
+                )
+            })
+    }
 }
 
 /// A query parameter.
@@ -420,14 +554,14 @@ impl ParamType {
 /// How a paged method pages.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Paging {
-    /// The page-number parameter.
-    pub page_param: String,
-    /// The page-size parameter.
-    pub size_param: String,
-    /// The response field holding the page's items.
-    pub items: String,
-    /// The response field holding the page count, if the response has one.
-    pub total_pages: Option<String>,
+    /// The page-number parameter (a `count`).
+    pub page_param: Id<Param>,
+    /// The page-size parameter (a `count`).
+    pub size_param: Id<Param>,
+    /// The response field holding the page's items (a list).
+    pub items: Id<Field>,
+    /// The response field holding the page count (a `count`), if the response has one.
+    pub total_pages: Option<Id<Field>>,
     /// Which pages come back empty.
     pub beyond_last: BeyondLast,
 }

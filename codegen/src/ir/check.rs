@@ -1,0 +1,256 @@
+//! The invariants of an [`Api`]: what `resolve` guarantees and the emitters rely on.
+//!
+//! An `Api` from `resolve` always passes; one edited afterwards (its fields are public) may
+//! not, and `generate` refuses it with the first broken invariant instead of emitting less.
+
+use std::fmt;
+
+use super::{
+    Api, Encoding, Field, FieldEncoding, Id, Kind, Method, OAuth, ParamType, Presence, Record,
+    Scalar, TypeRef,
+};
+
+/// An invariant of the IR that does not hold: a bug in whatever built or edited the `Api`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inconsistency {
+    /// Where, as a spec path (`methods.pay/getTimesheet.paging.items`).
+    pub at: String,
+    /// Which invariant.
+    pub invariant: String,
+}
+
+impl fmt::Display for Inconsistency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.at, self.invariant)
+    }
+}
+
+impl std::error::Error for Inconsistency {}
+
+impl Api {
+    /// Checks every invariant the emitters rely on: each [`Id`] names an item of this `Api`,
+    /// each item's file exists, the OAuth section has its four endpoints, each field's encodings are ones its type may declare (a date's
+    /// carry a day or an instant), and a paged method's page and size parameters are counts,
+    /// its items a list and its page count a count.
+    pub fn check(&self) -> Result<(), Inconsistency> {
+        let checker = Checker { api: self };
+        checker.files()?;
+        for record in &self.records {
+            checker.record(record)?;
+        }
+        for method in &self.methods {
+            checker.method(method)?;
+        }
+        if let Some(oauth) = &self.oauth {
+            for name in OAuth::ENDPOINTS {
+                if !oauth.endpoints.iter().any(|e| e.name == name) {
+                    return broken("oauth.endpoints", format!("the endpoint {name} is missing"));
+                }
+            }
+        }
+        for error in &self.errors {
+            let at = format!("errors.{}", error.code);
+            for method in error.methods.iter().flatten() {
+                checker.method_exists(&at, method)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Checker<'a> {
+    api: &'a Api,
+}
+
+fn broken(at: &str, invariant: String) -> Result<(), Inconsistency> {
+    Err(Inconsistency {
+        at: at.to_owned(),
+        invariant,
+    })
+}
+
+impl Checker<'_> {
+    fn files(&self) -> Result<(), Inconsistency> {
+        let api = self.api;
+        let files = api.files.len();
+        let declared = (api
+            .records
+            .iter()
+            .map(|r| (r.file, format!("types.{}", r.name))))
+        .chain(
+            api.enums
+                .iter()
+                .map(|e| (e.file, format!("enums.{}", e.name))),
+        )
+        .chain(
+            api.methods
+                .iter()
+                .map(|m| (m.file, format!("methods.{}", m.name))),
+        )
+        .chain(
+            api.errors
+                .iter()
+                .map(|e| (e.file, format!("errors.{}", e.code))),
+        )
+        .chain(api.info.iter().map(|i| (i.file, "api".to_owned())))
+        .chain(api.oauth.iter().map(|o| (o.file, "oauth".to_owned())));
+        for (file, at) in declared {
+            if file >= files {
+                return broken(&at, format!("declared in file {file}, of {files}"));
+            }
+        }
+        Ok(())
+    }
+
+    fn method_exists(&self, at: &str, id: &Id<Method>) -> Result<(), Inconsistency> {
+        if self.api.methods.iter().any(|m| m.name == *id) {
+            Ok(())
+        } else {
+            broken(
+                at,
+                format!("refers to the method {id}, which is not in the Api"),
+            )
+        }
+    }
+
+    fn type_exists(&self, at: &str, ty: &TypeRef) -> Result<(), Inconsistency> {
+        let found = match ty {
+            TypeRef::Scalar(_) => true,
+            TypeRef::List(element) => return self.type_exists(at, element),
+            TypeRef::Record(id) => self.api.records.iter().any(|r| r.name == *id),
+            TypeRef::Enum(id) => self.api.enums.iter().any(|e| e.name == *id),
+        };
+        if found {
+            Ok(())
+        } else {
+            broken(
+                at,
+                format!(
+                    "refers to the type {}, which is not in the Api",
+                    ty.spec_name()
+                ),
+            )
+        }
+    }
+
+    fn record(&self, record: &Record) -> Result<(), Inconsistency> {
+        for method in &record.delivered_by {
+            self.method_exists(&format!("types.{}", record.name), method)?;
+        }
+        for field in &record.fields {
+            self.field(
+                &format!("types.{}.fields.{}", record.name, field.wire_name),
+                field,
+            )?;
+        }
+        Ok(())
+    }
+
+    fn field(&self, at: &str, field: &Field) -> Result<(), Inconsistency> {
+        self.type_exists(at, &field.ty)?;
+        if let Some(documented) = &field.documented_type {
+            self.type_exists(at, &TypeRef::Record(documented.clone()))?;
+        }
+        match &field.presence {
+            Presence::OnlyIn(methods) | Presence::AbsentIn(methods) => {
+                for method in methods {
+                    self.method_exists(at, method)?;
+                }
+            }
+            Presence::Always | Presence::Optional(_) => {}
+        }
+        let declared = match &field.encoding {
+            FieldEncoding::Itself => Vec::new(),
+            FieldEncoding::Uniform(encoding) => vec![*encoding],
+            FieldEncoding::PerMethod(per_method) => {
+                for (method, _) in per_method {
+                    self.method_exists(at, method)?;
+                }
+                per_method.iter().map(|(_, encoding)| *encoding).collect()
+            }
+        };
+        let Some(kind) = field.ty.kind() else {
+            if !declared.is_empty() {
+                return broken(at, "a record or enum field is written as itself".to_owned());
+            }
+            return Ok(());
+        };
+        if declared.is_empty() {
+            return broken(
+                at,
+                format!("a field of type {} needs an encoding", field.ty.spec_name()),
+            );
+        }
+        let allowed: Vec<Encoding> = Encoding::allowed_for(kind).collect();
+        for encoding in declared {
+            if !allowed.contains(&encoding) {
+                return broken(
+                    at,
+                    format!("{encoding} is not an encoding of {}", field.ty.spec_name()),
+                );
+            }
+            if kind == Kind::Scalar(Scalar::Date) && encoding.info().date.is_none() {
+                return broken(at, format!("{encoding} carries no date"));
+            }
+        }
+        Ok(())
+    }
+
+    fn method(&self, method: &Method) -> Result<(), Inconsistency> {
+        let at = format!("methods.{}", method.name);
+        self.type_exists(&at, &TypeRef::Record(method.response.clone()))?;
+        for code in &method.errors {
+            if !self.api.errors.iter().any(|e| e.code == *code) {
+                return broken(
+                    &at,
+                    format!("refers to the error code {code}, which is not in the Api"),
+                );
+            }
+        }
+        let has_param = |id: &Id<_>| method.params.iter().any(|p| p.wire_name == *id);
+        for param in &method.at_least_one_of {
+            if !has_param(param) {
+                return broken(
+                    &at,
+                    format!("at_least_one_of names {param}, not a parameter"),
+                );
+            }
+        }
+        let Some(paging) = &method.paging else {
+            return Ok(());
+        };
+        let at = format!("{at}.paging");
+        for param in [&paging.page_param, &paging.size_param] {
+            match method.params.iter().find(|p| p.wire_name == *param) {
+                Some(p) if p.ty == ParamType::Count => {}
+                Some(_) => return broken(&at, format!("the parameter {param} is not a count")),
+                None => return broken(&at, format!("{param} is not a parameter of the method")),
+            }
+        }
+        let response = self.api.record(&method.response);
+        let field = |id: &Id<Field>| response.fields.iter().find(|f| f.wire_name == *id);
+        match field(&paging.items).map(|f| &f.ty) {
+            Some(TypeRef::List(_)) => {}
+            Some(_) => {
+                return broken(
+                    &at,
+                    format!("the items field {} is not a list", paging.items),
+                );
+            }
+            None => {
+                return broken(
+                    &at,
+                    format!("{} is not a field of {}", paging.items, response.name),
+                );
+            }
+        }
+        if let Some(total) = &paging.total_pages {
+            match field(total).map(|f| &f.ty) {
+                Some(TypeRef::Scalar(Scalar::Count)) => {}
+                Some(_) => return broken(&at, format!("the page count {total} is not a count")),
+                None => return broken(&at, format!("{total} is not a field of {}", response.name)),
+            }
+        }
+        Ok(())
+    }
+}

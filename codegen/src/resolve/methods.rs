@@ -1,0 +1,336 @@
+//! The `methods` section: each data method, its parameters and how it pages.
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+
+use super::{Defined, Names, Resolver, at, is_method_name};
+use crate::diagnostic::{ErrorKind, did_you_mean};
+use crate::ir::{self, Id, Scalar, TypeRef};
+use crate::model;
+
+/// The record types by name, and the type of each of their fields.
+pub(super) struct Records<'a, 'd> {
+    pub(super) types: &'a IndexMap<&'d str, Defined<'d, model::TypeDef>>,
+    pub(super) field_types: &'a HashMap<&'d str, Vec<Option<TypeRef>>>,
+}
+
+impl Resolver<'_> {
+    pub(super) fn method(
+        &mut self,
+        m: &Defined<'_, model::MethodDef>,
+        names: &Names<'_>,
+        data_path: &str,
+        records: &Records<'_, '_>,
+    ) -> ir::Method {
+        let (file, name, def) = (m.file, m.name, m.def);
+        if !is_method_name(name) {
+            self.report(
+                ErrorKind::InvalidMethodName,
+                at(file, &["methods", name]),
+                format!("'{name}' is not of the form group/method (e.g. pay/getTimesheet)"),
+            );
+        }
+        let rust_name = self
+            .rust_name(file, &["methods", name], name, def.rust_name.as_deref())
+            .unwrap_or_default();
+        if !names.types.contains(def.response.as_str()) {
+            self.report(
+                ErrorKind::UnknownType,
+                at(file, &["methods", name]).key("response"),
+                format!(
+                    "unknown response type '{}'{}",
+                    def.response,
+                    did_you_mean(&def.response, names.types.iter().copied())
+                ),
+            );
+        }
+        if let Some(delivered) = def.delivered_api.as_deref().filter(|d| !is_method_name(d)) {
+            self.report(
+                ErrorKind::InvalidMethodName,
+                at(file, &["methods", name]).key("delivered_api"),
+                format!("'{delivered}' is not of the form group/method"),
+            );
+        }
+        let delivered_api = def.delivered_api.clone().unwrap_or_else(|| name.to_owned());
+        let params: Vec<ir::Param> = def
+            .params
+            .iter()
+            .filter_map(|(wire, param)| self.param(file, name, wire, param))
+            .collect();
+        let at_least_one_of = self.alternatives(m, &params);
+        let paging = def
+            .paging
+            .as_ref()
+            .and_then(|paging| self.paging(m, paging, &params, records));
+        for (i, code) in def.errors.iter().enumerate() {
+            if !names.errors.contains(code.as_str()) {
+                let index = i.to_string();
+                self.report(
+                    ErrorKind::UnknownErrorCode,
+                    at(file, &["methods", name, "errors", &index]),
+                    format!(
+                        "unknown error code '{code}'{}",
+                        did_you_mean(code, names.errors.iter().copied())
+                    ),
+                );
+            }
+        }
+        ir::Method {
+            name: name.to_owned(),
+            rust_name,
+            doc: def.doc.clone(),
+            path: format!("{data_path}/{name}"),
+            response: Id::new(def.response.as_str()),
+            delivered_api,
+            params,
+            at_least_one_of,
+            paging,
+            errors: def.errors.iter().map(Id::new).collect(),
+            file,
+        }
+    }
+
+    /// `at_least_one_of`: two or more optional parameters of the method.
+    fn alternatives(
+        &mut self,
+        m: &Defined<'_, model::MethodDef>,
+        params: &[ir::Param],
+    ) -> Vec<Id<ir::Param>> {
+        let (file, name, def) = (m.file, m.name, m.def);
+        let Some(alternatives) = &def.at_least_one_of else {
+            return Vec::new();
+        };
+        if alternatives.len() < 2 {
+            self.report(
+                ErrorKind::InvalidAlternatives,
+                at(file, &["methods", name]).key("at_least_one_of"),
+                "at_least_one_of needs two or more parameters",
+            );
+        }
+        for wanted in alternatives {
+            match params.iter().find(|p| p.wire_name == *wanted) {
+                None => self.report(
+                    ErrorKind::UnknownParameter,
+                    at(file, &["methods", name]).key("at_least_one_of"),
+                    format!(
+                        "unknown parameter '{wanted}'{}",
+                        did_you_mean(wanted, def.params.keys().map(String::as_str))
+                    ),
+                ),
+                Some(param) if param.required => self.report(
+                    ErrorKind::InvalidAlternatives,
+                    at(file, &["methods", name, "params", wanted]).key("required"),
+                    format!("'{wanted}' is in at_least_one_of and so cannot be required"),
+                ),
+                Some(_) => {}
+            }
+        }
+        alternatives.iter().map(Id::new).collect()
+    }
+
+    /// `paging`: count parameters for the page and its size, a list field of the response for
+    /// the items and a count field for the page count.
+    fn paging(
+        &mut self,
+        m: &Defined<'_, model::MethodDef>,
+        paging: &model::PagingDef,
+        params: &[ir::Param],
+        records: &Records<'_, '_>,
+    ) -> Option<ir::Paging> {
+        let (file, name, def) = (m.file, m.name, m.def);
+        let path = ["methods", name, "paging"];
+        let mut ok = true;
+        for (key, wanted) in [
+            ("page_param", &paging.page_param),
+            ("size_param", &paging.size_param),
+        ] {
+            match params.iter().find(|p| p.wire_name == *wanted) {
+                Some(param) if param.ty == ir::ParamType::Count => {}
+                Some(_) => {
+                    self.report(
+                        ErrorKind::InvalidPaging,
+                        at(file, &path).key(key),
+                        format!("'{wanted}' must be a count parameter"),
+                    );
+                    ok = false;
+                }
+                None => {
+                    self.report(
+                        ErrorKind::UnknownParameter,
+                        at(file, &path).key(key),
+                        format!(
+                            "unknown parameter '{wanted}'{}",
+                            did_you_mean(wanted, def.params.keys().map(String::as_str))
+                        ),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        if let Some(response) = records.types.get(def.response.as_str()) {
+            let fields: Vec<(&str, &Option<TypeRef>)> = response
+                .def
+                .fields
+                .keys()
+                .map(String::as_str)
+                .zip(records.field_types[response.name].iter())
+                .collect();
+            let wanted_fields = [
+                ("items", Some(&paging.items), "a list"),
+                ("total_pages", paging.total_pages.as_ref(), "a count"),
+            ];
+            for (key, wanted, kind) in wanted_fields {
+                let Some(wanted) = wanted else { continue };
+                let fits = |ty: &TypeRef| match key {
+                    "items" => matches!(ty, TypeRef::List(_)),
+                    _ => matches!(ty, TypeRef::Scalar(Scalar::Count)),
+                };
+                match fields.iter().find(|(wire, _)| *wire == wanted.as_str()) {
+                    Some((_, Some(ty))) if !fits(ty) => {
+                        self.report(
+                            ErrorKind::InvalidPaging,
+                            at(file, &path).key(key),
+                            format!("'{wanted}' of {} must be {kind}", def.response),
+                        );
+                        ok = false;
+                    }
+                    Some(_) => {}
+                    None => {
+                        self.report(
+                            ErrorKind::InvalidPaging,
+                            at(file, &path).key(key),
+                            format!(
+                                "{} has no field '{wanted}'{}",
+                                def.response,
+                                did_you_mean(wanted, fields.iter().map(|(wire, _)| *wire))
+                            ),
+                        );
+                        ok = false;
+                    }
+                }
+            }
+        }
+        let beyond_last = match paging.beyond_last.as_str() {
+            "above_total" => ir::BeyondLast::AboveTotal,
+            "at_or_above_total" => ir::BeyondLast::AtOrAboveTotal,
+            other => {
+                self.report(
+                    ErrorKind::InvalidPaging,
+                    at(file, &path).key("beyond_last"),
+                    format!(
+                        "unknown rule '{other}'{}; expected above_total or at_or_above_total",
+                        did_you_mean(other, ["above_total", "at_or_above_total"])
+                    ),
+                );
+                return None;
+            }
+        };
+        ok.then(|| ir::Paging {
+            page_param: Id::new(paging.page_param.as_str()),
+            size_param: Id::new(paging.size_param.as_str()),
+            items: Id::new(paging.items.as_str()),
+            total_pages: paging.total_pages.as_deref().map(Id::new),
+            beyond_last,
+        })
+    }
+
+    fn param(
+        &mut self,
+        file: usize,
+        method: &str,
+        wire: &str,
+        param: &model::ParamDef,
+    ) -> Option<ir::Param> {
+        let path = ["methods", method, "params", wire];
+        let ty = match param.ty.as_str() {
+            "integer" => ir::ParamType::Integer,
+            "count" => ir::ParamType::Count,
+            "id" => ir::ParamType::Id,
+            "date" => ir::ParamType::Date,
+            other => {
+                self.report(
+                    ErrorKind::UnknownParameterType,
+                    at(file, &path).key("type"),
+                    format!(
+                        "unknown parameter type '{other}'{}; expected integer, count, id or date",
+                        did_you_mean(other, ["integer", "count", "id", "date"])
+                    ),
+                );
+                return None;
+            }
+        };
+        let rust_name = self.rust_name(file, &path, wire, param.rust_name.as_deref())?;
+        self.check_bounds(file, &path, ty, param);
+        self.check_narrowed(file, &path, param.narrowed.as_deref());
+        Some(ir::Param {
+            wire_name: wire.to_owned(),
+            rust_name,
+            doc: param.doc.clone(),
+            ty,
+            required: param.required,
+            default: param.default,
+            min: param.min,
+            max: param.max,
+            narrowed: param.narrowed.clone(),
+        })
+    }
+
+    /// `default`, `min` and `max`: numeric parameters only, unsigned for counts and IDs, in
+    /// order, and no default for a required parameter.
+    fn check_bounds(
+        &mut self,
+        file: usize,
+        path: &[&str],
+        ty: ir::ParamType,
+        param: &model::ParamDef,
+    ) {
+        let numeric = ty != ir::ParamType::Date;
+        let unsigned = matches!(ty, ir::ParamType::Count | ir::ParamType::Id);
+        let report = |this: &mut Self, key: &str, message: String| {
+            this.report(ErrorKind::InvalidBounds, at(file, path).key(key), message);
+        };
+        for (key, value) in [
+            ("default", param.default),
+            ("min", param.min),
+            ("max", param.max),
+        ] {
+            if value.is_some() && !numeric {
+                report(
+                    self,
+                    key,
+                    format!("{key} applies to integer, count and id parameters only"),
+                );
+            } else if unsigned && value.is_some_and(|value| value < 0) {
+                report(
+                    self,
+                    key,
+                    format!("{key} cannot be negative: the parameter is unsigned"),
+                );
+            }
+        }
+        if let (Some(min), Some(max)) = (param.min, param.max) {
+            if min > max {
+                report(self, "min", format!("min {min} is above max {max}"));
+            }
+        }
+        if let Some(default) = param.default {
+            if param.min.is_some_and(|min| default < min)
+                || param.max.is_some_and(|max| default > max)
+            {
+                report(
+                    self,
+                    "default",
+                    format!("default {default} is outside min..max"),
+                );
+            }
+            if param.required {
+                report(
+                    self,
+                    "default",
+                    "a required parameter cannot have a default".to_owned(),
+                );
+            }
+        }
+    }
+}

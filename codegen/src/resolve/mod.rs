@@ -1,0 +1,233 @@
+//! Parses the spec files, checks every rule, and builds the [`ir::Api`].
+//!
+//! All problems are collected (not just the first), each with its rule
+//! ([`ErrorKind`](crate::diagnostic::ErrorKind)), file, line and column, spec path and the
+//! nearest valid name, so one run shows everything to fix. One module per section of the spec:
+//! `parse` (YAML into the [`crate::model`] shapes), `merge` (sections across files), `service`
+//! (`api`, `oauth`, `errors`), `enums`, `records` (types, fields, encodings), `methods`
+//! (parameters, paging), and `names` (the Rust names every section derives).
+
+mod enums;
+mod merge;
+mod methods;
+mod names;
+mod parse;
+mod records;
+mod service;
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::diagnostic::{ErrorKind, SpecError, SpecErrors};
+use crate::ir::{self, TypeRef};
+use crate::location::SourceIndexes;
+use crate::model::SpecFile;
+
+/// One spec file's text and the name to report it by (e.g. `spec/pay.yaml`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecSource {
+    /// The path shown in messages.
+    pub path: String,
+    /// The YAML text.
+    pub text: String,
+}
+
+/// Parses and validates `sources` (in the order given) into one API.
+pub fn resolve(sources: &[SpecSource]) -> Result<ir::Api, SpecErrors> {
+    let mut resolver = Resolver {
+        sources,
+        locations: SourceIndexes::new(sources),
+        errors: Vec::new(),
+    };
+    let files: Vec<SpecFile> = sources
+        .iter()
+        .enumerate()
+        .map(|(file, source)| resolver.parse_file(file, source))
+        .collect();
+    let api = resolver.build(&files);
+    if resolver.errors.is_empty() {
+        debug_assert_eq!(api.check(), Ok(()), "resolve built an inconsistent Api");
+        Ok(api)
+    } else {
+        let mut errors = resolver.errors;
+        errors.sort_by(|a, b| {
+            let position = |e: &SpecError| e.location.map(|l| (l.line, l.column));
+            (a.file.as_str(), position(a)).cmp(&(b.file.as_str(), position(b)))
+        });
+        errors.dedup();
+        Err(SpecErrors(errors))
+    }
+}
+
+/// A definition found in some file.
+struct Defined<'a, T> {
+    file: usize,
+    name: &'a str,
+    def: &'a T,
+}
+
+struct Resolver<'s> {
+    sources: &'s [SpecSource],
+    locations: SourceIndexes<'s>,
+    errors: Vec<SpecError>,
+}
+
+/// Where a problem is: the path shown, plus an optional key below it that locates it exactly.
+struct At<'p> {
+    file: usize,
+    path: Vec<&'p str>,
+    key: Option<&'p str>,
+}
+
+fn at<'p>(file: usize, path: &[&'p str]) -> At<'p> {
+    At {
+        file,
+        path: path.to_vec(),
+        key: None,
+    }
+}
+
+impl<'p> At<'p> {
+    fn key(mut self, key: &'p str) -> Self {
+        self.key = Some(key);
+        self
+    }
+}
+
+/// All defined names, for lookups and suggestions.
+struct Names<'a> {
+    enums: BTreeSet<&'a str>,
+    types: BTreeSet<&'a str>,
+    methods: BTreeSet<&'a str>,
+    errors: BTreeSet<&'a str>,
+}
+
+impl Resolver<'_> {
+    fn report(&mut self, kind: ErrorKind, at: At<'_>, message: impl Into<String>) {
+        let mut full: Vec<String> = at.path.iter().map(|s| (*s).to_owned()).collect();
+        full.extend(at.key.map(str::to_owned));
+        let location = self.locations.find(at.file, &full);
+        self.errors.push(SpecError {
+            kind,
+            file: self.sources[at.file].path.clone(),
+            location,
+            path: at.path.join("."),
+            message: message.into(),
+        });
+    }
+
+    fn build(&mut self, files: &[SpecFile]) -> ir::Api {
+        let file_infos = self
+            .sources
+            .iter()
+            .zip(files)
+            .map(|(source, spec)| ir::SpecFileInfo {
+                path: source.path.clone(),
+                module: module_name(&source.path),
+                doc: spec.doc.clone(),
+            })
+            .collect();
+
+        let errors = self.collect(files, "errors", |spec| &spec.errors);
+        let enums = self.collect(files, "enums", |spec| &spec.enums);
+        let types = self.collect(files, "types", |spec| &spec.types);
+        let methods = self.collect(files, "methods", |spec| &spec.methods);
+        for ty in types.values() {
+            if let Some(other) = enums.get(ty.name) {
+                let first = self.sources[other.file].path.clone();
+                self.report(
+                    ErrorKind::DuplicateName,
+                    at(ty.file, &["types", ty.name]),
+                    format!("'{}' is already defined as an enum in {first}", ty.name),
+                );
+            }
+        }
+        let names = Names {
+            enums: enums.keys().copied().collect(),
+            types: types.keys().copied().collect(),
+            methods: methods.keys().copied().collect(),
+            errors: errors.keys().copied().collect(),
+        };
+
+        let info = self.service_info(files);
+        let oauth = self.oauth(files);
+        let data_path = info
+            .as_ref()
+            .map_or("/api", |info| info.data_path.as_str())
+            .to_owned();
+        let enums: Vec<ir::Enum> = enums.values().map(|e| self.enumeration(e)).collect();
+        let errors: Vec<ir::ErrorCode> = errors
+            .values()
+            .map(|e| self.error_code(e, &names))
+            .collect();
+        // Field types first: which records each method delivers depends on them.
+        let field_types: HashMap<&str, Vec<Option<TypeRef>>> = types
+            .values()
+            .map(|t| (t.name, self.field_types(t, &names)))
+            .collect();
+        let records = methods::Records {
+            types: &types,
+            field_types: &field_types,
+        };
+        let methods: Vec<ir::Method> = methods
+            .values()
+            .map(|m| self.method(m, &names, &data_path, &records))
+            .collect();
+        let delivered_by = records::delivered_by(&methods, &types, &field_types);
+        let records: Vec<ir::Record> = types
+            .values()
+            .map(|t| {
+                let by = delivered_by.get(t.name).map_or(&[][..], Vec::as_slice);
+                self.record(t, &field_types[t.name], by, &names)
+            })
+            .collect();
+        self.check_method_names(&methods, &records, &enums);
+
+        ir::Api {
+            files: file_infos,
+            info,
+            oauth,
+            errors,
+            enums,
+            records,
+            methods,
+        }
+    }
+}
+
+/// Whether `name` is `group/method`.
+fn is_method_name(name: &str) -> bool {
+    match name.split_once('/') {
+        Some((group, method)) => {
+            !group.is_empty()
+                && group.chars().all(|c| c.is_ascii_lowercase())
+                && method.starts_with(|c: char| c.is_ascii_lowercase())
+                && method.chars().all(|c| c.is_ascii_alphanumeric())
+        }
+        None => false,
+    }
+}
+
+/// The module a spec file generates: its file stem.
+fn module_name(path: &str) -> String {
+    let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    file.strip_suffix(".yaml").unwrap_or(file).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_names_come_from_file_stems() {
+        assert_eq!(module_name("spec/pay.yaml"), "pay");
+        assert_eq!(module_name("pay.yaml"), "pay");
+    }
+
+    #[test]
+    fn method_names_are_group_slash_method() {
+        assert!(is_method_name("pay/getTimesheet"));
+        assert!(!is_method_name("getTimesheet"));
+        assert!(!is_method_name("pay/"));
+        assert!(!is_method_name("Pay/getTimesheet"));
+    }
+}

@@ -1,0 +1,149 @@
+//! Reading one file: the pre-scan, the YAML parser, then serde into the [`SpecFile`] shape,
+//! each failure reported with its position.
+
+use super::{Resolver, SpecSource};
+use crate::diagnostic::{ErrorKind, SpecError, did_you_mean};
+use crate::location::LineCol;
+use crate::model::SpecFile;
+use crate::prescan;
+
+impl Resolver<'_> {
+    /// The file's sections, or an empty file after reporting why it cannot be read.
+    pub(super) fn parse_file(&mut self, file: usize, source: &SpecSource) -> SpecFile {
+        // Hostile nesting would make the YAML parser take minutes; refuse it first.
+        if let Err(refusal) = prescan::check(&source.text) {
+            self.errors.push(SpecError {
+                kind: ErrorKind::TooLarge,
+                file: source.path.clone(),
+                location: refusal.location,
+                path: String::new(),
+                message: refusal.message,
+            });
+            return SpecFile::default();
+        }
+        let value: serde_yaml::Value = match serde_yaml::from_str(&source.text) {
+            Ok(value) => value,
+            Err(error) => {
+                let message = error.to_string();
+                let message = match message.find(" at line ") {
+                    Some(end) => message[..end].to_owned(),
+                    None => message,
+                };
+                self.errors.push(SpecError {
+                    kind: ErrorKind::InvalidYaml,
+                    file: source.path.clone(),
+                    location: error.location().map(|l| LineCol {
+                        line: l.line(),
+                        column: l.column(),
+                    }),
+                    path: String::new(),
+                    message: format!("invalid YAML: {message}"),
+                });
+                return SpecFile::default();
+            }
+        };
+        if value.is_null() {
+            return SpecFile::default();
+        }
+        match serde_path_to_error::deserialize::<_, SpecFile>(value) {
+            Ok(spec) => spec,
+            Err(error) => {
+                let path: Vec<String> = error
+                    .path()
+                    .iter()
+                    .map(|segment| match segment {
+                        serde_path_to_error::Segment::Seq { index } => index.to_string(),
+                        serde_path_to_error::Segment::Map { key } => key.clone(),
+                        serde_path_to_error::Segment::Enum { variant } => variant.clone(),
+                        serde_path_to_error::Segment::Unknown => "?".to_owned(),
+                    })
+                    .collect();
+                let explained = explain_serde_error(&error.into_inner().to_string());
+                let mut shown = path.clone();
+                let mut located = path;
+                match explained.key {
+                    // serde_path_to_error already ends the path with the offending key.
+                    Some(key) if shown.last() == Some(&key) => {
+                        shown.pop();
+                    }
+                    Some(key) => located.push(key),
+                    None => {}
+                }
+                let location = self.locations.find(file, &located);
+                self.errors.push(SpecError {
+                    kind: explained.kind,
+                    file: source.path.clone(),
+                    location,
+                    path: shown.join("."),
+                    message: explained.message,
+                });
+                SpecFile::default()
+            }
+        }
+    }
+}
+
+/// A serde error in the spec's words.
+struct Explained {
+    kind: ErrorKind,
+    message: String,
+    /// The offending key, if any, so the error can point at it.
+    key: Option<String>,
+}
+
+/// Rewrites serde's message into the spec's words.
+fn explain_serde_error(message: &str) -> Explained {
+    let ticked = |text: &str| -> Vec<String> {
+        text.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    };
+    if let Some(rest) = message.strip_prefix("unknown field ") {
+        let names = ticked(rest);
+        if let Some((unknown, expected)) = names.split_first() {
+            let hint = did_you_mean(unknown, expected.iter().map(String::as_str));
+            let list = if expected.is_empty() {
+                "no keys are allowed here".to_owned()
+            } else {
+                format!("expected one of: {}", expected.join(", "))
+            };
+            return Explained {
+                kind: ErrorKind::UnknownKey,
+                message: format!("unknown key '{unknown}'{hint}; {list}"),
+                key: Some(unknown.clone()),
+            };
+        }
+    }
+    if let Some(rest) = message.strip_prefix("missing field ") {
+        if let Some(name) = ticked(rest).first() {
+            return Explained {
+                kind: ErrorKind::MissingKey,
+                message: format!("missing key '{name}'"),
+                key: None,
+            };
+        }
+    }
+    Explained {
+        kind: ErrorKind::InvalidValue,
+        message: message.to_owned(),
+        key: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rewrites_serde_unknown_field_with_a_suggestion() {
+        let explained = explain_serde_error("unknown field `tyep`, expected one of `type`, `doc`");
+        assert_eq!(explained.kind, ErrorKind::UnknownKey);
+        assert_eq!(
+            explained.message,
+            "unknown key 'tyep' (did you mean 'type'?); expected one of: type, doc"
+        );
+        assert_eq!(explained.key.as_deref(), Some("tyep"));
+    }
+}

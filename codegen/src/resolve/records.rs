@@ -1,0 +1,427 @@
+//! The `types` section: record types, their fields, the fields' types, encodings and presence.
+
+use std::collections::{BTreeSet, HashMap};
+
+use indexmap::IndexMap;
+
+use super::{Defined, Names, Resolver, at};
+use crate::diagnostic::{ErrorKind, did_you_mean, or_list};
+use crate::ir::{self, Encoding, FieldEncoding, Id, Presence, Scalar, TypeRef};
+use crate::model::{self, EncodingDef, Optional};
+
+impl Resolver<'_> {
+    /// The type of every field of `t`, in order; `None` where it is unknown (reported).
+    pub(super) fn field_types(
+        &mut self,
+        t: &Defined<'_, model::TypeDef>,
+        names: &Names<'_>,
+    ) -> Vec<Option<TypeRef>> {
+        t.def
+            .fields
+            .iter()
+            .map(|(wire, field)| {
+                let path = ["types", t.name, "fields", wire];
+                match parse_type(&field.ty, names) {
+                    Ok(ty) => Some(ty),
+                    Err(message) => {
+                        self.report(
+                            ErrorKind::UnknownType,
+                            at(t.file, &path).key("type"),
+                            message,
+                        );
+                        None
+                    }
+                }
+            })
+            .collect()
+    }
+
+    pub(super) fn record(
+        &mut self,
+        t: &Defined<'_, model::TypeDef>,
+        types: &[Option<TypeRef>],
+        delivered_by: &[Id<ir::Method>],
+        names: &Names<'_>,
+    ) -> ir::Record {
+        self.check_type_name(t.file, "types", t.name);
+        if t.def.opaque && !t.def.fields.is_empty() {
+            self.report(
+                ErrorKind::InvalidFields,
+                at(t.file, &["types", t.name]).key("opaque"),
+                "an opaque type keeps the raw object and cannot declare fields",
+            );
+        } else if !t.def.opaque && t.def.fields.is_empty() {
+            self.report(
+                ErrorKind::InvalidFields,
+                at(t.file, &["types", t.name]),
+                "a type needs fields; mark it `opaque: true` if the reference does not show them",
+            );
+        }
+        let mut rust_names: HashMap<String, &str> = HashMap::new();
+        let fields = t
+            .def
+            .fields
+            .iter()
+            .zip(types)
+            .filter_map(|((wire, field), ty)| {
+                let field = self.field(t, wire, field, ty.clone()?, delivered_by, names)?;
+                if let Some(previous) = rust_names.insert(field.rust_name.clone(), wire) {
+                    self.report(
+                        ErrorKind::RustNameTaken,
+                        at(t.file, &["types", t.name, "fields", wire]),
+                        format!(
+                            "'{wire}' and '{previous}' both become the Rust field '{}'; set rust_name",
+                            field.rust_name
+                        ),
+                    );
+                }
+                Some(field)
+            })
+            .collect();
+        ir::Record {
+            name: t.name.to_owned(),
+            documented_as: t.def.documented_as.clone(),
+            doc: t.def.doc.clone(),
+            opaque: t.def.opaque,
+            fields,
+            delivered_by: delivered_by.to_vec(),
+            file: t.file,
+        }
+    }
+
+    fn field(
+        &mut self,
+        t: &Defined<'_, model::TypeDef>,
+        wire: &str,
+        field: &model::FieldDef,
+        ty: TypeRef,
+        delivered_by: &[Id<ir::Method>],
+        names: &Names<'_>,
+    ) -> Option<ir::Field> {
+        let path = ["types", t.name, "fields", wire];
+        let file = t.file;
+        let rust_name = self.rust_name(file, &path, wire, field.rust_name.as_deref())?;
+        let encoding = self.encoding(file, &path, &ty, field.encoding.as_ref(), delivered_by)?;
+        let presence = self.presence(file, &path, field, t.name, delivered_by);
+
+        if field.zero_is_none {
+            let zero_capable = match &ty {
+                TypeRef::Scalar(Scalar::Integer | Scalar::Id | Scalar::Count) => true,
+                // A date can be 0 where it is sent as a number of seconds.
+                TypeRef::Scalar(Scalar::Date) => encoding
+                    .distinct()
+                    .iter()
+                    .any(|e| e.info().date == Some(ir::DateForm::Instant)),
+                _ => false,
+            };
+            if !zero_capable {
+                self.report(
+                    ErrorKind::InvalidZeroIsNone,
+                    at(file, &path).key("zero_is_none"),
+                    "zero_is_none applies to integer, id, count and epoch date fields only",
+                );
+            }
+        }
+        if let Some(documented) = &field.documented_type {
+            if !names.types.contains(documented.as_str()) {
+                self.report(
+                    ErrorKind::UnknownType,
+                    at(file, &path).key("documented_type"),
+                    format!(
+                        "unknown type '{documented}'{}",
+                        did_you_mean(documented, names.types.iter().copied())
+                    ),
+                );
+            }
+        }
+        if field.doc.trim().is_empty() {
+            self.report(
+                ErrorKind::EmptyDoc,
+                at(file, &path).key("doc"),
+                "the doc is empty",
+            );
+        }
+        self.check_narrowed(file, &path, field.narrowed.as_deref());
+        Some(ir::Field {
+            wire_name: wire.to_owned(),
+            rust_name,
+            doc: field.doc.clone(),
+            ty,
+            encoding,
+            presence,
+            nullable: field.nullable,
+            zero_is_none: field.zero_is_none,
+            documented_as: field.documented_as.clone(),
+            documented_type: field.documented_type.as_deref().map(Id::new),
+            narrowed: field.narrowed.clone(),
+        })
+    }
+
+    fn presence(
+        &mut self,
+        file: usize,
+        path: &[&str],
+        field: &model::FieldDef,
+        record: &str,
+        delivered_by: &[Id<ir::Method>],
+    ) -> Presence {
+        let ids = |methods: &[String]| methods.iter().map(Id::new).collect();
+        match (&field.optional, &field.only_in, &field.absent_in) {
+            (None | Some(Optional::Flag(false)), None, None) => Presence::Always,
+            (Some(Optional::Flag(true)), None, None) => Presence::Optional(None),
+            (Some(Optional::When(when)), None, None) => Presence::Optional(Some(when.clone())),
+            (None, Some(methods), None) => {
+                self.check_delivering(file, path, "only_in", methods, record, delivered_by);
+                Presence::OnlyIn(ids(methods))
+            }
+            (None, None, Some(methods)) => {
+                self.check_delivering(file, path, "absent_in", methods, record, delivered_by);
+                Presence::AbsentIn(ids(methods))
+            }
+            _ => {
+                self.report(
+                    ErrorKind::InvalidPresence,
+                    at(file, path),
+                    "use only one of optional, only_in and absent_in",
+                );
+                Presence::Optional(None)
+            }
+        }
+    }
+
+    /// The field's encodings: declared (each one its type may declare, per method for exactly
+    /// the methods that deliver it) or its type's default (dates have none).
+    fn encoding(
+        &mut self,
+        file: usize,
+        path: &[&str],
+        ty: &TypeRef,
+        declared: Option<&EncodingDef>,
+        delivered_by: &[Id<ir::Method>],
+    ) -> Option<FieldEncoding> {
+        let allowed: Vec<Encoding> = ty
+            .kind()
+            .map(|kind| Encoding::allowed_for(kind).collect())
+            .unwrap_or_default();
+        let allowed_names = || allowed.iter().map(|e| e.spec_name());
+        let check = |this: &mut Self, name: &str, key: &[&str]| {
+            let found = allowed.iter().copied().find(|e| e.spec_name() == name);
+            if found.is_none() {
+                let message = if allowed.is_empty() {
+                    format!("a field of type {} takes no encoding", ty.spec_name())
+                } else {
+                    format!(
+                        "unknown encoding '{name}' for {}{}; expected {}",
+                        ty.spec_name(),
+                        did_you_mean(name, allowed_names()),
+                        or_list(allowed_names())
+                    )
+                };
+                let mut full = path.to_vec();
+                full.extend_from_slice(key);
+                this.report(
+                    ErrorKind::UnknownEncoding,
+                    at(file, &full).key("encoding"),
+                    message,
+                );
+            }
+            found
+        };
+        let Some(declared) = declared else {
+            return match ty.kind() {
+                // Records and enums are written as themselves.
+                None => Some(FieldEncoding::Itself),
+                Some(kind) => match Encoding::default_for(kind) {
+                    Some(default) => Some(FieldEncoding::Uniform(default)),
+                    None => {
+                        self.report(
+                            ErrorKind::MissingEncoding,
+                            at(file, path),
+                            format!(
+                                "a {} field needs an encoding: {} (or one per method)",
+                                ty.spec_name(),
+                                or_list(allowed_names())
+                            ),
+                        );
+                        None
+                    }
+                },
+            };
+        };
+        match declared {
+            EncodingDef::Uniform(name) => check(self, name, &[]).map(FieldEncoding::Uniform),
+            EncodingDef::PerMethod(per_method) => {
+                let mut resolved = Vec::new();
+                let mut ok = true;
+                for (method, name) in per_method {
+                    if !delivered_by.iter().any(|m| m == method) {
+                        let mut full = path.to_vec();
+                        full.push("encoding");
+                        self.report(
+                            ErrorKind::NotDelivered,
+                            at(file, &full).key(method),
+                            format!(
+                                "'{method}' does not deliver this field{}; it is delivered by: {}",
+                                did_you_mean(method, delivered_by.iter().map(Id::as_str)),
+                                list_or_none(delivered_by)
+                            ),
+                        );
+                        ok = false;
+                    }
+                    match check(self, name, &["encoding", method]) {
+                        Some(encoding) => resolved.push((Id::new(method), encoding)),
+                        None => ok = false,
+                    }
+                }
+                let missing: Vec<&str> = delivered_by
+                    .iter()
+                    .filter(|m| !per_method.contains_key(m.as_str()))
+                    .map(Id::as_str)
+                    .collect();
+                if !missing.is_empty() {
+                    self.report(
+                        ErrorKind::MissingEncoding,
+                        at(file, path).key("encoding"),
+                        format!("the encoding is not given for: {}", missing.join(", ")),
+                    );
+                    ok = false;
+                }
+                ok.then_some(FieldEncoding::PerMethod(resolved))
+            }
+        }
+    }
+
+    /// `narrowed` says why, and quotes the reference's evidence so `cargo xtask spec-audit`
+    /// can find it there.
+    pub(super) fn check_narrowed(&mut self, file: usize, path: &[&str], narrowed: Option<&str>) {
+        let Some(text) = narrowed else { return };
+        let problem = if text.trim().is_empty() {
+            "narrowed is empty: say why the type is narrower than the reference's, quoting the \
+             reference's evidence in double quotes"
+        } else if text.matches('"').count() % 2 == 1 {
+            "narrowed has an unclosed double quote"
+        } else if ir::quoted_excerpts(text).all(|excerpt| excerpt.trim().is_empty()) {
+            "narrowed must quote the reference's evidence in double quotes (e.g. \
+             Notes say \"Numeric text\")"
+        } else {
+            return;
+        };
+        self.report(
+            ErrorKind::InvalidNarrowed,
+            at(file, path).key("narrowed"),
+            problem,
+        );
+    }
+
+    /// `only_in` / `absent_in` must name methods that deliver the record.
+    fn check_delivering(
+        &mut self,
+        file: usize,
+        path: &[&str],
+        key: &str,
+        methods: &[String],
+        record: &str,
+        delivered_by: &[Id<ir::Method>],
+    ) {
+        if methods.is_empty() {
+            self.report(
+                ErrorKind::InvalidPresence,
+                at(file, path).key(key),
+                format!("{key} lists no method"),
+            );
+        }
+        for (i, method) in methods.iter().enumerate() {
+            if !delivered_by.iter().any(|m| m == method) {
+                let index = i.to_string();
+                let mut full = path.to_vec();
+                full.push(key);
+                full.push(&index);
+                self.report(
+                    ErrorKind::NotDelivered,
+                    at(file, &full),
+                    format!(
+                        "'{method}' does not deliver {record}{}; it is delivered by: {}",
+                        did_you_mean(method, delivered_by.iter().map(Id::as_str)),
+                        list_or_none(delivered_by)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Parses a type expression: a scalar name, a type or enum name, or `list<T>`.
+fn parse_type(text: &str, names: &Names<'_>) -> Result<TypeRef, String> {
+    let text = text.trim();
+    if let Some(inner) = text
+        .strip_prefix("list<")
+        .and_then(|rest| rest.strip_suffix('>'))
+    {
+        return match parse_type(inner, names)? {
+            TypeRef::List(_) => Err(format!("nested lists are not supported: '{text}'")),
+            element => Ok(TypeRef::List(Box::new(element))),
+        };
+    }
+    if let Some(scalar) = Scalar::named(text) {
+        return Ok(TypeRef::Scalar(scalar));
+    }
+    if names.types.contains(text) {
+        return Ok(TypeRef::Record(Id::new(text)));
+    }
+    if names.enums.contains(text) {
+        return Ok(TypeRef::Enum(Id::new(text)));
+    }
+    let candidates = Scalar::ALL
+        .iter()
+        .map(|scalar| scalar.spec_name())
+        .chain(names.types.iter().copied())
+        .chain(names.enums.iter().copied());
+    Err(format!(
+        "unknown type '{text}'{}",
+        did_you_mean(text, candidates)
+    ))
+}
+
+/// For each record, the methods whose response contains it (directly or nested), in method order.
+pub(super) fn delivered_by(
+    methods: &[ir::Method],
+    types: &IndexMap<&str, Defined<'_, model::TypeDef>>,
+    field_types: &HashMap<&str, Vec<Option<TypeRef>>>,
+) -> HashMap<String, Vec<Id<ir::Method>>> {
+    let mut result: HashMap<String, Vec<Id<ir::Method>>> = HashMap::new();
+    for method in methods {
+        let mut stack = vec![method.response.as_str()];
+        let mut seen = BTreeSet::new();
+        while let Some(record) = stack.pop() {
+            if !types.contains_key(record) || !seen.insert(record) {
+                continue;
+            }
+            result
+                .entry(record.to_owned())
+                .or_default()
+                .push(Id::new(method.name.as_str()));
+            for ty in field_types[record].iter().flatten() {
+                let mut ty = ty;
+                while let TypeRef::List(element) = ty {
+                    ty = element;
+                }
+                if let TypeRef::Record(name) = ty {
+                    stack.push(name.as_str());
+                }
+            }
+        }
+    }
+    result
+}
+
+fn list_or_none(methods: &[Id<ir::Method>]) -> String {
+    if methods.is_empty() {
+        "no method".to_owned()
+    } else {
+        methods
+            .iter()
+            .map(Id::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}

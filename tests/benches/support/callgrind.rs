@@ -1,0 +1,116 @@
+//! Instructions per call, counted by valgrind's callgrind: the figure that does not move with
+//! the load of a shared machine, printed beside criterion's times.
+//!
+//! A bench names its functions once ([`Functions`]) and hands them to criterion and to
+//! [`count`]. After criterion, `count` runs the bench's own binary again under
+//! `valgrind --tool=callgrind`, once per function, with `BENCH_COUNT_INSTRUCTIONS=<group>/<function>`
+//! in its environment. The bench's `main` starts with [`child`]: in such a run it calls the
+//! named function once to warm up (first-use allocations, lazy statics, the allocator's heap
+//! layout), then once more inside [`counted`], the one function callgrind collects in
+//! (`--toggle-collect`), and exits. The count is the `summary:` line of callgrind's output.
+//! Without valgrind on the `PATH`, every count is `None` and the tables say "no valgrind".
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use crate::ratio::Id;
+use crate::thousands::thousands;
+
+/// The environment variable that makes a bench binary count one function and exit.
+const ENV: &str = "BENCH_COUNT_INSTRUCTIONS";
+
+/// A bench's measured functions, by criterion group and function name.
+pub struct Functions<'a> {
+    entries: Vec<(Id, Box<dyn Fn() + 'a>)>,
+}
+
+impl<'a> Functions<'a> {
+    pub fn new() -> Self {
+        Functions {
+            entries: Vec::new(),
+        }
+    }
+
+    /// Adds `function` of `group`; its result is passed through `black_box`.
+    pub fn add<R>(&mut self, id: Id, function: impl Fn() -> R + 'a) {
+        self.entries.push((
+            id,
+            Box::new(move || {
+                std::hint::black_box(function());
+            }),
+        ));
+    }
+
+    /// The functions of `group`, in the order they were added.
+    pub fn of_group(&self, group: &str) -> impl Iterator<Item = (&'static str, &(dyn Fn() + 'a))> {
+        self.entries
+            .iter()
+            .filter(move |(id, _)| id.group == group)
+            .map(|(id, function)| (id.function, function.as_ref()))
+    }
+}
+
+/// In a run started by [`count`]: counts the requested function and exits. Otherwise returns.
+pub fn child(functions: &Functions<'_>) {
+    let Ok(wanted) = std::env::var(ENV) else {
+        return;
+    };
+    let (id, function) = functions
+        .entries
+        .iter()
+        .find(|(id, _)| format!("{}/{}", id.group, id.function) == wanted)
+        .unwrap_or_else(|| panic!("{ENV}={wanted}: no such function"));
+    function();
+    counted(function.as_ref());
+    println!("counted {}/{}", id.group, id.function);
+    std::process::exit(0);
+}
+
+/// The function callgrind counts in (by name: keep it out of line and non-generic).
+#[inline(never)]
+fn counted(function: &dyn Fn()) {
+    function();
+}
+
+/// The instructions of one call of `id`, or `None` without valgrind.
+///
+/// # Panics
+///
+/// If valgrind runs but the count cannot be read (the child failed): a bench must not print a
+/// table with a silently missing figure.
+pub fn count(id: Id) -> Option<u64> {
+    let exe = std::env::current_exe().expect("the bench's own path");
+    let out = out_file(id);
+    let status = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg("--toggle-collect=*callgrind::counted*")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg(exe)
+        .env(ENV, format!("{}/{}", id.group, id.function))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    assert!(status.success(), "callgrind run of {id:?} failed: {status}");
+    let text = std::fs::read_to_string(&out).expect("callgrind's output file");
+    let _ = std::fs::remove_file(&out);
+    let summary = text
+        .lines()
+        .find_map(|line| line.strip_prefix("summary:"))
+        .expect("a summary line in callgrind's output");
+    Some(summary.trim().parse().expect("an instruction count"))
+}
+
+fn out_file(id: Id) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "callgrind.{}.{}.{}",
+        std::process::id(),
+        id.group,
+        id.function
+    ))
+}
+
+/// An instruction count with thousands separators, or "no valgrind".
+pub fn show(count: Option<u64>) -> String {
+    count.map_or_else(|| "no valgrind".to_owned(), thousands)
+}
