@@ -283,3 +283,29 @@ methods:
 "#
     );
 }
+
+#[test]
+fn model_builders_with_required_optional_and_list_fields() {
+    snapshot!(format!(
+        r#"
+types:
+  Sheet:
+    doc: A timesheet.
+    fields:
+      id: {{ type: id, doc: Timesheet ID. }}
+      week: {{ type: date, encoding: dmy, doc: Week-ending day. }}
+      rate: {{ type: decimal, doc: Hourly rate. }}
+      client: {{ type: string, doc: User name of the client. }}
+      note:
+        type: string
+        optional: Present only once sent.
+        doc: A note.
+      invoiceIds:
+        type: list<id>
+        encoding: array
+        doc: Invoices.
+methods:
+{}"#,
+        method("pay/getSheet", "Sheet")
+    ));
+}

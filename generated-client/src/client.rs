@@ -10,10 +10,13 @@ use url::Url;
 use crate::envelope::{Envelope, decode};
 use crate::error::{Error, excerpt};
 use crate::error_body::{ReadBody, Structure, token_pairs};
+use crate::hooks::{OutgoingRequest, ReceivedResponse};
 use crate::oauth::{AccessToken, RequestToken, Verifier};
 use crate::options::{CallOptions, RetryPolicy};
+use crate::response::ResponseMeta;
 use crate::secret::{ConsumerCredentials, KnownSecrets, redact_text};
 use crate::service::Service;
+use crate::tls;
 use crate::transport::{Call, Response, Settings, Transport};
 
 /// The marketplace client of one application.
@@ -37,8 +40,10 @@ pub struct ClientBuilder {
 }
 
 impl ClientBuilder {
-    /// Uses this `reqwest::Client` (for proxies, extra root certificates, …) instead of a new
-    /// one. Its own timeouts apply in addition to [`Self::timeout`].
+    /// Uses this `reqwest::Client` (for proxies, pool settings, …) instead of a new one. Its own
+    /// timeouts apply in addition to [`Self::timeout`]. Start from
+    /// [`http_client_builder`](crate::http_client_builder): it has this build's TLS and follows
+    /// no redirects.
     ///
     /// **Build it with `.redirect(reqwest::redirect::Policy::none())`.** The client never
     /// follows a redirect: a 3xx answer is an [`Error::Redirect`]. But an HTTP client that
@@ -100,6 +105,30 @@ impl ClientBuilder {
         self
     }
 
+    /// Adds a hook that runs before every attempt of every call is sent (after the call's own
+    /// [`CallOptions::header`]s, before the `Authorization` header), and may add headers: a
+    /// trace id, an app tag. It never sees a secret (see [`OutgoingRequest`]). Hooks run in
+    /// the order they were added.
+    pub fn on_request(
+        mut self,
+        hook: impl Fn(&mut OutgoingRequest<'_>) + Send + Sync + 'static,
+    ) -> Self {
+        self.settings.hooks.request.push(Arc::new(hook));
+        self
+    }
+
+    /// Adds a hook that sees every answer of the service: the exchange (method, URL,
+    /// parameters, attempt, send time) and the answer (status, headers, latency, and the body
+    /// without secrets; see [`ReceivedResponse`]), for metrics, logs or a traffic recorder.
+    /// Hooks run in the order they were added, before the call interprets the answer.
+    pub fn on_response(
+        mut self,
+        hook: impl Fn(&ReceivedResponse<'_>) + Send + Sync + 'static,
+    ) -> Self {
+        self.settings.hooks.response.push(Arc::new(hook));
+        self
+    }
+
     /// Lets the OAuth endpoints use plain HTTP when the base URL is a loopback address, for a
     /// local test server. The reference requires HTTPS for them; without this, or for any other
     /// host, plain HTTP is refused before a request is sent.
@@ -130,11 +159,16 @@ impl ClientBuilder {
         }
         let http = match self.http {
             Some(http) => http,
-            // Never a redirect (the OAuth header would go along) and never a Referer.
-            None => reqwest::Client::builder()
+            None if base_url.scheme() == "https" && !tls::AVAILABLE => {
+                return Err(config(format!(
+                    "base URL {:?} needs TLS, but marketplace-client was built without a TLS \
+                     feature (rustls-ring, rustls-aws-lc or native-tls); enable one, or give \
+                     an HTTP client with ClientBuilder::http_client",
+                    self.base_url
+                )));
+            }
+            None => tls::http_client_builder()?
                 .connect_timeout(self.connect_timeout)
-                .redirect(reqwest::redirect::Policy::none())
-                .referer(false)
                 .build()
                 .map_err(|error| config(format!("HTTP client: {error}")))?,
         };
@@ -165,6 +199,7 @@ impl ClientBuilder {
                 page_concurrency: 4,
                 allow_plain_http_oauth: false,
                 max_response_bytes: 32 << 20,
+                hooks: Default::default(),
             },
         }
     }
@@ -353,14 +388,15 @@ impl Session {
         Ok(())
     }
 
-    /// Calls a data method and decodes its `data`. Used by the generated methods.
+    /// Calls a data method and decodes its `data`, kept with the response's metadata. Used by
+    /// the generated request builders' `send` and `send_with_metadata`.
     pub(crate) async fn get<T: DeserializeOwned>(
         &self,
         method: &'static str,
         path: &'static str,
         query: &[(&'static str, String)],
         options: &CallOptions,
-    ) -> Result<T, Error> {
+    ) -> Result<crate::Response<T>, Error> {
         self.check_expiry()?;
         let call = Call {
             method,
@@ -379,7 +415,17 @@ impl Session {
             return Err(response_error(method, &response, &known));
         }
         match decode::<Envelope<T>>(&response.body) {
-            Ok(envelope) if envelope.rcode == 1 => Ok(envelope.data),
+            Ok(envelope) if envelope.rcode == 1 => Ok(crate::Response {
+                data: envelope.data,
+                meta: ResponseMeta {
+                    status: response.status,
+                    headers: response.headers,
+                    api: envelope.api,
+                    api_version: envelope.api_version,
+                    attempts: response.attempts,
+                    elapsed: response.elapsed,
+                },
+            }),
             // An rcode other than 1 is a failure, whatever else the body holds.
             Ok(_) => Err(response_error(method, &response, &known)),
             Err(error) => {

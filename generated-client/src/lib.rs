@@ -2,15 +2,32 @@
 //!
 //! A [`Client`] holds the application's settings and runs the OAuth 1.0a flow; a [`Session`]
 //! acts for one user with an access token and has a method per data method of the API, each
-//! returning a [`Request`]: required parameters are arguments, optional ones are setters, and
-//! `send()` returns the typed data. Paged methods also stream their `pages()` and `items()`
+//! returning a [`Request`]: required parameters are arguments, optional ones are setters,
+//! `send()` returns the typed data and `send_with_metadata()` the data with the response's
+//! [`ResponseMeta`]. Paged methods also stream their `pages()` and `items()`
 //! ([`paging::Pages`], [`paging::Items`]: no pinning needed, `collect_all()` for the whole list).
 //! Every failure is one [`Error`]. Requests are signed with HMAC-SHA1 afresh on every attempt;
 //! transient failures of GET calls are retried ([`RetryPolicy`]) within a deadline per call
-//! (60 s by default; one call can set its own limits with `customize`, see [`CallOptions`]).
-//! Redirects are never followed: credentials stay with the configured origin
-//! ([`Error::Redirect`]). Error responses are read in every plausible shape ([`ApiFailure`]),
-//! and no secret is kept in any error.
+//! (60 s by default; one call can set its own limits and headers with `customize`, see
+//! [`CallOptions`]). Hooks add behaviour around every exchange ([`ClientBuilder::on_request`],
+//! [`ClientBuilder::on_response`]). Redirects are never followed: credentials stay with the
+//! configured origin ([`Error::Redirect`]). Error responses are read in every plausible shape
+//! ([`ApiFailure`]), and no secret is kept in any error or shown to a hook.
+//!
+//! Apps test against `marketplace-fake`, a faithful fake of the service with a test kit (a
+//! [`Session`] for a seeded user in one line; see its crate docs), and build model values in
+//! unit tests with the generated builders (`Timesheet::builder()`, see [`BuildError`]).
+//!
+//! # Cargo features
+//!
+//! The TLS of the HTTP client the crate builds: `rustls-ring` (the default: rustls with the
+//! ring provider, a short C build), `rustls-aws-lc` (rustls with aws-lc-rs) or `native-tls`
+//! (the platform's). When several are on, `native-tls` wins, then `rustls-aws-lc`. With none,
+//! only plain-HTTP base URLs work, unless [`ClientBuilder::http_client`] brings its own. The
+//! rustls features build reqwest with `rustls-no-provider`: start a custom `reqwest::Client`
+//! from [`http_client_builder`], since reqwest's own `Client::new()` then needs a process-wide
+//! rustls provider. [`reqwest`], [`url`] and the stream traits are re-exported, so an app
+//! needs none of them as dependencies of its own.
 //!
 //! # The OAuth flow, then a call
 //!
@@ -62,12 +79,131 @@
 //! # }
 //! ```
 //!
+//! # Handling an error by its code
+//!
+//! [`Error::code`] is the service's error code as sent, whatever the shape of the error body;
+//! `ErrorCode::of` gives it typed, unknown codes kept as `ErrorCode::Other`:
+//!
+//! ```no_run
+//! use marketplace_client::{Error, ErrorCode, TimesheetDetails};
+//!
+//! # async fn run(session: marketplace_client::Session) -> Result<(), Error> {
+//! /// The timesheet, or `None` when it does not exist or is not the user's to see.
+//! async fn timesheet(
+//!     session: &marketplace_client::Session,
+//!     id: u64,
+//! ) -> Result<Option<TimesheetDetails>, Error> {
+//!     match session.get_timesheet_by_id(id).send().await {
+//!         Ok(details) => Ok(Some(details)),
+//!         Err(error) if ErrorCode::of(&error) == Some(ErrorCode::ValidationInvalidId) => Ok(None),
+//!         Err(error) => Err(error),
+//!     }
+//! }
+//!
+//! match timesheet(&session, 880104).await {
+//!     Ok(found) => println!("{:?}", found.map(|details| details.timesheet.total_hours)),
+//!     // Six hours after the grant: no request was sent; the user must authorize again.
+//!     Err(Error::TokenExpired { expires_at }) => println!("expired at {expires_at}"),
+//!     Err(error) => return Err(error),
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Hooks and metadata
+//!
+//! A request hook sees every attempt before it is signed and may add headers; a response hook
+//! sees every answer: status, headers, latency, attempt, and the body without secrets (what a
+//! traffic recorder or metrics need). One call can add headers of its own, and return the
+//! response's metadata with its data:
+//!
+//! ```no_run
+//! use std::sync::atomic::{AtomicU64, Ordering};
+//! use marketplace_client::reqwest::header::{HeaderName, HeaderValue};
+//! use marketplace_client::{Client, ConsumerCredentials};
+//!
+//! # async fn run(token: marketplace_client::oauth::AccessToken) -> Result<(), marketplace_client::Error> {
+//! static NEXT_TRACE: AtomicU64 = AtomicU64::new(1);
+//!
+//! let client = Client::builder("https://marketplace.example", ConsumerCredentials::new("key", "secret"))
+//!     .on_request(|request| {
+//!         let trace = NEXT_TRACE.fetch_add(1, Ordering::Relaxed);
+//!         request.headers_mut().insert("x-trace-id", HeaderValue::from(trace));
+//!     })
+//!     .on_response(|response| {
+//!         println!(
+//!             "{} attempt {}: HTTP {} in {} ms",
+//!             response.api_method(),
+//!             response.attempt(),
+//!             response.status(),
+//!             response.latency().as_millis()
+//!         );
+//!     })
+//!     .build()?;
+//! let session = client.session(token);
+//!
+//! let response = session
+//!     .get_invoice(9003)
+//!     .customize(|options| options.header(HeaderName::from_static("x-app"), HeaderValue::from_static("billing")))
+//!     .send_with_metadata()
+//!     .await?;
+//! println!(
+//!     "{} (api version {}) after {} attempt(s), the service's clock at {:?}",
+//!     response.meta.api(),
+//!     response.meta.api_version(),
+//!     response.meta.attempts(),
+//!     response.meta.date()
+//! );
+//! let invoice = response.data.invoice;
+//! # let _ = invoice;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Building models in an app's tests
+//!
+//! The records are `#[non_exhaustive]` (a new field is not a breaking change), so an app makes
+//! its own values with their builders; `build()` checks that every field the service always
+//! sends is set:
+//!
+//! ```
+//! use marketplace_client::jiff::civil::date;
+//! use marketplace_client::{Decimal, ProjectStatus, ReportStatus, Timesheet, UserType};
+//!
+//! let sheet = Timesheet::builder()
+//!     .id(880104)
+//!     .week(date(2026, 1, 18))
+//!     .bid_id(310001)
+//!     .client("dwhitfield")
+//!     .provider("ravimenon")
+//!     .client_user_id(40001)
+//!     .provider_user_id(50001)
+//!     .status(ReportStatus::Sent)
+//!     .project_status(ProjectStatus::Ok)
+//!     .project_status_changed_by(UserType::Provider)
+//!     .start_date(date(2026, 1, 12))
+//!     .end_date(date(2026, 1, 18))
+//!     .next_end_date(date(2026, 1, 25))
+//!     .total_hours(Decimal::new(1250, 2))
+//!     .authorized_hours(20)
+//!     .billed_hours(Decimal::new(1250, 2))
+//!     .auto_pay_hours(Decimal::new(1250, 2))
+//!     .next_authorized_hours(20)
+//!     .rate(30)
+//!     .overdue(false)
+//!     .seen_by_client(true)
+//!     .build()?;
+//! assert_eq!(sheet.total_hours * sheet.rate, Decimal::new(375, 0));
+//! assert_eq!(sheet.invoice_id, None); // optional fields start as None
+//! # Ok::<(), marketplace_client::BuildError>(())
+//! ```
+//!
 //! # Decoding the wire format
 //!
 //! The response types are generated from `spec/` (one module per spec file, re-exported here);
-//! the [`wire`] module is the hand-written runtime they use to decode the service's loosely
-//! typed JSON (numbers as strings, arrays as index-keyed objects, two date formats, `0` for
-//! none) into exact Rust types. [`decode`] does the same for a body obtained elsewhere:
+//! a hand-written runtime decodes the service's loosely typed JSON (numbers as strings, arrays
+//! as index-keyed objects, two date formats, `0` for none) into exact Rust types. [`decode`]
+//! does the same for a body obtained elsewhere:
 //!
 //! ```
 //! use marketplace_client::{Decimal, Envelope, TimesheetList, decode};
@@ -107,30 +243,53 @@ mod generated;
 // unit tests use the spec's `SERVICE`): what the spec decides reaches it as values (`Service`)
 // and through traits (`request::DataMethod`, `paging::Page`, `wire::WireEnum`) that the
 // generated code implements.
+mod build_error;
 mod client;
 mod envelope;
 mod error;
 mod error_body;
+mod hooks;
 pub mod oauth;
 mod options;
 pub mod paging;
 mod query;
 pub mod request;
+mod response;
 mod secret;
 mod service;
+mod tls;
 mod transport;
+
+// The decoders the generated types name in `#[serde(with)]`: public for the fuzz targets and the
+// spec-diff oracle, which call them directly, but not part of the API (nor of its semver).
+#[doc(hidden)]
 pub mod wire;
 
+pub use build_error::BuildError;
 pub use client::{Client, ClientBuilder, Session};
 pub use envelope::{DecodeError, Envelope, decode};
 pub use error::{ApiFailure, Error, ListedError, RawErrorCode, TimeoutLimit};
 pub use generated::*;
+pub use hooks::{OutgoingRequest, ReceivedResponse};
 pub use options::{CallOptions, RetryPolicy};
 pub use request::Request;
+pub use response::{Response, ResponseMeta};
 pub use secret::{ConsumerCredentials, Secret};
 pub use service::{OAuthService, Service};
 
+pub use tls::http_client_builder;
 pub use wire::DayOrInstant;
+
+/// The HTTP library the client runs on, at the version it uses: [`ClientBuilder::http_client`]
+/// takes a `reqwest::Client` (see [`http_client_builder`]), and hooks see its header types.
+pub use reqwest;
+
+/// The URL library: [`Client::authorization_url`] returns a [`url::Url`].
+pub use url;
+
+/// The stream traits a caller needs for the paged streams (`try_next`, `try_collect`,
+/// `map_ok`, …), so an app needs no `futures` dependency of its own.
+pub use futures::{Stream, StreamExt, TryStreamExt};
 
 /// Exact decimal type used for money, rates and hours.
 pub use rust_decimal::Decimal;

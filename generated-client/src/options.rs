@@ -1,7 +1,9 @@
 //! How long a call may take and how it is retried: [`RetryPolicy`], and [`CallOptions`] to
-//! override the client's settings for one call.
+//! override the client's settings for one call and add headers to it.
 
 use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 /// When and how often a transient failure is retried.
 ///
@@ -11,7 +13,18 @@ use std::time::Duration;
 /// asks for when the service sends it, up to `max_retry_after` (longer waits are not retried).
 /// Whatever the policy, the call's deadline (`ClientBuilder::deadline`) bounds all attempts and
 /// waits: a wait that would pass it ends the call at once with the last answer.
+///
+/// Start from [`RetryPolicy::default`] or [`RetryPolicy::none`] and change what differs:
+///
+/// ```
+/// use std::time::Duration;
+/// use marketplace_client::RetryPolicy;
+///
+/// let patient = RetryPolicy::default().max_attempts(6).max_delay(Duration::from_secs(10));
+/// assert_eq!(patient.base_delay, Duration::from_millis(200));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// Attempts in all, the first included (1 disables retries).
     pub max_attempts: u32,
@@ -38,15 +51,41 @@ impl Default for RetryPolicy {
 impl RetryPolicy {
     /// No retries.
     pub fn none() -> Self {
-        RetryPolicy {
-            max_attempts: 1,
-            ..RetryPolicy::default()
-        }
+        RetryPolicy::default().max_attempts(1)
+    }
+
+    /// Attempts in all, the first included (1 disables retries; 0 counts as 1).
+    #[must_use]
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = attempts;
+        self
+    }
+
+    /// The backoff before the second attempt (later ones double it, up to the longest).
+    #[must_use]
+    pub fn base_delay(mut self, delay: Duration) -> Self {
+        self.base_delay = delay;
+        self
+    }
+
+    /// The longest backoff.
+    #[must_use]
+    pub fn max_delay(mut self, delay: Duration) -> Self {
+        self.max_delay = delay;
+        self
+    }
+
+    /// The longest `Retry-After` that is honoured; a longer one ends the call with the answer.
+    #[must_use]
+    pub fn max_retry_after(mut self, wait: Duration) -> Self {
+        self.max_retry_after = wait;
+        self
     }
 }
 
-/// Limits for one call, overriding the client's: the per-attempt timeout, the deadline of the
-/// whole call, and the retry policy. The default changes nothing (the client's settings apply).
+/// Settings for one call: limits overriding the client's (the per-attempt timeout, the deadline
+/// of the whole call, the retry policy) and headers to add to its requests. The default changes
+/// nothing (the client's settings apply).
 ///
 /// Every request builder takes them through `customize`; a paged stream applies them to each
 /// page's call.
@@ -77,6 +116,9 @@ pub struct CallOptions {
     pub deadline: Option<Duration>,
     /// How transient failures are retried (`None`: the client's, `ClientBuilder::retry`).
     pub retry: Option<RetryPolicy>,
+    /// Headers added to every attempt of the call, before the client's request hooks run
+    /// (`Authorization` excepted: the client sets it).
+    pub headers: HeaderMap,
 }
 
 impl CallOptions {
@@ -98,6 +140,29 @@ impl CallOptions {
     #[must_use]
     pub fn retry(mut self, retry: RetryPolicy) -> Self {
         self.retry = Some(retry);
+        self
+    }
+
+    /// Adds a header to every attempt of this call (a trace id, an idempotency tag, …); a second
+    /// value for the same name is added beside the first.
+    ///
+    /// ```no_run
+    /// use marketplace_client::reqwest::header::{HeaderName, HeaderValue};
+    ///
+    /// # async fn run(session: marketplace_client::Session) -> Result<(), marketplace_client::Error> {
+    /// let trace = HeaderValue::from_static("4bf92f3577b34da6a3ce929d0e0e4736");
+    /// let invoice = session
+    ///     .get_invoice(9003)
+    ///     .customize(|options| options.header(HeaderName::from_static("x-trace-id"), trace))
+    ///     .send()
+    ///     .await?;
+    /// # let _ = invoice;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.append(name, value);
         self
     }
 }

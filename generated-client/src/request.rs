@@ -16,6 +16,7 @@ use crate::client::Session;
 use crate::error::Error;
 use crate::options::CallOptions;
 use crate::paging::{self, BeyondLast, Items, Page, Pages};
+use crate::response::Response;
 
 pub use crate::query::Query;
 
@@ -67,8 +68,8 @@ impl<M: DataMethod> Request<M> {
         }
     }
 
-    /// Overrides the client's timeout, deadline or retry policy for this call and, when
-    /// streamed, for each page's call (see [`CallOptions`]), e.g.
+    /// Overrides the client's timeout, deadline or retry policy, or adds headers, for this call
+    /// and, when streamed, for each page's call (see [`CallOptions`]), e.g.
     /// `.customize(|options| options.deadline(Duration::from_secs(5)))`.
     pub fn customize(mut self, customize: impl FnOnce(CallOptions) -> CallOptions) -> Self {
         self.options = customize(self.options);
@@ -78,6 +79,13 @@ impl<M: DataMethod> Request<M> {
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<M::Response, Error> {
+        Ok(self.send_with_metadata().await?.data)
+    }
+
+    /// Sends the request like [`send`](Self::send), and returns the data with what the
+    /// response said besides: status, headers, the service's clock, the envelope's `api` and
+    /// `apiVersion`, attempts (see [`ResponseMeta`](crate::ResponseMeta)).
+    pub async fn send_with_metadata(self) -> Result<Response<M::Response>, Error> {
         let query = self.method.query()?;
         self.session
             .get(M::NAME, M::PATH, query.pairs(), &self.options)

@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use jiff::{SignedDuration, Timestamp};
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, DATE, LOCATION, RETRY_AFTER};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, DATE, HeaderMap, LOCATION, RETRY_AFTER};
 use tracing::Instrument;
 use url::Url;
 
 use crate::error::{Error, TimeoutLimit};
 use crate::error_body::ReadBody;
+use crate::hooks::{Hooks, OutgoingRequest, ReceivedResponse};
 use crate::oauth::signature::{self, OAuthParams, PairsRequest, SigningKey};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::secret::{ConsumerCredentials, KnownSecrets, redact_url};
@@ -37,6 +38,7 @@ pub(crate) struct Settings {
     pub(crate) allow_plain_http_oauth: bool,
     /// The largest response body read; a larger one is an error, not an allocation.
     pub(crate) max_response_bytes: u64,
+    pub(crate) hooks: Hooks,
 }
 
 /// The HTTP side of a [`Client`](crate::Client).
@@ -69,18 +71,30 @@ pub(crate) struct Call<'a> {
 /// A response that arrived whole, from the URL it was sent to.
 pub(crate) struct Response {
     pub(crate) status: u16,
+    pub(crate) headers: HeaderMap,
     pub(crate) content_type: Option<String>,
     pub(crate) body: Bytes,
+    /// Attempts the call made, this one included.
+    pub(crate) attempts: u32,
+    /// From the call's first attempt to the end of this body.
+    pub(crate) elapsed: Duration,
     /// The body read for errors, at most once (see [`Response::read`]).
     read: OnceCell<ReadBody>,
 }
 
 impl Response {
-    fn new(status: u16, content_type: Option<String>, body: Bytes) -> Self {
+    fn new(status: u16, headers: HeaderMap, body: Bytes, progress: Progress) -> Self {
+        let content_type = headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         Response {
             status,
+            headers,
             content_type,
             body,
+            attempts: progress.attempt,
+            elapsed: progress.started.elapsed(),
             read: OnceCell::new(),
         }
     }
@@ -94,6 +108,39 @@ impl Response {
     /// check and the error that follows share one parse.
     pub(crate) fn read(&self, known: &KnownSecrets<'_>) -> &ReadBody {
         self.read.get_or_init(|| ReadBody::read(&self.body, known))
+    }
+}
+
+/// One attempt as the response hooks are told of it.
+struct Exchange<'a> {
+    call: &'a Call<'a>,
+    url: &'a Url,
+    progress: Progress,
+    /// When the request was sent, by the local clock.
+    sent_at: Timestamp,
+    started: Instant,
+}
+
+impl Exchange<'_> {
+    /// Runs the response hooks on the answer; `body` is what they may see of it, and whether
+    /// that is the redacted reading.
+    fn notify(&self, hooks: &Hooks, status: u16, headers: &HeaderMap, body: Option<(&[u8], bool)>) {
+        let received = ReceivedResponse {
+            api_method: self.call.method,
+            http_method: &self.call.http_method,
+            url: self.url,
+            params: self.call.query,
+            attempt: self.progress.attempt,
+            sent_at: self.sent_at,
+            latency: self.started.elapsed(),
+            status,
+            headers,
+            body: body.map(|(bytes, _)| bytes),
+            body_redacted: body.is_some_and(|(_, redacted)| redacted),
+        };
+        for hook in &hooks.response {
+            hook(&received);
+        }
     }
 }
 
@@ -184,7 +231,7 @@ impl Transport {
         if call.oauth_endpoint {
             self.check_https(call.method, &url)?;
         }
-        let retry = options.retry.as_ref().unwrap_or(&self.settings.retry);
+        let retry = self.retry_policy(options);
         let attempt_timeout = options.timeout.unwrap_or(self.settings.timeout);
         let started = Instant::now();
         // A deadline too far to represent is no deadline.
@@ -217,7 +264,14 @@ impl Transport {
             );
             let attempted = tokio::time::timeout(
                 budget,
-                self.attempt(call, &url, progress, may_retry, retry, &mut clock_corrected),
+                self.attempt(
+                    call,
+                    &url,
+                    options,
+                    progress,
+                    may_retry,
+                    &mut clock_corrected,
+                ),
             )
             .instrument(span)
             .await;
@@ -261,23 +315,31 @@ impl Transport {
         &self,
         call: &Call<'_>,
         url: &Url,
+        options: &CallOptions,
         progress: Progress,
         may_retry: bool,
-        retry: &RetryPolicy,
         clock_corrected: &mut bool,
     ) -> Next {
+        let retry = self.retry_policy(options);
         let known = self.known(call.token_secret);
         let header = match self.authorization(call, url) {
             Ok(header) => header,
             Err(error) => return Next::Done(Err(error)),
         };
+        let mut request = self.http.request(call.http_method.clone(), url.clone());
+        if let Some(headers) = self.extra_headers(call, url, options, progress.attempt) {
+            request = request.headers(headers);
+        }
         let started = Instant::now();
-        let sent = self
-            .http
-            .request(call.http_method.clone(), url.clone())
-            .header(AUTHORIZATION, header)
-            .send()
-            .await;
+        // What the response hooks are told of the exchange; nothing without hooks.
+        let exchange = (!self.settings.hooks.response.is_empty()).then(|| Exchange {
+            call,
+            url,
+            progress,
+            sent_at: Timestamp::now(),
+            started,
+        });
+        let sent = request.header(AUTHORIZATION, header).send().await;
         let span = tracing::Span::current();
         let transport_error = |source: reqwest::Error| {
             let retriable = may_retry && !source.is_builder();
@@ -307,10 +369,17 @@ impl Transport {
         };
         let status = response.status().as_u16();
         span.record("status", status);
+        // What the response hooks see of an answer whose body is not read.
+        let unread = |headers: &HeaderMap| {
+            if let Some(exchange) = &exchange {
+                exchange.notify(&self.settings.hooks, status, headers, None);
+            }
+        };
         // A redirect is never followed: credentials stay with the configured origin. A
         // caller-supplied client that followed one has already sent the request there; its
         // answer is refused all the same.
         if response.url() != url {
+            unread(response.headers());
             return Next::Done(Err(Error::Redirect {
                 method: call.method,
                 status: None,
@@ -318,6 +387,7 @@ impl Transport {
             }));
         }
         if response.status().is_redirection() {
+            unread(response.headers());
             let location = response
                 .headers()
                 .get(LOCATION)
@@ -328,21 +398,21 @@ impl Transport {
                 location,
             }));
         }
-        let headers = response.headers().clone();
+        let content_length = response.content_length();
+        // Taken, not cloned: the body is read from the response without them.
+        let headers = std::mem::take(response.headers_mut());
         let too_large = || {
+            unread(&headers);
             Next::Done(Err(Error::ResponseTooLarge {
                 method: call.method,
                 limit: self.settings.max_response_bytes,
             }))
         };
-        if response
-            .content_length()
-            .is_some_and(|length| length > self.settings.max_response_bytes)
-        {
+        if content_length.is_some_and(|length| length > self.settings.max_response_bytes) {
             return too_large();
         }
         // Read chunk by chunk so that a body without a Content-Length is capped too.
-        let expected = response.content_length().unwrap_or(0).min(1 << 20);
+        let expected = content_length.unwrap_or(0).min(1 << 20);
         let mut body = bytes::BytesMut::with_capacity(usize::try_from(expected).unwrap_or(0));
         loop {
             match response.chunk().await {
@@ -357,14 +427,21 @@ impl Transport {
             }
         }
         span.record("latency_ms", started.elapsed().as_millis() as u64);
-        let content_type = headers
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let response = Response::new(status, content_type, body.freeze());
+        let response = Response::new(status, headers, body.freeze(), progress);
+        if let Some(exchange) = &exchange {
+            // The bytes as sent only for a data method's success, which carries no credential.
+            let redact = call.oauth_endpoint || !response.is_success();
+            let body = if redact {
+                response.read(&known).kept().as_bytes()
+            } else {
+                &response.body[..]
+            };
+            let hooks = &self.settings.hooks;
+            exchange.notify(hooks, status, &response.headers, Some((body, redact)));
+        }
 
         if may_retry && (status == 429 || (500..600).contains(&status)) {
-            match retry_after(&headers, self.now()) {
+            match retry_after(&response.headers, self.now()) {
                 Some(wait) if wait > retry.max_retry_after => {}
                 Some(wait) => {
                     return Next::Retry {
@@ -383,7 +460,7 @@ impl Transport {
             }
         }
 
-        if !*clock_corrected && self.correct_clock(&headers, &response, &known) {
+        if !*clock_corrected && self.correct_clock(&response, &known) {
             *clock_corrected = true;
             return Next::Retry {
                 after: Duration::ZERO,
@@ -392,6 +469,40 @@ impl Transport {
             };
         }
         Next::Done(Ok(response))
+    }
+
+    /// The call's retry policy: its own, else the client's.
+    fn retry_policy<'a>(&'a self, options: &'a CallOptions) -> &'a RetryPolicy {
+        options.retry.as_ref().unwrap_or(&self.settings.retry)
+    }
+
+    /// The headers of one attempt besides `Authorization`: the call's own
+    /// ([`CallOptions::header`]), then what the request hooks add. `None` when there are
+    /// neither, so a plain call builds no header map.
+    fn extra_headers(
+        &self,
+        call: &Call<'_>,
+        url: &Url,
+        options: &CallOptions,
+        attempt: u32,
+    ) -> Option<HeaderMap> {
+        let hooks = &self.settings.hooks.request;
+        if hooks.is_empty() && options.headers.is_empty() {
+            return None;
+        }
+        let mut headers = options.headers.clone();
+        for hook in hooks {
+            hook(&mut OutgoingRequest {
+                api_method: call.method,
+                http_method: &call.http_method,
+                url,
+                attempt,
+                headers: &mut headers,
+            });
+        }
+        // The signature's header is the transport's alone.
+        headers.remove(AUTHORIZATION);
+        Some(headers)
     }
 
     /// The Authorization header for one attempt: a fresh nonce and timestamp every time.
@@ -425,13 +536,8 @@ impl Transport {
     /// its clock differs from the corrected local clock by more than the tolerance, adopts its
     /// clock and says so. The `Date` check comes first, so a body is only read for this when
     /// the clocks disagree.
-    fn correct_clock(
-        &self,
-        headers: &reqwest::header::HeaderMap,
-        response: &Response,
-        known: &KnownSecrets<'_>,
-    ) -> bool {
-        let Some(server_now) = headers.get(DATE).and_then(http_date) else {
+    fn correct_clock(&self, response: &Response, known: &KnownSecrets<'_>) -> bool {
+        let Some(server_now) = response.headers.get(DATE).and_then(http_date) else {
             return false;
         };
         let skew = server_now.duration_since(self.now());
@@ -500,7 +606,7 @@ fn retry_after(headers: &reqwest::header::HeaderMap, now: Timestamp) -> Option<D
 }
 
 /// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).
-fn http_date(value: &reqwest::header::HeaderValue) -> Option<Timestamp> {
+pub(crate) fn http_date(value: &reqwest::header::HeaderValue) -> Option<Timestamp> {
     let text = value.to_str().ok()?;
     jiff::fmt::rfc2822::DateTimeParser::new()
         .parse_timestamp(text)
@@ -514,7 +620,7 @@ mod tests {
 
     fn transport(retry: RetryPolicy) -> Transport {
         Transport::new(
-            reqwest::Client::new(),
+            crate::http_client_builder().unwrap().build().unwrap(),
             Url::parse("https://example.com/base/").unwrap(),
             ConsumerCredentials::new("key", "secret"),
             Settings {
@@ -525,6 +631,7 @@ mod tests {
                 page_concurrency: 4,
                 allow_plain_http_oauth: false,
                 max_response_bytes: 1 << 20,
+                hooks: Hooks::default(),
             },
         )
     }

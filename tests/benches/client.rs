@@ -110,7 +110,7 @@ fn main() {
         let invoice = session(&stub).get_invoice(9003).send().await.expect("call");
         assert_eq!(invoice.invoice.id, 9003);
         let (url, header) = plain_request(&stub);
-        let bytes = plain_call(&reqwest::Client::new(), &url, &header).await;
+        let bytes = plain_call(&plain_client(), &url, &header).await;
         assert_eq!(bytes, body.as_bytes());
         let requests = stub.requests();
         assert_eq!(requests.len(), 2);
@@ -144,7 +144,7 @@ fn main() {
         b.iter_custom(|iters| {
             runtime.block_on(async {
                 let stub = stub(&body).await;
-                let http = reqwest::Client::new();
+                let http = plain_client();
                 let (url, header) = plain_request(&stub);
                 let start = Instant::now();
                 for _ in 0..iters {
@@ -172,4 +172,13 @@ fn main() {
             },
         }],
     );
+}
+
+/// A reqwest client with the TLS of this build: reqwest's own `Client::new()` would look for a
+/// process-wide rustls provider (see `marketplace_client::http_client_builder`).
+fn plain_client() -> reqwest::Client {
+    marketplace_client::http_client_builder()
+        .expect("TLS configuration")
+        .build()
+        .expect("HTTP client")
 }

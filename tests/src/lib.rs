@@ -1,8 +1,10 @@
 //! Test support for the marketplace client: the wire fixtures of `fixtures/` and the checks that
-//! every fixture decodes completely and round-trips.
+//! every fixture decodes completely and round-trips, and a raw-TCP scripted stub.
 //!
-//! The fake marketplace server and the end-to-end suite build on this crate.
+//! The fake marketplace is its own crate, `marketplace-fake` (`tests/fake/`), published for apps
+//! to test against; it is re-exported here as [`fake`] for the suites.
 
-pub mod fake;
+pub use marketplace_fake as fake;
+
 pub mod fixtures;
 pub mod stub;

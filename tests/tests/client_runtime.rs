@@ -26,12 +26,11 @@ fn consumer() -> ConsumerCredentials {
 }
 
 fn fast_retries() -> RetryPolicy {
-    RetryPolicy {
-        max_attempts: 3,
-        base_delay: Duration::from_millis(10),
-        max_delay: Duration::from_millis(40),
-        max_retry_after: Duration::from_secs(5),
-    }
+    RetryPolicy::default()
+        .max_attempts(3)
+        .base_delay(Duration::from_millis(10))
+        .max_delay(Duration::from_millis(40))
+        .max_retry_after(Duration::from_secs(5))
 }
 
 async fn start() -> (StubServer, Client) {
@@ -1068,7 +1067,8 @@ async fn a_caller_supplied_http_client_is_used() {
     let stub = StubServer::start().await.unwrap();
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert("x-app", reqwest::header::HeaderValue::from_static("tour"));
-    let http = reqwest::Client::builder()
+    let http = marketplace_client::http_client_builder()
+        .unwrap()
         .default_headers(headers)
         .build()
         .unwrap();

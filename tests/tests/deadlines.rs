@@ -29,12 +29,11 @@ fn fixture(name: &str) -> String {
 
 /// Retries without backoff, as many as the deadline allows.
 fn eager_retries() -> RetryPolicy {
-    RetryPolicy {
-        max_attempts: 1_000,
-        base_delay: Duration::ZERO,
-        max_delay: Duration::ZERO,
-        max_retry_after: Duration::from_secs(30),
-    }
+    RetryPolicy::default()
+        .max_attempts(1_000)
+        .base_delay(Duration::ZERO)
+        .max_delay(Duration::ZERO)
+        .max_retry_after(Duration::from_secs(30))
 }
 
 fn builder(stub: &StubServer) -> ClientBuilder {
@@ -126,10 +125,7 @@ async fn a_body_that_stalls_is_an_attempt_timeout_not_a_decode_error() {
     // With retries, every attempt stalls and is cut; the last one is reported.
     let client = builder(&stub)
         .timeout(Duration::from_millis(30))
-        .retry(RetryPolicy {
-            max_attempts: 3,
-            ..eager_retries()
-        })
+        .retry(eager_retries().max_attempts(3))
         .build()
         .unwrap();
     let before = stub.requests().len();

@@ -30,35 +30,21 @@ fn client(fake: &FakeMarketplace) -> Client {
         ConsumerCredentials::new(&demo.consumer_key, &demo.consumer_secret),
     )
     .http_client(fake.http_client())
-    .retry(RetryPolicy {
-        max_attempts: 3,
-        base_delay: Duration::from_millis(10),
-        max_delay: Duration::from_millis(50),
-        max_retry_after: Duration::from_secs(5),
-    })
+    .retry(
+        RetryPolicy::default()
+            .max_attempts(3)
+            .base_delay(Duration::from_millis(10))
+            .max_delay(Duration::from_millis(50))
+            .max_retry_after(Duration::from_secs(5)),
+    )
     .build()
     .unwrap()
-}
-
-/// Runs the flow with a callback for `login` and returns the session.
-async fn sign_in(fake: &FakeMarketplace, client: &Client, login: &str) -> Session {
-    let request = client.request_token(Some("e2e://callback")).await.unwrap();
-    let url = client.authorization_url(&request);
-    let Authorization::Callback(callback) =
-        fake.authorize(url.as_str(), login, true).await.unwrap()
-    else {
-        panic!("expected a redirect to the callback");
-    };
-    let verifier = client
-        .verifier_from_callback(&request, callback.as_str())
-        .unwrap();
-    client.session(client.access_token(&request, &verifier).await.unwrap())
 }
 
 async fn start() -> (FakeMarketplace, Client, Session) {
     let fake = FakeMarketplace::start().await.unwrap();
     let client = client(&fake);
-    let session = sign_in(&fake, &client, "dwhitfield").await;
+    let session = fake.sign_in(&client, "dwhitfield").await.unwrap();
     (fake, client, session)
 }
 

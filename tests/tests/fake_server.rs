@@ -11,7 +11,7 @@ use marketplace_client::oauth::{RequestToken, Verifier};
 use marketplace_client::{
     Client, ConsumerCredentials, Error, ErrorCode, RetryPolicy, Secret, Session,
 };
-use marketplace_tests::fake::{Authorization, FakeMarketplace, Fault};
+use marketplace_tests::fake::{Authorization, FakeError, FakeMarketplace, Fault};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, DATE, RETRY_AFTER};
 use serde_json::Value;
 use url::Url;
@@ -267,10 +267,8 @@ async fn denying_leaves_the_request_token_unauthorized() {
     let client = client(&fake);
     let request = client.request_token(Some("myapp://done")).await.unwrap();
     let url = client.authorization_url(&request);
-    assert_eq!(
-        fake.authorize(url.as_str(), &login(&fake), false).await,
-        Ok(Authorization::Denied)
-    );
+    let denied = fake.authorize(url.as_str(), &login(&fake), false).await;
+    assert!(matches!(denied, Ok(Authorization::Denied)), "{denied:?}");
     let error = client
         .access_token(&request, &Verifier::new("guess").unwrap())
         .await
@@ -294,13 +292,24 @@ async fn the_login_page_refuses_unknown_tokens_and_users() {
         .authorize(url.as_str(), "nobody", true)
         .await
         .unwrap_err();
-    assert!(error.contains("HTTP 401"), "{error}");
+    assert!(
+        matches!(error, FakeError::UnexpectedPage { status: 401, .. }),
+        "{error}"
+    );
     let unknown = format!("{}/oauth/authorizeToken?oauth_token=nope", fake.base_url());
     let error = fake
         .authorize(&unknown, &login(&fake), true)
         .await
         .unwrap_err();
-    assert!(error.contains("HTTP 400"), "{error}");
+    assert!(
+        matches!(error, FakeError::UnexpectedPage { status: 400, .. }),
+        "{error}"
+    );
+    let error = fake
+        .authorize("not a url", &login(&fake), true)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, FakeError::InvalidUrl { .. }), "{error}");
 }
 
 #[tokio::test]

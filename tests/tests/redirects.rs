@@ -211,7 +211,7 @@ async fn a_caller_client_that_follows_redirects_gets_the_answer_refused() {
     let fixture = String::from_utf8(fixtures::read("pay/getInvoice.json").unwrap()).unwrap();
     let origins = Origins::start().await;
     // reqwest's default policy follows up to ten redirects.
-    let client = origins.client_with(Some(reqwest::Client::new()));
+    let client = origins.client_with(Some(following_client()));
     // One hop to the foreign origin, then a chain within it, which answers a valid body.
     origins.service.enqueue(
         INVOICE,
@@ -234,7 +234,8 @@ async fn a_caller_client_that_follows_redirects_gets_the_answer_refused() {
 
     // Built as `http_client` asks, the same client type never reaches the foreign origin.
     let origins = Origins::start().await;
-    let careful = reqwest::Client::builder()
+    let careful = marketplace_client::http_client_builder()
+        .unwrap()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
@@ -260,7 +261,9 @@ async fn the_foreign_origin_is_a_real_second_origin_that_records_what_reaches_it
     origins
         .foreign
         .enqueue("/landed", Reply::text(200, "text/plain", "ok"));
-    let response = reqwest::get(format!("{}/start", origins.service.base_url()))
+    let response = following_client()
+        .get(format!("{}/start", origins.service.base_url()))
+        .send()
         .await
         .unwrap();
     assert_eq!(response.status(), 200);
@@ -274,4 +277,13 @@ async fn the_foreign_origin_is_a_real_second_origin_that_records_what_reaches_it
         reached[0]
     );
     assert_ne!(origins.service.base_url(), origins.foreign.base_url());
+}
+
+/// An HTTP client with reqwest's default redirect policy: it follows up to ten redirects.
+fn following_client() -> reqwest::Client {
+    marketplace_client::http_client_builder()
+        .unwrap()
+        .redirect(reqwest::redirect::Policy::default())
+        .build()
+        .unwrap()
 }

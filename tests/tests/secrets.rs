@@ -24,12 +24,13 @@ async fn start() -> (StubServer, Client) {
         ConsumerCredentials::new("app-key", CONSUMER_SECRET),
     )
     .allow_plain_http_oauth_on_loopback()
-    .retry(RetryPolicy {
-        max_attempts: 3,
-        base_delay: Duration::from_millis(10),
-        max_delay: Duration::from_millis(40),
-        max_retry_after: Duration::from_secs(5),
-    })
+    .retry(
+        RetryPolicy::default()
+            .max_attempts(3)
+            .base_delay(Duration::from_millis(10))
+            .max_delay(Duration::from_millis(40))
+            .max_retry_after(Duration::from_secs(5)),
+    )
     .build()
     .unwrap();
     (stub, client)

@@ -11,7 +11,8 @@ use tokio::time::Instant;
 
 /// A client that ignores proxy settings and cannot hang the suite.
 fn client() -> reqwest::Client {
-    reqwest::Client::builder()
+    marketplace_client::http_client_builder()
+        .expect("TLS configuration")
         .no_proxy()
         .timeout(Duration::from_secs(5))
         .build()

@@ -1,5 +1,8 @@
 //! The project's automation: `cargo xtask <command>` (see `main.rs`).
 
 pub mod codegen;
+pub mod msrv;
+pub mod package;
+pub mod public_api;
 pub mod spec_audit;
 pub mod spec_diff;

@@ -8,14 +8,24 @@
 //!   (`../shared/marketplace-api.md`, else its snapshot `spec/reference/marketplace-api.md`):
 //!   what is missing, undocumented or typed narrower without
 //!   evidence. Exits 1 when it finds anything, 2 when it cannot read either side.
+//! - `cargo xtask public-api` writes the public API of each published crate to its
+//!   `public-api.txt`; `--check` fails when the API differs from it, or moved since `main`
+//!   without a `CHANGELOG.md` entry.
+//! - `cargo xtask package` packages and verifies the published crates (`cargo publish
+//!   --dry-run`), then tests the app of `tests/app` against the packages.
+//! - `cargo xtask msrv` checks that no dependency of a published crate needs a newer Rust than
+//!   the declared `rust-version`.
 
 use std::process::ExitCode;
 
-use xtask::{codegen, spec_audit, spec_diff};
+use xtask::{codegen, msrv, package, public_api, spec_audit, spec_diff};
 
 const USAGE: &str = "usage: cargo xtask codegen [--check]
-       cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json] [--fail-on breaking|any]
-       cargo xtask spec-audit [--reference PATH]";
+       cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json|changelog] [--fail-on breaking|any]
+       cargo xtask spec-audit [--reference PATH]
+       cargo xtask public-api [--check]
+       cargo xtask package
+       cargo xtask msrv";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -42,6 +52,21 @@ fn main() -> ExitCode {
                 Ok::<_, spec_audit::SpecAuditError>((outcome.report, failed))
             });
         }
+        ["public-api"] => {
+            return finish(
+                public_api::update(&root).map(|changed| match changed.as_slice() {
+                    [] => println!("the public API snapshots are up to date"),
+                    changed => println!("updated {}", changed.join(", ")),
+                }),
+            );
+        }
+        ["public-api", "--check"] => {
+            return finish(
+                public_api::check(&root).map(|()| println!("the public API is its snapshot")),
+            );
+        }
+        ["package"] => return finish(package::run(&root)),
+        ["msrv"] => return finish(msrv::check(&root).map(|report| print!("{report}"))),
         ["help" | "--help" | "-h"] => {
             println!("{USAGE}");
             Ok(())
@@ -51,6 +76,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    finish(result)
+}
+
+/// Exits 0 after success, 1 after printing the error.
+fn finish<E: std::fmt::Display>(result: Result<(), E>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

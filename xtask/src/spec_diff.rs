@@ -23,6 +23,8 @@ pub enum Format {
     Markdown,
     /// Stable, documented, for tools (`schema` names its version).
     Json,
+    /// Entries for `CHANGELOG.md`'s `[Unreleased]` section (keep-a-changelog headings).
+    Changelog,
 }
 
 /// When the command fails.
@@ -50,7 +52,8 @@ pub struct Options {
 }
 
 impl Options {
-    /// Parses `[--base REV] [--head REV] [--format text|markdown|json] [--fail-on breaking|any]`.
+    /// Parses `[--base REV] [--head REV] [--format text|markdown|json|changelog]
+    /// [--fail-on breaking|any]`.
     pub fn parse(args: &[&str]) -> Result<Options, String> {
         let mut options = Options {
             base: None,
@@ -73,9 +76,10 @@ impl Options {
                         "text" => Format::Text,
                         "markdown" => Format::Markdown,
                         "json" => Format::Json,
+                        "changelog" => Format::Changelog,
                         other => {
                             return Err(format!(
-                                "unknown format {other:?}: use text, markdown or json"
+                                "unknown format {other:?}: use text, markdown, json or changelog"
                             ));
                         }
                     }
@@ -184,6 +188,7 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecDiffError> {
         Format::Text => report.text(),
         Format::Markdown => report.markdown(),
         Format::Json => report.json(),
+        Format::Changelog => report.changelog(),
     };
     Ok(Outcome {
         report,
@@ -380,6 +385,48 @@ impl Report<'_> {
                 out,
                 "\n<details><summary>Generated code</summary>\n\n```diff\n{}```\n\n</details>\n",
                 self.generated
+            );
+        }
+        out
+    }
+
+    /// keep-a-changelog entries, one per change but documentation changes, under the heading
+    /// its rule belongs to (`…-added` under Added, `…-removed` under Removed, the rest under
+    /// Changed; a newly required parameter is a change), breaking ones marked first.
+    fn changelog(&self) -> String {
+        let mut sections: [(&str, Vec<String>); 3] = [
+            ("Added", Vec::new()),
+            ("Changed", Vec::new()),
+            ("Removed", Vec::new()),
+        ];
+        for change in self.changes.iter().filter(|c| c.rule != "doc-changed") {
+            let section = match change.rule {
+                "param-added-required" => 1,
+                rule if rule.ends_with("-added") => 0,
+                rule if rule.ends_with("-removed") => 2,
+                _ => 1,
+            };
+            let breaking = match (change.wire, change.rust) {
+                (Impact::Breaking, Impact::Breaking) => "**Breaking** (wire and Rust API): ",
+                (Impact::Breaking, Impact::NonBreaking) => "**Breaking** (wire): ",
+                (Impact::NonBreaking, Impact::Breaking) => "**Breaking** (Rust API): ",
+                (Impact::NonBreaking, Impact::NonBreaking) => "",
+            };
+            sections[section].1.push(format!(
+                "- {breaking}{} (`{}`, spec-diff `{}`)",
+                change.message, change.subject, change.rule
+            ));
+        }
+        let mut out = String::new();
+        for (heading, entries) in sections.iter().filter(|(_, e)| !e.is_empty()) {
+            let _ = write!(
+                out,
+                "### {heading}
+
+{}
+
+",
+                entries.join("\n")
             );
         }
         out

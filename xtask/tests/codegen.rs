@@ -123,6 +123,13 @@ fn changing_one_field_type_changes_exactly_its_lines() {
             "+use rust_decimal::Decimal;",
             "-    pub hours: i64,",
             "+    pub hours: Decimal,",
+            // The field's slot and setter in the record's builder.
+            "-    hours: Option<i64>,",
+            "+    hours: Option<Decimal>,",
+            "-    pub fn hours(mut self, hours: i64) -> Self {",
+            "-        self.hours = Some(hours);",
+            "+    pub fn hours(mut self, hours: impl Into<Decimal>) -> Self {",
+            "+        self.hours = Some(hours.into());",
         ]
     );
     assert!(codegen::check(&scratch.root).is_ok());

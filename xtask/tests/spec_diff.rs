@@ -278,6 +278,33 @@ fn markdown_is_a_table_with_the_generated_diff_folded() {
 }
 
 #[test]
+fn changelog_entries_go_under_keep_a_changelog_headings() {
+    let repo = Repo::new();
+    repo.edit(
+        "pay.yaml",
+        "      Released: Released.\n",
+        "      Released: Released.\n      Cancelled: Cancelled.\n",
+    );
+    repo.edit("workroom.yaml", "type: integer", "type: decimal");
+    let outcome = repo.run(&["--format", "changelog"]).unwrap();
+    let report = &outcome.report;
+    let added = report
+        .find("### Added\n\n- InvoiceStatus::Cancelled")
+        .expect(report);
+    let changed = report
+        .find(
+            "### Changed\n\n- **Breaking** (wire and Rust API): Workview.hours: integer -> decimal",
+        )
+        .expect(report);
+    assert!(added < changed, "{report}");
+    assert!(
+        report.contains("(`enums.InvoiceStatus.values.Cancelled`, spec-diff `enum-value-added`)"),
+        "{report}"
+    );
+    assert!(!report.contains("### Removed"), "{report}");
+}
+
+#[test]
 fn an_invalid_spec_at_a_revision_is_reported_with_its_location() {
     let repo = Repo::new();
     repo.edit("pay.yaml", "type: decimal", "type: decimall");

@@ -3,6 +3,7 @@
 //! Emitters build token streams with `quote`; [`format_file`] parses them with `syn` and prints
 //! them with `prettyplease`, behind a header that says where the file comes from.
 
+mod builder;
 mod enumeration;
 mod method;
 mod record;
@@ -62,6 +63,7 @@ pub fn generate(api: &Api) -> Result<Vec<GeneratedFile>, EmitError> {
         }
         for record in api.records.iter().filter(|r| r.file == index) {
             items.extend(record::emit(&mut module, record));
+            items.extend(builder::emit(&mut module, record));
         }
         for method in api.methods.iter().filter(|m| m.file == index) {
             items.extend(method::emit(&mut module, method));

@@ -581,6 +581,365 @@ pub struct Bid {
     pub submission_date: Option<Timestamp>,
 }
 
+impl Bid {
+    /// A builder of a `Bid`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](BidBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> BidBuilder {
+        BidBuilder::default()
+    }
+}
+
+/// Builds a [`Bid`]: from [`Bid::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct BidBuilder {
+    bid_id: Option<u64>,
+    job_id: Option<String>,
+    job_name: Option<String>,
+    user_type: Option<UserType>,
+    client_user_id: Option<String>,
+    client_name: Option<String>,
+    client_image_url: Option<String>,
+    client_country: Option<String>,
+    client_country_code: Option<String>,
+    client_city: Option<String>,
+    provider_user_id: Option<u64>,
+    provider_name: Option<String>,
+    provider_image_url: Option<String>,
+    provider_country: Option<String>,
+    provider_country_code: Option<String>,
+    provider_city: Option<String>,
+    phase: Option<i64>,
+    status: Option<BidStatus>,
+    secondary_status: Option<String>,
+    is_hourly: Option<bool>,
+    is_sponsored: Option<bool>,
+    is_pre_bid: Option<bool>,
+    bid_amount: Option<Decimal>,
+    hours_per_week: Option<String>,
+    duration: Option<String>,
+    submission_date: Option<Timestamp>,
+}
+
+impl BidBuilder {
+    /// Sets [`bid_id`](Bid::bid_id).
+    pub fn bid_id(mut self, bid_id: u64) -> Self {
+        self.bid_id = Some(bid_id);
+        self
+    }
+
+    /// Sets [`job_id`](Bid::job_id).
+    pub fn job_id(mut self, job_id: impl Into<String>) -> Self {
+        self.job_id = Some(job_id.into());
+        self
+    }
+
+    /// Sets [`job_name`](Bid::job_name).
+    pub fn job_name(mut self, job_name: impl Into<String>) -> Self {
+        self.job_name = Some(job_name.into());
+        self
+    }
+
+    /// Sets [`user_type`](Bid::user_type).
+    pub fn user_type(mut self, user_type: UserType) -> Self {
+        self.user_type = Some(user_type);
+        self
+    }
+
+    /// Sets [`client_user_id`](Bid::client_user_id).
+    pub fn client_user_id(mut self, client_user_id: impl Into<String>) -> Self {
+        self.client_user_id = Some(client_user_id.into());
+        self
+    }
+
+    /// Sets [`client_name`](Bid::client_name).
+    pub fn client_name(mut self, client_name: impl Into<String>) -> Self {
+        self.client_name = Some(client_name.into());
+        self
+    }
+
+    /// Sets [`client_image_url`](Bid::client_image_url).
+    pub fn client_image_url(mut self, client_image_url: impl Into<String>) -> Self {
+        self.client_image_url = Some(client_image_url.into());
+        self
+    }
+
+    /// Sets [`client_country`](Bid::client_country).
+    pub fn client_country(mut self, client_country: impl Into<String>) -> Self {
+        self.client_country = Some(client_country.into());
+        self
+    }
+
+    /// Sets [`client_country_code`](Bid::client_country_code).
+    pub fn client_country_code(
+        mut self,
+        client_country_code: impl Into<String>,
+    ) -> Self {
+        self.client_country_code = Some(client_country_code.into());
+        self
+    }
+
+    /// Sets [`client_city`](Bid::client_city).
+    pub fn client_city(mut self, client_city: impl Into<String>) -> Self {
+        self.client_city = Some(client_city.into());
+        self
+    }
+
+    /// Sets [`provider_user_id`](Bid::provider_user_id).
+    pub fn provider_user_id(mut self, provider_user_id: u64) -> Self {
+        self.provider_user_id = Some(provider_user_id);
+        self
+    }
+
+    /// Sets [`provider_name`](Bid::provider_name).
+    pub fn provider_name(mut self, provider_name: impl Into<String>) -> Self {
+        self.provider_name = Some(provider_name.into());
+        self
+    }
+
+    /// Sets [`provider_image_url`](Bid::provider_image_url).
+    pub fn provider_image_url(mut self, provider_image_url: impl Into<String>) -> Self {
+        self.provider_image_url = Some(provider_image_url.into());
+        self
+    }
+
+    /// Sets [`provider_country`](Bid::provider_country).
+    pub fn provider_country(mut self, provider_country: impl Into<String>) -> Self {
+        self.provider_country = Some(provider_country.into());
+        self
+    }
+
+    /// Sets [`provider_country_code`](Bid::provider_country_code).
+    pub fn provider_country_code(
+        mut self,
+        provider_country_code: impl Into<String>,
+    ) -> Self {
+        self.provider_country_code = Some(provider_country_code.into());
+        self
+    }
+
+    /// Sets [`provider_city`](Bid::provider_city).
+    pub fn provider_city(mut self, provider_city: impl Into<String>) -> Self {
+        self.provider_city = Some(provider_city.into());
+        self
+    }
+
+    /// Sets [`phase`](Bid::phase).
+    pub fn phase(mut self, phase: i64) -> Self {
+        self.phase = Some(phase);
+        self
+    }
+
+    /// Sets [`status`](Bid::status).
+    pub fn status(mut self, status: BidStatus) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// Sets [`secondary_status`](Bid::secondary_status).
+    pub fn secondary_status(mut self, secondary_status: impl Into<String>) -> Self {
+        self.secondary_status = Some(secondary_status.into());
+        self
+    }
+
+    /// Sets [`is_hourly`](Bid::is_hourly).
+    pub fn is_hourly(mut self, is_hourly: bool) -> Self {
+        self.is_hourly = Some(is_hourly);
+        self
+    }
+
+    /// Sets [`is_sponsored`](Bid::is_sponsored).
+    pub fn is_sponsored(mut self, is_sponsored: bool) -> Self {
+        self.is_sponsored = Some(is_sponsored);
+        self
+    }
+
+    /// Sets [`is_pre_bid`](Bid::is_pre_bid).
+    pub fn is_pre_bid(mut self, is_pre_bid: bool) -> Self {
+        self.is_pre_bid = Some(is_pre_bid);
+        self
+    }
+
+    /// Sets [`bid_amount`](Bid::bid_amount).
+    pub fn bid_amount(mut self, bid_amount: impl Into<Decimal>) -> Self {
+        self.bid_amount = Some(bid_amount.into());
+        self
+    }
+
+    /// Sets [`hours_per_week`](Bid::hours_per_week).
+    pub fn hours_per_week(mut self, hours_per_week: impl Into<String>) -> Self {
+        self.hours_per_week = Some(hours_per_week.into());
+        self
+    }
+
+    /// Sets [`duration`](Bid::duration).
+    pub fn duration(mut self, duration: impl Into<String>) -> Self {
+        self.duration = Some(duration.into());
+        self
+    }
+
+    /// Sets [`submission_date`](Bid::submission_date).
+    pub fn submission_date(mut self, submission_date: impl Into<Timestamp>) -> Self {
+        self.submission_date = Some(submission_date.into());
+        self
+    }
+
+    /// The `Bid`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<Bid, crate::BuildError> {
+        let BidBuilder {
+            bid_id,
+            job_id,
+            job_name,
+            user_type,
+            client_user_id,
+            client_name,
+            client_image_url,
+            client_country,
+            client_country_code,
+            client_city,
+            provider_user_id,
+            provider_name,
+            provider_image_url,
+            provider_country,
+            provider_country_code,
+            provider_city,
+            phase,
+            status,
+            secondary_status,
+            is_hourly,
+            is_sponsored,
+            is_pre_bid,
+            bid_amount,
+            hours_per_week,
+            duration,
+            submission_date,
+        } = self;
+        match (
+            bid_id,
+            job_id,
+            job_name,
+            user_type,
+            client_name,
+            client_image_url,
+            client_country,
+            client_country_code,
+            provider_name,
+            provider_image_url,
+            provider_country,
+            provider_country_code,
+            provider_city,
+            phase,
+            status,
+            is_hourly,
+            is_sponsored,
+            is_pre_bid,
+            bid_amount,
+            duration,
+        ) {
+            (
+                Some(bid_id),
+                Some(job_id),
+                Some(job_name),
+                Some(user_type),
+                Some(client_name),
+                Some(client_image_url),
+                Some(client_country),
+                Some(client_country_code),
+                Some(provider_name),
+                Some(provider_image_url),
+                Some(provider_country),
+                Some(provider_country_code),
+                Some(provider_city),
+                Some(phase),
+                Some(status),
+                Some(is_hourly),
+                Some(is_sponsored),
+                Some(is_pre_bid),
+                Some(bid_amount),
+                Some(duration),
+            ) => {
+                Ok(Bid {
+                    bid_id,
+                    job_id,
+                    job_name,
+                    user_type,
+                    client_user_id,
+                    client_name,
+                    client_image_url,
+                    client_country,
+                    client_country_code,
+                    client_city,
+                    provider_user_id,
+                    provider_name,
+                    provider_image_url,
+                    provider_country,
+                    provider_country_code,
+                    provider_city,
+                    phase,
+                    status,
+                    secondary_status,
+                    is_hourly,
+                    is_sponsored,
+                    is_pre_bid,
+                    bid_amount,
+                    hours_per_week,
+                    duration,
+                    submission_date,
+                })
+            }
+            (
+                bid_id,
+                job_id,
+                job_name,
+                user_type,
+                client_name,
+                client_image_url,
+                client_country,
+                client_country_code,
+                provider_name,
+                provider_image_url,
+                provider_country,
+                provider_country_code,
+                provider_city,
+                phase,
+                status,
+                is_hourly,
+                is_sponsored,
+                is_pre_bid,
+                bid_amount,
+                duration,
+            ) => {
+                Err(
+                    crate::BuildError::new(
+                        "Bid",
+                        [
+                            ("bid_id", bid_id.is_none()),
+                            ("job_id", job_id.is_none()),
+                            ("job_name", job_name.is_none()),
+                            ("user_type", user_type.is_none()),
+                            ("client_name", client_name.is_none()),
+                            ("client_image_url", client_image_url.is_none()),
+                            ("client_country", client_country.is_none()),
+                            ("client_country_code", client_country_code.is_none()),
+                            ("provider_name", provider_name.is_none()),
+                            ("provider_image_url", provider_image_url.is_none()),
+                            ("provider_country", provider_country.is_none()),
+                            ("provider_country_code", provider_country_code.is_none()),
+                            ("provider_city", provider_city.is_none()),
+                            ("phase", phase.is_none()),
+                            ("status", status.is_none()),
+                            ("is_hourly", is_hourly.is_none()),
+                            ("is_sponsored", is_sponsored.is_none()),
+                            ("is_pre_bid", is_pre_bid.is_none()),
+                            ("bid_amount", bid_amount.is_none()),
+                            ("duration", duration.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
+}
+
 /// Provider summary or screen snapshot. Two variants share this type: the provider-list
 /// variant (manage/getMyProviders, inside Agent) carries bidId and bidData; the snapshot
 /// variant (workroom/getWorkviewDetails, inside ScreenBucket) carries screenId, screenURL,
@@ -657,4 +1016,188 @@ pub struct ScreenData {
     /// Sent only by `workroom/getWorkviewDetails`; `None` elsewhere.
     #[serde(rename = "tileURL")]
     pub tile_url: Option<String>,
+}
+
+impl ScreenData {
+    /// A builder of a `ScreenData`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](ScreenDataBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> ScreenDataBuilder {
+        ScreenDataBuilder::default()
+    }
+}
+
+/// Builds a [`ScreenData`]: from [`ScreenData::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct ScreenDataBuilder {
+    timestamp: Option<Timestamp>,
+    user_id: Option<u64>,
+    user_name: Option<String>,
+    company_name: Option<String>,
+    logo_url: Option<String>,
+    num_comments: Option<i64>,
+    bid_id: Option<u64>,
+    bid_data: Option<Bid>,
+    date: Option<Date>,
+    screen_id: Option<String>,
+    screen_url: Option<String>,
+    thumb_url: Option<String>,
+    tile_url: Option<String>,
+}
+
+impl ScreenDataBuilder {
+    /// Sets [`timestamp`](ScreenData::timestamp).
+    pub fn timestamp(mut self, timestamp: impl Into<Timestamp>) -> Self {
+        self.timestamp = Some(timestamp.into());
+        self
+    }
+
+    /// Sets [`user_id`](ScreenData::user_id).
+    pub fn user_id(mut self, user_id: u64) -> Self {
+        self.user_id = Some(user_id);
+        self
+    }
+
+    /// Sets [`user_name`](ScreenData::user_name).
+    pub fn user_name(mut self, user_name: impl Into<String>) -> Self {
+        self.user_name = Some(user_name.into());
+        self
+    }
+
+    /// Sets [`company_name`](ScreenData::company_name).
+    pub fn company_name(mut self, company_name: impl Into<String>) -> Self {
+        self.company_name = Some(company_name.into());
+        self
+    }
+
+    /// Sets [`logo_url`](ScreenData::logo_url).
+    pub fn logo_url(mut self, logo_url: impl Into<String>) -> Self {
+        self.logo_url = Some(logo_url.into());
+        self
+    }
+
+    /// Sets [`num_comments`](ScreenData::num_comments).
+    pub fn num_comments(mut self, num_comments: i64) -> Self {
+        self.num_comments = Some(num_comments);
+        self
+    }
+
+    /// Sets [`bid_id`](ScreenData::bid_id).
+    pub fn bid_id(mut self, bid_id: u64) -> Self {
+        self.bid_id = Some(bid_id);
+        self
+    }
+
+    /// Sets [`bid_data`](ScreenData::bid_data).
+    pub fn bid_data(mut self, bid_data: Bid) -> Self {
+        self.bid_data = Some(bid_data);
+        self
+    }
+
+    /// Sets [`date`](ScreenData::date).
+    pub fn date(mut self, date: impl Into<Date>) -> Self {
+        self.date = Some(date.into());
+        self
+    }
+
+    /// Sets [`screen_id`](ScreenData::screen_id).
+    pub fn screen_id(mut self, screen_id: impl Into<String>) -> Self {
+        self.screen_id = Some(screen_id.into());
+        self
+    }
+
+    /// Sets [`screen_url`](ScreenData::screen_url).
+    pub fn screen_url(mut self, screen_url: impl Into<String>) -> Self {
+        self.screen_url = Some(screen_url.into());
+        self
+    }
+
+    /// Sets [`thumb_url`](ScreenData::thumb_url).
+    pub fn thumb_url(mut self, thumb_url: impl Into<String>) -> Self {
+        self.thumb_url = Some(thumb_url.into());
+        self
+    }
+
+    /// Sets [`tile_url`](ScreenData::tile_url).
+    pub fn tile_url(mut self, tile_url: impl Into<String>) -> Self {
+        self.tile_url = Some(tile_url.into());
+        self
+    }
+
+    /// The `ScreenData`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<ScreenData, crate::BuildError> {
+        let ScreenDataBuilder {
+            timestamp,
+            user_id,
+            user_name,
+            company_name,
+            logo_url,
+            num_comments,
+            bid_id,
+            bid_data,
+            date,
+            screen_id,
+            screen_url,
+            thumb_url,
+            tile_url,
+        } = self;
+        match (
+            timestamp,
+            user_id,
+            user_name,
+            company_name,
+            logo_url,
+            num_comments,
+            date,
+        ) {
+            (
+                Some(timestamp),
+                Some(user_id),
+                Some(user_name),
+                Some(company_name),
+                Some(logo_url),
+                Some(num_comments),
+                Some(date),
+            ) => {
+                Ok(ScreenData {
+                    timestamp,
+                    user_id,
+                    user_name,
+                    company_name,
+                    logo_url,
+                    num_comments,
+                    bid_id,
+                    bid_data,
+                    date,
+                    screen_id,
+                    screen_url,
+                    thumb_url,
+                    tile_url,
+                })
+            }
+            (
+                timestamp,
+                user_id,
+                user_name,
+                company_name,
+                logo_url,
+                num_comments,
+                date,
+            ) => {
+                Err(
+                    crate::BuildError::new(
+                        "ScreenData",
+                        [
+                            ("timestamp", timestamp.is_none()),
+                            ("user_id", user_id.is_none()),
+                            ("user_name", user_name.is_none()),
+                            ("company_name", company_name.is_none()),
+                            ("logo_url", logo_url.is_none()),
+                            ("num_comments", num_comments.is_none()),
+                            ("date", date.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
 }

@@ -31,6 +31,77 @@ pub struct Agent {
     pub hours_today: Decimal,
 }
 
+impl Agent {
+    /// A builder of a `Agent`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](AgentBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> AgentBuilder {
+        AgentBuilder::default()
+    }
+}
+
+/// Builds a [`Agent`]: from [`Agent::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct AgentBuilder {
+    screen_data: Option<ScreenData>,
+    is_on_tracker: Option<bool>,
+    hours: Option<Decimal>,
+    hours_today: Option<Decimal>,
+}
+
+impl AgentBuilder {
+    /// Sets [`screen_data`](Agent::screen_data).
+    pub fn screen_data(mut self, screen_data: ScreenData) -> Self {
+        self.screen_data = Some(screen_data);
+        self
+    }
+
+    /// Sets [`is_on_tracker`](Agent::is_on_tracker).
+    pub fn is_on_tracker(mut self, is_on_tracker: bool) -> Self {
+        self.is_on_tracker = Some(is_on_tracker);
+        self
+    }
+
+    /// Sets [`hours`](Agent::hours).
+    pub fn hours(mut self, hours: impl Into<Decimal>) -> Self {
+        self.hours = Some(hours.into());
+        self
+    }
+
+    /// Sets [`hours_today`](Agent::hours_today).
+    pub fn hours_today(mut self, hours_today: impl Into<Decimal>) -> Self {
+        self.hours_today = Some(hours_today.into());
+        self
+    }
+
+    /// The `Agent`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<Agent, crate::BuildError> {
+        let AgentBuilder { screen_data, is_on_tracker, hours, hours_today } = self;
+        match (screen_data, is_on_tracker, hours, hours_today) {
+            (Some(screen_data), Some(is_on_tracker), Some(hours), Some(hours_today)) => {
+                Ok(Agent {
+                    screen_data,
+                    is_on_tracker,
+                    hours,
+                    hours_today,
+                })
+            }
+            (screen_data, is_on_tracker, hours, hours_today) => {
+                Err(
+                    crate::BuildError::new(
+                        "Agent",
+                        [
+                            ("screen_data", screen_data.is_none()),
+                            ("is_on_tracker", is_on_tracker.is_none()),
+                            ("hours", hours.is_none()),
+                            ("hours_today", hours_today.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
+}
+
 /// Response of manage/getMyProviders.
 ///
 /// Delivered by `manage/getMyProviders`.
@@ -67,6 +138,100 @@ pub struct ProviderList {
     /// On the wire: an object keyed "0", "1", ....
     #[serde(with = "wire::collection")]
     pub agents: Vec<Agent>,
+}
+
+impl ProviderList {
+    /// A builder of a `ProviderList`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](ProviderListBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> ProviderListBuilder {
+        ProviderListBuilder::default()
+    }
+}
+
+/// Builds a [`ProviderList`]: from [`ProviderList::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct ProviderListBuilder {
+    job_name: Option<String>,
+    total_results: Option<u64>,
+    total_pages: Option<u64>,
+    page: Option<u64>,
+    num_results: Option<u64>,
+    agents: Vec<Agent>,
+}
+
+impl ProviderListBuilder {
+    /// Sets [`job_name`](ProviderList::job_name).
+    pub fn job_name(mut self, job_name: impl Into<String>) -> Self {
+        self.job_name = Some(job_name.into());
+        self
+    }
+
+    /// Sets [`total_results`](ProviderList::total_results).
+    pub fn total_results(mut self, total_results: u64) -> Self {
+        self.total_results = Some(total_results);
+        self
+    }
+
+    /// Sets [`total_pages`](ProviderList::total_pages).
+    pub fn total_pages(mut self, total_pages: u64) -> Self {
+        self.total_pages = Some(total_pages);
+        self
+    }
+
+    /// Sets [`page`](ProviderList::page).
+    pub fn page(mut self, page: u64) -> Self {
+        self.page = Some(page);
+        self
+    }
+
+    /// Sets [`num_results`](ProviderList::num_results).
+    pub fn num_results(mut self, num_results: u64) -> Self {
+        self.num_results = Some(num_results);
+        self
+    }
+
+    /// Sets [`agents`](ProviderList::agents).
+    pub fn agents(mut self, agents: impl Into<Vec<Agent>>) -> Self {
+        self.agents = agents.into();
+        self
+    }
+
+    /// The `ProviderList`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<ProviderList, crate::BuildError> {
+        let ProviderListBuilder {
+            job_name,
+            total_results,
+            total_pages,
+            page,
+            num_results,
+            agents,
+        } = self;
+        match (total_results, total_pages, page, num_results) {
+            (Some(total_results), Some(total_pages), Some(page), Some(num_results)) => {
+                Ok(ProviderList {
+                    job_name,
+                    total_results,
+                    total_pages,
+                    page,
+                    num_results,
+                    agents,
+                })
+            }
+            (total_results, total_pages, page, num_results) => {
+                Err(
+                    crate::BuildError::new(
+                        "ProviderList",
+                        [
+                            ("total_results", total_results.is_none()),
+                            ("total_pages", total_pages.is_none()),
+                            ("page", page.is_none()),
+                            ("num_results", num_results.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
 }
 
 impl Session {

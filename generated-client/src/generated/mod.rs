@@ -6,24 +6,32 @@
 pub(crate) mod api;
 
 pub use api::{
-    SERVICE, ErrorCode, UserType, BidStatus, ReportStatus, ProjectStatus, Bid, ScreenData,
+    SERVICE, ErrorCode, UserType, BidStatus, ReportStatus, ProjectStatus, Bid,
+    BidBuilder, ScreenData, ScreenDataBuilder,
 };
 
 pub(crate) mod manage;
 
-pub use manage::{Agent, ProviderList, GetMyProviders};
+pub use manage::{Agent, AgentBuilder, ProviderList, ProviderListBuilder, GetMyProviders};
 
 pub(crate) mod pay;
 
 pub use pay::{
     WorkItemType, InvoiceType, InvoiceStatus, InvoiceDetailType, InvoiceActivityKind,
-    Timesheet, StatusReport, WorkItem, ProgressItem, StatusReportComment, Invoice,
-    InvoiceDetail, InvoiceActivity, Payment, Billing, TimesheetList, StatusReportList,
-    TimesheetDetails, StatusReportDetails, BillingDetails, InvoiceSummary,
-    PaymentDetails, GetTimesheetsForBid, GetStatusReportsForBid, GetTimesheet,
-    GetStatusReport, GetBilling, GetInvoice, GetPayment,
+    Timesheet, TimesheetBuilder, StatusReport, StatusReportBuilder, WorkItem,
+    WorkItemBuilder, ProgressItem, ProgressItemBuilder, StatusReportComment, Invoice,
+    InvoiceBuilder, InvoiceDetail, InvoiceDetailBuilder, InvoiceActivity,
+    InvoiceActivityBuilder, Payment, PaymentBuilder, Billing, BillingBuilder,
+    TimesheetList, TimesheetListBuilder, StatusReportList, StatusReportListBuilder,
+    TimesheetDetails, TimesheetDetailsBuilder, StatusReportDetails,
+    StatusReportDetailsBuilder, BillingDetails, BillingDetailsBuilder, InvoiceSummary,
+    InvoiceSummaryBuilder, PaymentDetails, PaymentDetailsBuilder, GetTimesheetsForBid,
+    GetStatusReportsForBid, GetTimesheet, GetStatusReport, GetBilling, GetInvoice,
+    GetPayment,
 };
 
 pub(crate) mod workroom;
 
-pub use workroom::{ScreenBucket, Workview, GetWorkviewDetails};
+pub use workroom::{
+    ScreenBucket, ScreenBucketBuilder, Workview, WorkviewBuilder, GetWorkviewDetails,
+};

@@ -487,6 +487,417 @@ pub struct Timesheet {
     pub invoice_id: Option<u64>,
 }
 
+impl Timesheet {
+    /// A builder of a `Timesheet`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](TimesheetBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> TimesheetBuilder {
+        TimesheetBuilder::default()
+    }
+}
+
+/// Builds a [`Timesheet`]: from [`Timesheet::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct TimesheetBuilder {
+    id: Option<u64>,
+    week: Option<Date>,
+    bid_id: Option<u64>,
+    client: Option<String>,
+    provider: Option<String>,
+    client_user_id: Option<u64>,
+    provider_user_id: Option<u64>,
+    status: Option<ReportStatus>,
+    project_status: Option<ProjectStatus>,
+    project_status_changed_by: Option<UserType>,
+    plan_comment: Option<String>,
+    start_date: Option<DayOrInstant>,
+    end_date: Option<DayOrInstant>,
+    next_end_date: Option<DayOrInstant>,
+    submit_date: Option<DayOrInstant>,
+    sent_date: Option<DayOrInstant>,
+    approve_by_date: Option<DayOrInstant>,
+    auto_pay_date: Option<DayOrInstant>,
+    total_hours: Option<Decimal>,
+    adjusted_hours: Option<Decimal>,
+    authorized_hours: Option<Decimal>,
+    billed_hours: Option<Decimal>,
+    auto_pay_hours: Option<Decimal>,
+    next_authorized_hours: Option<Decimal>,
+    rate: Option<Decimal>,
+    amount_billed: Option<Decimal>,
+    amount_paid: Option<Decimal>,
+    amount_outstanding: Option<Decimal>,
+    overdue: Option<bool>,
+    seen_by_client: Option<bool>,
+    invoice_id: Option<u64>,
+}
+
+impl TimesheetBuilder {
+    /// Sets [`id`](Timesheet::id).
+    pub fn id(mut self, id: u64) -> Self {
+        self.id = Some(id);
+        self
+    }
+
+    /// Sets [`week`](Timesheet::week).
+    pub fn week(mut self, week: impl Into<Date>) -> Self {
+        self.week = Some(week.into());
+        self
+    }
+
+    /// Sets [`bid_id`](Timesheet::bid_id).
+    pub fn bid_id(mut self, bid_id: u64) -> Self {
+        self.bid_id = Some(bid_id);
+        self
+    }
+
+    /// Sets [`client`](Timesheet::client).
+    pub fn client(mut self, client: impl Into<String>) -> Self {
+        self.client = Some(client.into());
+        self
+    }
+
+    /// Sets [`provider`](Timesheet::provider).
+    pub fn provider(mut self, provider: impl Into<String>) -> Self {
+        self.provider = Some(provider.into());
+        self
+    }
+
+    /// Sets [`client_user_id`](Timesheet::client_user_id).
+    pub fn client_user_id(mut self, client_user_id: u64) -> Self {
+        self.client_user_id = Some(client_user_id);
+        self
+    }
+
+    /// Sets [`provider_user_id`](Timesheet::provider_user_id).
+    pub fn provider_user_id(mut self, provider_user_id: u64) -> Self {
+        self.provider_user_id = Some(provider_user_id);
+        self
+    }
+
+    /// Sets [`status`](Timesheet::status).
+    pub fn status(mut self, status: ReportStatus) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// Sets [`project_status`](Timesheet::project_status).
+    pub fn project_status(mut self, project_status: ProjectStatus) -> Self {
+        self.project_status = Some(project_status);
+        self
+    }
+
+    /// Sets [`project_status_changed_by`](Timesheet::project_status_changed_by).
+    pub fn project_status_changed_by(
+        mut self,
+        project_status_changed_by: UserType,
+    ) -> Self {
+        self.project_status_changed_by = Some(project_status_changed_by);
+        self
+    }
+
+    /// Sets [`plan_comment`](Timesheet::plan_comment).
+    pub fn plan_comment(mut self, plan_comment: impl Into<String>) -> Self {
+        self.plan_comment = Some(plan_comment.into());
+        self
+    }
+
+    /// Sets [`start_date`](Timesheet::start_date).
+    pub fn start_date(mut self, start_date: impl Into<DayOrInstant>) -> Self {
+        self.start_date = Some(start_date.into());
+        self
+    }
+
+    /// Sets [`end_date`](Timesheet::end_date).
+    pub fn end_date(mut self, end_date: impl Into<DayOrInstant>) -> Self {
+        self.end_date = Some(end_date.into());
+        self
+    }
+
+    /// Sets [`next_end_date`](Timesheet::next_end_date).
+    pub fn next_end_date(mut self, next_end_date: impl Into<DayOrInstant>) -> Self {
+        self.next_end_date = Some(next_end_date.into());
+        self
+    }
+
+    /// Sets [`submit_date`](Timesheet::submit_date).
+    pub fn submit_date(mut self, submit_date: impl Into<DayOrInstant>) -> Self {
+        self.submit_date = Some(submit_date.into());
+        self
+    }
+
+    /// Sets [`sent_date`](Timesheet::sent_date).
+    pub fn sent_date(mut self, sent_date: impl Into<DayOrInstant>) -> Self {
+        self.sent_date = Some(sent_date.into());
+        self
+    }
+
+    /// Sets [`approve_by_date`](Timesheet::approve_by_date).
+    pub fn approve_by_date(mut self, approve_by_date: impl Into<DayOrInstant>) -> Self {
+        self.approve_by_date = Some(approve_by_date.into());
+        self
+    }
+
+    /// Sets [`auto_pay_date`](Timesheet::auto_pay_date).
+    pub fn auto_pay_date(mut self, auto_pay_date: impl Into<DayOrInstant>) -> Self {
+        self.auto_pay_date = Some(auto_pay_date.into());
+        self
+    }
+
+    /// Sets [`total_hours`](Timesheet::total_hours).
+    pub fn total_hours(mut self, total_hours: impl Into<Decimal>) -> Self {
+        self.total_hours = Some(total_hours.into());
+        self
+    }
+
+    /// Sets [`adjusted_hours`](Timesheet::adjusted_hours).
+    pub fn adjusted_hours(mut self, adjusted_hours: impl Into<Decimal>) -> Self {
+        self.adjusted_hours = Some(adjusted_hours.into());
+        self
+    }
+
+    /// Sets [`authorized_hours`](Timesheet::authorized_hours).
+    pub fn authorized_hours(mut self, authorized_hours: impl Into<Decimal>) -> Self {
+        self.authorized_hours = Some(authorized_hours.into());
+        self
+    }
+
+    /// Sets [`billed_hours`](Timesheet::billed_hours).
+    pub fn billed_hours(mut self, billed_hours: impl Into<Decimal>) -> Self {
+        self.billed_hours = Some(billed_hours.into());
+        self
+    }
+
+    /// Sets [`auto_pay_hours`](Timesheet::auto_pay_hours).
+    pub fn auto_pay_hours(mut self, auto_pay_hours: impl Into<Decimal>) -> Self {
+        self.auto_pay_hours = Some(auto_pay_hours.into());
+        self
+    }
+
+    /// Sets [`next_authorized_hours`](Timesheet::next_authorized_hours).
+    pub fn next_authorized_hours(
+        mut self,
+        next_authorized_hours: impl Into<Decimal>,
+    ) -> Self {
+        self.next_authorized_hours = Some(next_authorized_hours.into());
+        self
+    }
+
+    /// Sets [`rate`](Timesheet::rate).
+    pub fn rate(mut self, rate: impl Into<Decimal>) -> Self {
+        self.rate = Some(rate.into());
+        self
+    }
+
+    /// Sets [`amount_billed`](Timesheet::amount_billed).
+    pub fn amount_billed(mut self, amount_billed: impl Into<Decimal>) -> Self {
+        self.amount_billed = Some(amount_billed.into());
+        self
+    }
+
+    /// Sets [`amount_paid`](Timesheet::amount_paid).
+    pub fn amount_paid(mut self, amount_paid: impl Into<Decimal>) -> Self {
+        self.amount_paid = Some(amount_paid.into());
+        self
+    }
+
+    /// Sets [`amount_outstanding`](Timesheet::amount_outstanding).
+    pub fn amount_outstanding(mut self, amount_outstanding: impl Into<Decimal>) -> Self {
+        self.amount_outstanding = Some(amount_outstanding.into());
+        self
+    }
+
+    /// Sets [`overdue`](Timesheet::overdue).
+    pub fn overdue(mut self, overdue: bool) -> Self {
+        self.overdue = Some(overdue);
+        self
+    }
+
+    /// Sets [`seen_by_client`](Timesheet::seen_by_client).
+    pub fn seen_by_client(mut self, seen_by_client: bool) -> Self {
+        self.seen_by_client = Some(seen_by_client);
+        self
+    }
+
+    /// Sets [`invoice_id`](Timesheet::invoice_id).
+    pub fn invoice_id(mut self, invoice_id: u64) -> Self {
+        self.invoice_id = Some(invoice_id);
+        self
+    }
+
+    /// The `Timesheet`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<Timesheet, crate::BuildError> {
+        let TimesheetBuilder {
+            id,
+            week,
+            bid_id,
+            client,
+            provider,
+            client_user_id,
+            provider_user_id,
+            status,
+            project_status,
+            project_status_changed_by,
+            plan_comment,
+            start_date,
+            end_date,
+            next_end_date,
+            submit_date,
+            sent_date,
+            approve_by_date,
+            auto_pay_date,
+            total_hours,
+            adjusted_hours,
+            authorized_hours,
+            billed_hours,
+            auto_pay_hours,
+            next_authorized_hours,
+            rate,
+            amount_billed,
+            amount_paid,
+            amount_outstanding,
+            overdue,
+            seen_by_client,
+            invoice_id,
+        } = self;
+        match (
+            id,
+            week,
+            bid_id,
+            client,
+            provider,
+            client_user_id,
+            provider_user_id,
+            status,
+            project_status,
+            project_status_changed_by,
+            start_date,
+            end_date,
+            next_end_date,
+            total_hours,
+            authorized_hours,
+            billed_hours,
+            auto_pay_hours,
+            next_authorized_hours,
+            rate,
+            overdue,
+            seen_by_client,
+        ) {
+            (
+                Some(id),
+                Some(week),
+                Some(bid_id),
+                Some(client),
+                Some(provider),
+                Some(client_user_id),
+                Some(provider_user_id),
+                Some(status),
+                Some(project_status),
+                Some(project_status_changed_by),
+                Some(start_date),
+                Some(end_date),
+                Some(next_end_date),
+                Some(total_hours),
+                Some(authorized_hours),
+                Some(billed_hours),
+                Some(auto_pay_hours),
+                Some(next_authorized_hours),
+                Some(rate),
+                Some(overdue),
+                Some(seen_by_client),
+            ) => {
+                Ok(Timesheet {
+                    id,
+                    week,
+                    bid_id,
+                    client,
+                    provider,
+                    client_user_id,
+                    provider_user_id,
+                    status,
+                    project_status,
+                    project_status_changed_by,
+                    plan_comment,
+                    start_date,
+                    end_date,
+                    next_end_date,
+                    submit_date,
+                    sent_date,
+                    approve_by_date,
+                    auto_pay_date,
+                    total_hours,
+                    adjusted_hours,
+                    authorized_hours,
+                    billed_hours,
+                    auto_pay_hours,
+                    next_authorized_hours,
+                    rate,
+                    amount_billed,
+                    amount_paid,
+                    amount_outstanding,
+                    overdue,
+                    seen_by_client,
+                    invoice_id,
+                })
+            }
+            (
+                id,
+                week,
+                bid_id,
+                client,
+                provider,
+                client_user_id,
+                provider_user_id,
+                status,
+                project_status,
+                project_status_changed_by,
+                start_date,
+                end_date,
+                next_end_date,
+                total_hours,
+                authorized_hours,
+                billed_hours,
+                auto_pay_hours,
+                next_authorized_hours,
+                rate,
+                overdue,
+                seen_by_client,
+            ) => {
+                Err(
+                    crate::BuildError::new(
+                        "Timesheet",
+                        [
+                            ("id", id.is_none()),
+                            ("week", week.is_none()),
+                            ("bid_id", bid_id.is_none()),
+                            ("client", client.is_none()),
+                            ("provider", provider.is_none()),
+                            ("client_user_id", client_user_id.is_none()),
+                            ("provider_user_id", provider_user_id.is_none()),
+                            ("status", status.is_none()),
+                            ("project_status", project_status.is_none()),
+                            (
+                                "project_status_changed_by",
+                                project_status_changed_by.is_none(),
+                            ),
+                            ("start_date", start_date.is_none()),
+                            ("end_date", end_date.is_none()),
+                            ("next_end_date", next_end_date.is_none()),
+                            ("total_hours", total_hours.is_none()),
+                            ("authorized_hours", authorized_hours.is_none()),
+                            ("billed_hours", billed_hours.is_none()),
+                            ("auto_pay_hours", auto_pay_hours.is_none()),
+                            ("next_authorized_hours", next_authorized_hours.is_none()),
+                            ("rate", rate.is_none()),
+                            ("overdue", overdue.is_none()),
+                            ("seen_by_client", seen_by_client.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
+}
+
 /// Status report of fixed-price work. pay/getStatusReport declares it as TimesheetData but
 /// delivers these fields.
 ///
@@ -580,6 +991,304 @@ pub struct StatusReport {
     pub invoice_ids: Vec<u64>,
 }
 
+impl StatusReport {
+    /// A builder of a `StatusReport`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](StatusReportBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> StatusReportBuilder {
+        StatusReportBuilder::default()
+    }
+}
+
+/// Builds a [`StatusReport`]: from [`StatusReport::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct StatusReportBuilder {
+    id: Option<u64>,
+    week: Option<Date>,
+    bid_id: Option<u64>,
+    client_user_id: Option<u64>,
+    provider_user_id: Option<u64>,
+    client: Option<String>,
+    provider: Option<String>,
+    status: Option<ReportStatus>,
+    project_status: Option<ProjectStatus>,
+    project_status_changed_by: Option<UserType>,
+    plan_comment: Option<String>,
+    start_date: Option<Timestamp>,
+    end_date: Option<Timestamp>,
+    next_end_date: Option<Timestamp>,
+    submit_date: Option<Timestamp>,
+    sent_date: Option<Timestamp>,
+    approve_by_date: Option<Timestamp>,
+    total_hours: Option<Decimal>,
+    overdue: Option<bool>,
+    seen_by_client: Option<bool>,
+    invoice_ids: Vec<u64>,
+}
+
+impl StatusReportBuilder {
+    /// Sets [`id`](StatusReport::id).
+    pub fn id(mut self, id: u64) -> Self {
+        self.id = Some(id);
+        self
+    }
+
+    /// Sets [`week`](StatusReport::week).
+    pub fn week(mut self, week: impl Into<Date>) -> Self {
+        self.week = Some(week.into());
+        self
+    }
+
+    /// Sets [`bid_id`](StatusReport::bid_id).
+    pub fn bid_id(mut self, bid_id: u64) -> Self {
+        self.bid_id = Some(bid_id);
+        self
+    }
+
+    /// Sets [`client_user_id`](StatusReport::client_user_id).
+    pub fn client_user_id(mut self, client_user_id: u64) -> Self {
+        self.client_user_id = Some(client_user_id);
+        self
+    }
+
+    /// Sets [`provider_user_id`](StatusReport::provider_user_id).
+    pub fn provider_user_id(mut self, provider_user_id: u64) -> Self {
+        self.provider_user_id = Some(provider_user_id);
+        self
+    }
+
+    /// Sets [`client`](StatusReport::client).
+    pub fn client(mut self, client: impl Into<String>) -> Self {
+        self.client = Some(client.into());
+        self
+    }
+
+    /// Sets [`provider`](StatusReport::provider).
+    pub fn provider(mut self, provider: impl Into<String>) -> Self {
+        self.provider = Some(provider.into());
+        self
+    }
+
+    /// Sets [`status`](StatusReport::status).
+    pub fn status(mut self, status: ReportStatus) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// Sets [`project_status`](StatusReport::project_status).
+    pub fn project_status(mut self, project_status: ProjectStatus) -> Self {
+        self.project_status = Some(project_status);
+        self
+    }
+
+    /// Sets [`project_status_changed_by`](StatusReport::project_status_changed_by).
+    pub fn project_status_changed_by(
+        mut self,
+        project_status_changed_by: UserType,
+    ) -> Self {
+        self.project_status_changed_by = Some(project_status_changed_by);
+        self
+    }
+
+    /// Sets [`plan_comment`](StatusReport::plan_comment).
+    pub fn plan_comment(mut self, plan_comment: impl Into<String>) -> Self {
+        self.plan_comment = Some(plan_comment.into());
+        self
+    }
+
+    /// Sets [`start_date`](StatusReport::start_date).
+    pub fn start_date(mut self, start_date: impl Into<Timestamp>) -> Self {
+        self.start_date = Some(start_date.into());
+        self
+    }
+
+    /// Sets [`end_date`](StatusReport::end_date).
+    pub fn end_date(mut self, end_date: impl Into<Timestamp>) -> Self {
+        self.end_date = Some(end_date.into());
+        self
+    }
+
+    /// Sets [`next_end_date`](StatusReport::next_end_date).
+    pub fn next_end_date(mut self, next_end_date: impl Into<Timestamp>) -> Self {
+        self.next_end_date = Some(next_end_date.into());
+        self
+    }
+
+    /// Sets [`submit_date`](StatusReport::submit_date).
+    pub fn submit_date(mut self, submit_date: impl Into<Timestamp>) -> Self {
+        self.submit_date = Some(submit_date.into());
+        self
+    }
+
+    /// Sets [`sent_date`](StatusReport::sent_date).
+    pub fn sent_date(mut self, sent_date: impl Into<Timestamp>) -> Self {
+        self.sent_date = Some(sent_date.into());
+        self
+    }
+
+    /// Sets [`approve_by_date`](StatusReport::approve_by_date).
+    pub fn approve_by_date(mut self, approve_by_date: impl Into<Timestamp>) -> Self {
+        self.approve_by_date = Some(approve_by_date.into());
+        self
+    }
+
+    /// Sets [`total_hours`](StatusReport::total_hours).
+    pub fn total_hours(mut self, total_hours: impl Into<Decimal>) -> Self {
+        self.total_hours = Some(total_hours.into());
+        self
+    }
+
+    /// Sets [`overdue`](StatusReport::overdue).
+    pub fn overdue(mut self, overdue: bool) -> Self {
+        self.overdue = Some(overdue);
+        self
+    }
+
+    /// Sets [`seen_by_client`](StatusReport::seen_by_client).
+    pub fn seen_by_client(mut self, seen_by_client: bool) -> Self {
+        self.seen_by_client = Some(seen_by_client);
+        self
+    }
+
+    /// Sets [`invoice_ids`](StatusReport::invoice_ids).
+    pub fn invoice_ids(mut self, invoice_ids: impl Into<Vec<u64>>) -> Self {
+        self.invoice_ids = invoice_ids.into();
+        self
+    }
+
+    /// The `StatusReport`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<StatusReport, crate::BuildError> {
+        let StatusReportBuilder {
+            id,
+            week,
+            bid_id,
+            client_user_id,
+            provider_user_id,
+            client,
+            provider,
+            status,
+            project_status,
+            project_status_changed_by,
+            plan_comment,
+            start_date,
+            end_date,
+            next_end_date,
+            submit_date,
+            sent_date,
+            approve_by_date,
+            total_hours,
+            overdue,
+            seen_by_client,
+            invoice_ids,
+        } = self;
+        match (
+            week,
+            bid_id,
+            client_user_id,
+            provider_user_id,
+            client,
+            provider,
+            status,
+            project_status,
+            project_status_changed_by,
+            plan_comment,
+            start_date,
+            end_date,
+            next_end_date,
+            total_hours,
+            overdue,
+            seen_by_client,
+        ) {
+            (
+                Some(week),
+                Some(bid_id),
+                Some(client_user_id),
+                Some(provider_user_id),
+                Some(client),
+                Some(provider),
+                Some(status),
+                Some(project_status),
+                Some(project_status_changed_by),
+                Some(plan_comment),
+                Some(start_date),
+                Some(end_date),
+                Some(next_end_date),
+                Some(total_hours),
+                Some(overdue),
+                Some(seen_by_client),
+            ) => {
+                Ok(StatusReport {
+                    id,
+                    week,
+                    bid_id,
+                    client_user_id,
+                    provider_user_id,
+                    client,
+                    provider,
+                    status,
+                    project_status,
+                    project_status_changed_by,
+                    plan_comment,
+                    start_date,
+                    end_date,
+                    next_end_date,
+                    submit_date,
+                    sent_date,
+                    approve_by_date,
+                    total_hours,
+                    overdue,
+                    seen_by_client,
+                    invoice_ids,
+                })
+            }
+            (
+                week,
+                bid_id,
+                client_user_id,
+                provider_user_id,
+                client,
+                provider,
+                status,
+                project_status,
+                project_status_changed_by,
+                plan_comment,
+                start_date,
+                end_date,
+                next_end_date,
+                total_hours,
+                overdue,
+                seen_by_client,
+            ) => {
+                Err(
+                    crate::BuildError::new(
+                        "StatusReport",
+                        [
+                            ("week", week.is_none()),
+                            ("bid_id", bid_id.is_none()),
+                            ("client_user_id", client_user_id.is_none()),
+                            ("provider_user_id", provider_user_id.is_none()),
+                            ("client", client.is_none()),
+                            ("provider", provider.is_none()),
+                            ("status", status.is_none()),
+                            ("project_status", project_status.is_none()),
+                            (
+                                "project_status_changed_by",
+                                project_status_changed_by.is_none(),
+                            ),
+                            ("plan_comment", plan_comment.is_none()),
+                            ("start_date", start_date.is_none()),
+                            ("end_date", end_date.is_none()),
+                            ("next_end_date", next_end_date.is_none()),
+                            ("total_hours", total_hours.is_none()),
+                            ("overdue", overdue.is_none()),
+                            ("seen_by_client", seen_by_client.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
+}
+
 /// One work item of a timesheet or status report, reported manually or by the time tracker.
 ///
 /// The reference calls it `WorkItemData`.
@@ -626,6 +1335,180 @@ pub struct WorkItem {
     pub milestone_id: Option<u64>,
 }
 
+impl WorkItem {
+    /// A builder of a `WorkItem`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](WorkItemBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> WorkItemBuilder {
+        WorkItemBuilder::default()
+    }
+}
+
+/// Builds a [`WorkItem`]: from [`WorkItem::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct WorkItemBuilder {
+    parent_id: Option<u64>,
+    work_unit_id: Option<u64>,
+    user_id: Option<u64>,
+    user_name: Option<String>,
+    display_name: Option<String>,
+    day: Option<Timestamp>,
+    kind: Option<WorkItemType>,
+    status: Option<ReportStatus>,
+    description: Option<String>,
+    quantity: Option<Decimal>,
+    milestone_id: Option<u64>,
+}
+
+impl WorkItemBuilder {
+    /// Sets [`parent_id`](WorkItem::parent_id).
+    pub fn parent_id(mut self, parent_id: u64) -> Self {
+        self.parent_id = Some(parent_id);
+        self
+    }
+
+    /// Sets [`work_unit_id`](WorkItem::work_unit_id).
+    pub fn work_unit_id(mut self, work_unit_id: u64) -> Self {
+        self.work_unit_id = Some(work_unit_id);
+        self
+    }
+
+    /// Sets [`user_id`](WorkItem::user_id).
+    pub fn user_id(mut self, user_id: u64) -> Self {
+        self.user_id = Some(user_id);
+        self
+    }
+
+    /// Sets [`user_name`](WorkItem::user_name).
+    pub fn user_name(mut self, user_name: impl Into<String>) -> Self {
+        self.user_name = Some(user_name.into());
+        self
+    }
+
+    /// Sets [`display_name`](WorkItem::display_name).
+    pub fn display_name(mut self, display_name: impl Into<String>) -> Self {
+        self.display_name = Some(display_name.into());
+        self
+    }
+
+    /// Sets [`day`](WorkItem::day).
+    pub fn day(mut self, day: impl Into<Timestamp>) -> Self {
+        self.day = Some(day.into());
+        self
+    }
+
+    /// Sets [`kind`](WorkItem::kind).
+    pub fn kind(mut self, kind: WorkItemType) -> Self {
+        self.kind = Some(kind);
+        self
+    }
+
+    /// Sets [`status`](WorkItem::status).
+    pub fn status(mut self, status: ReportStatus) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// Sets [`description`](WorkItem::description).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets [`quantity`](WorkItem::quantity).
+    pub fn quantity(mut self, quantity: impl Into<Decimal>) -> Self {
+        self.quantity = Some(quantity.into());
+        self
+    }
+
+    /// Sets [`milestone_id`](WorkItem::milestone_id).
+    pub fn milestone_id(mut self, milestone_id: u64) -> Self {
+        self.milestone_id = Some(milestone_id);
+        self
+    }
+
+    /// The `WorkItem`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<WorkItem, crate::BuildError> {
+        let WorkItemBuilder {
+            parent_id,
+            work_unit_id,
+            user_id,
+            user_name,
+            display_name,
+            day,
+            kind,
+            status,
+            description,
+            quantity,
+            milestone_id,
+        } = self;
+        match (
+            work_unit_id,
+            user_id,
+            user_name,
+            display_name,
+            day,
+            kind,
+            status,
+            description,
+            quantity,
+        ) {
+            (
+                Some(work_unit_id),
+                Some(user_id),
+                Some(user_name),
+                Some(display_name),
+                Some(day),
+                Some(kind),
+                Some(status),
+                Some(description),
+                Some(quantity),
+            ) => {
+                Ok(WorkItem {
+                    parent_id,
+                    work_unit_id,
+                    user_id,
+                    user_name,
+                    display_name,
+                    day,
+                    kind,
+                    status,
+                    description,
+                    quantity,
+                    milestone_id,
+                })
+            }
+            (
+                work_unit_id,
+                user_id,
+                user_name,
+                display_name,
+                day,
+                kind,
+                status,
+                description,
+                quantity,
+            ) => {
+                Err(
+                    crate::BuildError::new(
+                        "WorkItem",
+                        [
+                            ("work_unit_id", work_unit_id.is_none()),
+                            ("user_id", user_id.is_none()),
+                            ("user_name", user_name.is_none()),
+                            ("display_name", display_name.is_none()),
+                            ("day", day.is_none()),
+                            ("kind", kind.is_none()),
+                            ("status", status.is_none()),
+                            ("description", description.is_none()),
+                            ("quantity", quantity.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
+}
+
 /// Progress of one milestone of fixed-price work.
 ///
 /// The reference calls it `ProgressItemData`.
@@ -669,6 +1552,161 @@ pub struct ProgressItem {
     /// `0` on the wire means none and is `None`.
     #[serde(with = "wire::zero_is_none")]
     pub paid_date: Option<Timestamp>,
+}
+
+impl ProgressItem {
+    /// A builder of a `ProgressItem`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](ProgressItemBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> ProgressItemBuilder {
+        ProgressItemBuilder::default()
+    }
+}
+
+/// Builds a [`ProgressItem`]: from [`ProgressItem::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct ProgressItemBuilder {
+    parent_id: Option<u64>,
+    description: Option<String>,
+    milestone_id: Option<u64>,
+    target_completion_date: Option<Timestamp>,
+    delivery_date: Option<Timestamp>,
+    revised: Option<bool>,
+    progress_percent: Option<Decimal>,
+    amount: Option<Decimal>,
+    paid_date: Option<Timestamp>,
+}
+
+impl ProgressItemBuilder {
+    /// Sets [`parent_id`](ProgressItem::parent_id).
+    pub fn parent_id(mut self, parent_id: u64) -> Self {
+        self.parent_id = Some(parent_id);
+        self
+    }
+
+    /// Sets [`description`](ProgressItem::description).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets [`milestone_id`](ProgressItem::milestone_id).
+    pub fn milestone_id(mut self, milestone_id: u64) -> Self {
+        self.milestone_id = Some(milestone_id);
+        self
+    }
+
+    /// Sets [`target_completion_date`](ProgressItem::target_completion_date).
+    pub fn target_completion_date(
+        mut self,
+        target_completion_date: impl Into<Timestamp>,
+    ) -> Self {
+        self.target_completion_date = Some(target_completion_date.into());
+        self
+    }
+
+    /// Sets [`delivery_date`](ProgressItem::delivery_date).
+    pub fn delivery_date(mut self, delivery_date: impl Into<Timestamp>) -> Self {
+        self.delivery_date = Some(delivery_date.into());
+        self
+    }
+
+    /// Sets [`revised`](ProgressItem::revised).
+    pub fn revised(mut self, revised: bool) -> Self {
+        self.revised = Some(revised);
+        self
+    }
+
+    /// Sets [`progress_percent`](ProgressItem::progress_percent).
+    pub fn progress_percent(mut self, progress_percent: impl Into<Decimal>) -> Self {
+        self.progress_percent = Some(progress_percent.into());
+        self
+    }
+
+    /// Sets [`amount`](ProgressItem::amount).
+    pub fn amount(mut self, amount: impl Into<Decimal>) -> Self {
+        self.amount = Some(amount.into());
+        self
+    }
+
+    /// Sets [`paid_date`](ProgressItem::paid_date).
+    pub fn paid_date(mut self, paid_date: impl Into<Timestamp>) -> Self {
+        self.paid_date = Some(paid_date.into());
+        self
+    }
+
+    /// The `ProgressItem`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<ProgressItem, crate::BuildError> {
+        let ProgressItemBuilder {
+            parent_id,
+            description,
+            milestone_id,
+            target_completion_date,
+            delivery_date,
+            revised,
+            progress_percent,
+            amount,
+            paid_date,
+        } = self;
+        match (
+            parent_id,
+            description,
+            milestone_id,
+            target_completion_date,
+            delivery_date,
+            revised,
+            progress_percent,
+            amount,
+        ) {
+            (
+                Some(parent_id),
+                Some(description),
+                Some(milestone_id),
+                Some(target_completion_date),
+                Some(delivery_date),
+                Some(revised),
+                Some(progress_percent),
+                Some(amount),
+            ) => {
+                Ok(ProgressItem {
+                    parent_id,
+                    description,
+                    milestone_id,
+                    target_completion_date,
+                    delivery_date,
+                    revised,
+                    progress_percent,
+                    amount,
+                    paid_date,
+                })
+            }
+            (
+                parent_id,
+                description,
+                milestone_id,
+                target_completion_date,
+                delivery_date,
+                revised,
+                progress_percent,
+                amount,
+            ) => {
+                Err(
+                    crate::BuildError::new(
+                        "ProgressItem",
+                        [
+                            ("parent_id", parent_id.is_none()),
+                            ("description", description.is_none()),
+                            ("milestone_id", milestone_id.is_none()),
+                            ("target_completion_date", target_completion_date.is_none()),
+                            ("delivery_date", delivery_date.is_none()),
+                            ("revised", revised.is_none()),
+                            ("progress_percent", progress_percent.is_none()),
+                            ("amount", amount.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
 }
 
 /// One comment on a timesheet or status report (element of comments).
@@ -744,6 +1782,262 @@ pub struct Invoice {
     pub payment_ids: Vec<u64>,
 }
 
+impl Invoice {
+    /// A builder of a `Invoice`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](InvoiceBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> InvoiceBuilder {
+        InvoiceBuilder::default()
+    }
+}
+
+/// Builds a [`Invoice`]: from [`Invoice::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct InvoiceBuilder {
+    id: Option<u64>,
+    date: Option<Timestamp>,
+    bid_id: Option<u64>,
+    job_id: Option<u64>,
+    client_user_id: Option<u64>,
+    provider_user_id: Option<u64>,
+    client: Option<String>,
+    provider: Option<String>,
+    kind: Option<InvoiceType>,
+    status: Option<InvoiceStatus>,
+    amount_billed: Option<Decimal>,
+    amount_paid: Option<Decimal>,
+    amount_outstanding: Option<Decimal>,
+    currency: Option<String>,
+    comments: Option<String>,
+    line_item_count: Option<i64>,
+    payment_ids: Vec<u64>,
+}
+
+impl InvoiceBuilder {
+    /// Sets [`id`](Invoice::id).
+    pub fn id(mut self, id: u64) -> Self {
+        self.id = Some(id);
+        self
+    }
+
+    /// Sets [`date`](Invoice::date).
+    pub fn date(mut self, date: impl Into<Timestamp>) -> Self {
+        self.date = Some(date.into());
+        self
+    }
+
+    /// Sets [`bid_id`](Invoice::bid_id).
+    pub fn bid_id(mut self, bid_id: u64) -> Self {
+        self.bid_id = Some(bid_id);
+        self
+    }
+
+    /// Sets [`job_id`](Invoice::job_id).
+    pub fn job_id(mut self, job_id: u64) -> Self {
+        self.job_id = Some(job_id);
+        self
+    }
+
+    /// Sets [`client_user_id`](Invoice::client_user_id).
+    pub fn client_user_id(mut self, client_user_id: u64) -> Self {
+        self.client_user_id = Some(client_user_id);
+        self
+    }
+
+    /// Sets [`provider_user_id`](Invoice::provider_user_id).
+    pub fn provider_user_id(mut self, provider_user_id: u64) -> Self {
+        self.provider_user_id = Some(provider_user_id);
+        self
+    }
+
+    /// Sets [`client`](Invoice::client).
+    pub fn client(mut self, client: impl Into<String>) -> Self {
+        self.client = Some(client.into());
+        self
+    }
+
+    /// Sets [`provider`](Invoice::provider).
+    pub fn provider(mut self, provider: impl Into<String>) -> Self {
+        self.provider = Some(provider.into());
+        self
+    }
+
+    /// Sets [`kind`](Invoice::kind).
+    pub fn kind(mut self, kind: InvoiceType) -> Self {
+        self.kind = Some(kind);
+        self
+    }
+
+    /// Sets [`status`](Invoice::status).
+    pub fn status(mut self, status: InvoiceStatus) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// Sets [`amount_billed`](Invoice::amount_billed).
+    pub fn amount_billed(mut self, amount_billed: impl Into<Decimal>) -> Self {
+        self.amount_billed = Some(amount_billed.into());
+        self
+    }
+
+    /// Sets [`amount_paid`](Invoice::amount_paid).
+    pub fn amount_paid(mut self, amount_paid: impl Into<Decimal>) -> Self {
+        self.amount_paid = Some(amount_paid.into());
+        self
+    }
+
+    /// Sets [`amount_outstanding`](Invoice::amount_outstanding).
+    pub fn amount_outstanding(mut self, amount_outstanding: impl Into<Decimal>) -> Self {
+        self.amount_outstanding = Some(amount_outstanding.into());
+        self
+    }
+
+    /// Sets [`currency`](Invoice::currency).
+    pub fn currency(mut self, currency: impl Into<String>) -> Self {
+        self.currency = Some(currency.into());
+        self
+    }
+
+    /// Sets [`comments`](Invoice::comments).
+    pub fn comments(mut self, comments: impl Into<String>) -> Self {
+        self.comments = Some(comments.into());
+        self
+    }
+
+    /// Sets [`line_item_count`](Invoice::line_item_count).
+    pub fn line_item_count(mut self, line_item_count: i64) -> Self {
+        self.line_item_count = Some(line_item_count);
+        self
+    }
+
+    /// Sets [`payment_ids`](Invoice::payment_ids).
+    pub fn payment_ids(mut self, payment_ids: impl Into<Vec<u64>>) -> Self {
+        self.payment_ids = payment_ids.into();
+        self
+    }
+
+    /// The `Invoice`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<Invoice, crate::BuildError> {
+        let InvoiceBuilder {
+            id,
+            date,
+            bid_id,
+            job_id,
+            client_user_id,
+            provider_user_id,
+            client,
+            provider,
+            kind,
+            status,
+            amount_billed,
+            amount_paid,
+            amount_outstanding,
+            currency,
+            comments,
+            line_item_count,
+            payment_ids,
+        } = self;
+        match (
+            id,
+            date,
+            bid_id,
+            job_id,
+            client_user_id,
+            provider_user_id,
+            client,
+            provider,
+            kind,
+            status,
+            amount_billed,
+            amount_paid,
+            amount_outstanding,
+            currency,
+            comments,
+            line_item_count,
+        ) {
+            (
+                Some(id),
+                Some(date),
+                Some(bid_id),
+                Some(job_id),
+                Some(client_user_id),
+                Some(provider_user_id),
+                Some(client),
+                Some(provider),
+                Some(kind),
+                Some(status),
+                Some(amount_billed),
+                Some(amount_paid),
+                Some(amount_outstanding),
+                Some(currency),
+                Some(comments),
+                Some(line_item_count),
+            ) => {
+                Ok(Invoice {
+                    id,
+                    date,
+                    bid_id,
+                    job_id,
+                    client_user_id,
+                    provider_user_id,
+                    client,
+                    provider,
+                    kind,
+                    status,
+                    amount_billed,
+                    amount_paid,
+                    amount_outstanding,
+                    currency,
+                    comments,
+                    line_item_count,
+                    payment_ids,
+                })
+            }
+            (
+                id,
+                date,
+                bid_id,
+                job_id,
+                client_user_id,
+                provider_user_id,
+                client,
+                provider,
+                kind,
+                status,
+                amount_billed,
+                amount_paid,
+                amount_outstanding,
+                currency,
+                comments,
+                line_item_count,
+            ) => {
+                Err(
+                    crate::BuildError::new(
+                        "Invoice",
+                        [
+                            ("id", id.is_none()),
+                            ("date", date.is_none()),
+                            ("bid_id", bid_id.is_none()),
+                            ("job_id", job_id.is_none()),
+                            ("client_user_id", client_user_id.is_none()),
+                            ("provider_user_id", provider_user_id.is_none()),
+                            ("client", client.is_none()),
+                            ("provider", provider.is_none()),
+                            ("kind", kind.is_none()),
+                            ("status", status.is_none()),
+                            ("amount_billed", amount_billed.is_none()),
+                            ("amount_paid", amount_paid.is_none()),
+                            ("amount_outstanding", amount_outstanding.is_none()),
+                            ("currency", currency.is_none()),
+                            ("comments", comments.is_none()),
+                            ("line_item_count", line_item_count.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
+}
+
 /// One line item of an invoice.
 ///
 /// The reference calls it `InvoiceDetailsData`.
@@ -777,6 +2071,152 @@ pub struct InvoiceDetail {
     pub amount: Decimal,
 }
 
+impl InvoiceDetail {
+    /// A builder of a `InvoiceDetail`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](InvoiceDetailBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> InvoiceDetailBuilder {
+        InvoiceDetailBuilder::default()
+    }
+}
+
+/// Builds a [`InvoiceDetail`]: from [`InvoiceDetail::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct InvoiceDetailBuilder {
+    parent_id: Option<u64>,
+    description: Option<String>,
+    kind: Option<InvoiceDetailType>,
+    milestone_id: Option<u64>,
+    milestone_description: Option<String>,
+    rate: Option<Decimal>,
+    hours: Option<Decimal>,
+    amount: Option<Decimal>,
+}
+
+impl InvoiceDetailBuilder {
+    /// Sets [`parent_id`](InvoiceDetail::parent_id).
+    pub fn parent_id(mut self, parent_id: u64) -> Self {
+        self.parent_id = Some(parent_id);
+        self
+    }
+
+    /// Sets [`description`](InvoiceDetail::description).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets [`kind`](InvoiceDetail::kind).
+    pub fn kind(mut self, kind: InvoiceDetailType) -> Self {
+        self.kind = Some(kind);
+        self
+    }
+
+    /// Sets [`milestone_id`](InvoiceDetail::milestone_id).
+    pub fn milestone_id(mut self, milestone_id: u64) -> Self {
+        self.milestone_id = Some(milestone_id);
+        self
+    }
+
+    /// Sets [`milestone_description`](InvoiceDetail::milestone_description).
+    pub fn milestone_description(
+        mut self,
+        milestone_description: impl Into<String>,
+    ) -> Self {
+        self.milestone_description = Some(milestone_description.into());
+        self
+    }
+
+    /// Sets [`rate`](InvoiceDetail::rate).
+    pub fn rate(mut self, rate: impl Into<Decimal>) -> Self {
+        self.rate = Some(rate.into());
+        self
+    }
+
+    /// Sets [`hours`](InvoiceDetail::hours).
+    pub fn hours(mut self, hours: impl Into<Decimal>) -> Self {
+        self.hours = Some(hours.into());
+        self
+    }
+
+    /// Sets [`amount`](InvoiceDetail::amount).
+    pub fn amount(mut self, amount: impl Into<Decimal>) -> Self {
+        self.amount = Some(amount.into());
+        self
+    }
+
+    /// The `InvoiceDetail`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<InvoiceDetail, crate::BuildError> {
+        let InvoiceDetailBuilder {
+            parent_id,
+            description,
+            kind,
+            milestone_id,
+            milestone_description,
+            rate,
+            hours,
+            amount,
+        } = self;
+        match (
+            parent_id,
+            description,
+            kind,
+            milestone_id,
+            milestone_description,
+            rate,
+            hours,
+            amount,
+        ) {
+            (
+                Some(parent_id),
+                Some(description),
+                Some(kind),
+                Some(milestone_id),
+                Some(milestone_description),
+                Some(rate),
+                Some(hours),
+                Some(amount),
+            ) => {
+                Ok(InvoiceDetail {
+                    parent_id,
+                    description,
+                    kind,
+                    milestone_id,
+                    milestone_description,
+                    rate,
+                    hours,
+                    amount,
+                })
+            }
+            (
+                parent_id,
+                description,
+                kind,
+                milestone_id,
+                milestone_description,
+                rate,
+                hours,
+                amount,
+            ) => {
+                Err(
+                    crate::BuildError::new(
+                        "InvoiceDetail",
+                        [
+                            ("parent_id", parent_id.is_none()),
+                            ("description", description.is_none()),
+                            ("kind", kind.is_none()),
+                            ("milestone_id", milestone_id.is_none()),
+                            ("milestone_description", milestone_description.is_none()),
+                            ("rate", rate.is_none()),
+                            ("hours", hours.is_none()),
+                            ("amount", amount.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
+}
+
 /// One activity recorded on an invoice.
 ///
 /// The reference calls it `InvoiceActivityData`.
@@ -805,6 +2245,101 @@ pub struct InvoiceActivity {
     /// `0` on the wire means none and is `None`.
     #[serde(with = "wire::zero_is_none")]
     pub payment_id: Option<u64>,
+}
+
+impl InvoiceActivity {
+    /// A builder of a `InvoiceActivity`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](InvoiceActivityBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> InvoiceActivityBuilder {
+        InvoiceActivityBuilder::default()
+    }
+}
+
+/// Builds a [`InvoiceActivity`]: from [`InvoiceActivity::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct InvoiceActivityBuilder {
+    parent_id: Option<u64>,
+    activity: Option<InvoiceActivityKind>,
+    user: Option<String>,
+    date: Option<Timestamp>,
+    comments: Option<String>,
+    payment_id: Option<u64>,
+}
+
+impl InvoiceActivityBuilder {
+    /// Sets [`parent_id`](InvoiceActivity::parent_id).
+    pub fn parent_id(mut self, parent_id: u64) -> Self {
+        self.parent_id = Some(parent_id);
+        self
+    }
+
+    /// Sets [`activity`](InvoiceActivity::activity).
+    pub fn activity(mut self, activity: InvoiceActivityKind) -> Self {
+        self.activity = Some(activity);
+        self
+    }
+
+    /// Sets [`user`](InvoiceActivity::user).
+    pub fn user(mut self, user: impl Into<String>) -> Self {
+        self.user = Some(user.into());
+        self
+    }
+
+    /// Sets [`date`](InvoiceActivity::date).
+    pub fn date(mut self, date: impl Into<Timestamp>) -> Self {
+        self.date = Some(date.into());
+        self
+    }
+
+    /// Sets [`comments`](InvoiceActivity::comments).
+    pub fn comments(mut self, comments: impl Into<String>) -> Self {
+        self.comments = Some(comments.into());
+        self
+    }
+
+    /// Sets [`payment_id`](InvoiceActivity::payment_id).
+    pub fn payment_id(mut self, payment_id: u64) -> Self {
+        self.payment_id = Some(payment_id);
+        self
+    }
+
+    /// The `InvoiceActivity`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<InvoiceActivity, crate::BuildError> {
+        let InvoiceActivityBuilder {
+            parent_id,
+            activity,
+            user,
+            date,
+            comments,
+            payment_id,
+        } = self;
+        match (parent_id, activity, user, date, comments) {
+            (Some(parent_id), Some(activity), Some(user), Some(date), Some(comments)) => {
+                Ok(InvoiceActivity {
+                    parent_id,
+                    activity,
+                    user,
+                    date,
+                    comments,
+                    payment_id,
+                })
+            }
+            (parent_id, activity, user, date, comments) => {
+                Err(
+                    crate::BuildError::new(
+                        "InvoiceActivity",
+                        [
+                            ("parent_id", parent_id.is_none()),
+                            ("activity", activity.is_none()),
+                            ("user", user.is_none()),
+                            ("date", date.is_none()),
+                            ("comments", comments.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
 }
 
 /// One payment.
@@ -877,6 +2412,326 @@ pub struct Payment {
     pub to_description: String,
 }
 
+impl Payment {
+    /// A builder of a `Payment`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](PaymentBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> PaymentBuilder {
+        PaymentBuilder::default()
+    }
+}
+
+/// Builds a [`Payment`]: from [`Payment::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct PaymentBuilder {
+    id: Option<u64>,
+    date: Option<Timestamp>,
+    bid_id: Option<u64>,
+    job_id: Option<u64>,
+    client_user_id: Option<u64>,
+    provider_user_id: Option<u64>,
+    client: Option<String>,
+    provider: Option<String>,
+    from_account_id: Option<u64>,
+    to_account_id: Option<u64>,
+    invoice_id: Option<u64>,
+    internal_payment_display: Option<String>,
+    external_payment_id: Option<u64>,
+    external_payment_display: Option<String>,
+    from_amount: Option<Decimal>,
+    to_amount: Option<Decimal>,
+    amount: Option<Decimal>,
+    from_currency: Option<String>,
+    to_currency: Option<String>,
+    from_description: Option<String>,
+    to_description: Option<String>,
+}
+
+impl PaymentBuilder {
+    /// Sets [`id`](Payment::id).
+    pub fn id(mut self, id: u64) -> Self {
+        self.id = Some(id);
+        self
+    }
+
+    /// Sets [`date`](Payment::date).
+    pub fn date(mut self, date: impl Into<Timestamp>) -> Self {
+        self.date = Some(date.into());
+        self
+    }
+
+    /// Sets [`bid_id`](Payment::bid_id).
+    pub fn bid_id(mut self, bid_id: u64) -> Self {
+        self.bid_id = Some(bid_id);
+        self
+    }
+
+    /// Sets [`job_id`](Payment::job_id).
+    pub fn job_id(mut self, job_id: u64) -> Self {
+        self.job_id = Some(job_id);
+        self
+    }
+
+    /// Sets [`client_user_id`](Payment::client_user_id).
+    pub fn client_user_id(mut self, client_user_id: u64) -> Self {
+        self.client_user_id = Some(client_user_id);
+        self
+    }
+
+    /// Sets [`provider_user_id`](Payment::provider_user_id).
+    pub fn provider_user_id(mut self, provider_user_id: u64) -> Self {
+        self.provider_user_id = Some(provider_user_id);
+        self
+    }
+
+    /// Sets [`client`](Payment::client).
+    pub fn client(mut self, client: impl Into<String>) -> Self {
+        self.client = Some(client.into());
+        self
+    }
+
+    /// Sets [`provider`](Payment::provider).
+    pub fn provider(mut self, provider: impl Into<String>) -> Self {
+        self.provider = Some(provider.into());
+        self
+    }
+
+    /// Sets [`from_account_id`](Payment::from_account_id).
+    pub fn from_account_id(mut self, from_account_id: u64) -> Self {
+        self.from_account_id = Some(from_account_id);
+        self
+    }
+
+    /// Sets [`to_account_id`](Payment::to_account_id).
+    pub fn to_account_id(mut self, to_account_id: u64) -> Self {
+        self.to_account_id = Some(to_account_id);
+        self
+    }
+
+    /// Sets [`invoice_id`](Payment::invoice_id).
+    pub fn invoice_id(mut self, invoice_id: u64) -> Self {
+        self.invoice_id = Some(invoice_id);
+        self
+    }
+
+    /// Sets [`internal_payment_display`](Payment::internal_payment_display).
+    pub fn internal_payment_display(
+        mut self,
+        internal_payment_display: impl Into<String>,
+    ) -> Self {
+        self.internal_payment_display = Some(internal_payment_display.into());
+        self
+    }
+
+    /// Sets [`external_payment_id`](Payment::external_payment_id).
+    pub fn external_payment_id(mut self, external_payment_id: u64) -> Self {
+        self.external_payment_id = Some(external_payment_id);
+        self
+    }
+
+    /// Sets [`external_payment_display`](Payment::external_payment_display).
+    pub fn external_payment_display(
+        mut self,
+        external_payment_display: impl Into<String>,
+    ) -> Self {
+        self.external_payment_display = Some(external_payment_display.into());
+        self
+    }
+
+    /// Sets [`from_amount`](Payment::from_amount).
+    pub fn from_amount(mut self, from_amount: impl Into<Decimal>) -> Self {
+        self.from_amount = Some(from_amount.into());
+        self
+    }
+
+    /// Sets [`to_amount`](Payment::to_amount).
+    pub fn to_amount(mut self, to_amount: impl Into<Decimal>) -> Self {
+        self.to_amount = Some(to_amount.into());
+        self
+    }
+
+    /// Sets [`amount`](Payment::amount).
+    pub fn amount(mut self, amount: impl Into<Decimal>) -> Self {
+        self.amount = Some(amount.into());
+        self
+    }
+
+    /// Sets [`from_currency`](Payment::from_currency).
+    pub fn from_currency(mut self, from_currency: impl Into<String>) -> Self {
+        self.from_currency = Some(from_currency.into());
+        self
+    }
+
+    /// Sets [`to_currency`](Payment::to_currency).
+    pub fn to_currency(mut self, to_currency: impl Into<String>) -> Self {
+        self.to_currency = Some(to_currency.into());
+        self
+    }
+
+    /// Sets [`from_description`](Payment::from_description).
+    pub fn from_description(mut self, from_description: impl Into<String>) -> Self {
+        self.from_description = Some(from_description.into());
+        self
+    }
+
+    /// Sets [`to_description`](Payment::to_description).
+    pub fn to_description(mut self, to_description: impl Into<String>) -> Self {
+        self.to_description = Some(to_description.into());
+        self
+    }
+
+    /// The `Payment`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<Payment, crate::BuildError> {
+        let PaymentBuilder {
+            id,
+            date,
+            bid_id,
+            job_id,
+            client_user_id,
+            provider_user_id,
+            client,
+            provider,
+            from_account_id,
+            to_account_id,
+            invoice_id,
+            internal_payment_display,
+            external_payment_id,
+            external_payment_display,
+            from_amount,
+            to_amount,
+            amount,
+            from_currency,
+            to_currency,
+            from_description,
+            to_description,
+        } = self;
+        match (
+            id,
+            date,
+            bid_id,
+            job_id,
+            client_user_id,
+            provider_user_id,
+            client,
+            provider,
+            from_account_id,
+            to_account_id,
+            invoice_id,
+            internal_payment_display,
+            external_payment_display,
+            from_amount,
+            to_amount,
+            amount,
+            from_currency,
+            to_currency,
+            from_description,
+            to_description,
+        ) {
+            (
+                Some(id),
+                Some(date),
+                Some(bid_id),
+                Some(job_id),
+                Some(client_user_id),
+                Some(provider_user_id),
+                Some(client),
+                Some(provider),
+                Some(from_account_id),
+                Some(to_account_id),
+                Some(invoice_id),
+                Some(internal_payment_display),
+                Some(external_payment_display),
+                Some(from_amount),
+                Some(to_amount),
+                Some(amount),
+                Some(from_currency),
+                Some(to_currency),
+                Some(from_description),
+                Some(to_description),
+            ) => {
+                Ok(Payment {
+                    id,
+                    date,
+                    bid_id,
+                    job_id,
+                    client_user_id,
+                    provider_user_id,
+                    client,
+                    provider,
+                    from_account_id,
+                    to_account_id,
+                    invoice_id,
+                    internal_payment_display,
+                    external_payment_id,
+                    external_payment_display,
+                    from_amount,
+                    to_amount,
+                    amount,
+                    from_currency,
+                    to_currency,
+                    from_description,
+                    to_description,
+                })
+            }
+            (
+                id,
+                date,
+                bid_id,
+                job_id,
+                client_user_id,
+                provider_user_id,
+                client,
+                provider,
+                from_account_id,
+                to_account_id,
+                invoice_id,
+                internal_payment_display,
+                external_payment_display,
+                from_amount,
+                to_amount,
+                amount,
+                from_currency,
+                to_currency,
+                from_description,
+                to_description,
+            ) => {
+                Err(
+                    crate::BuildError::new(
+                        "Payment",
+                        [
+                            ("id", id.is_none()),
+                            ("date", date.is_none()),
+                            ("bid_id", bid_id.is_none()),
+                            ("job_id", job_id.is_none()),
+                            ("client_user_id", client_user_id.is_none()),
+                            ("provider_user_id", provider_user_id.is_none()),
+                            ("client", client.is_none()),
+                            ("provider", provider.is_none()),
+                            ("from_account_id", from_account_id.is_none()),
+                            ("to_account_id", to_account_id.is_none()),
+                            ("invoice_id", invoice_id.is_none()),
+                            (
+                                "internal_payment_display",
+                                internal_payment_display.is_none(),
+                            ),
+                            (
+                                "external_payment_display",
+                                external_payment_display.is_none(),
+                            ),
+                            ("from_amount", from_amount.is_none()),
+                            ("to_amount", to_amount.is_none()),
+                            ("amount", amount.is_none()),
+                            ("from_currency", from_currency.is_none()),
+                            ("to_currency", to_currency.is_none()),
+                            ("from_description", from_description.is_none()),
+                            ("to_description", to_description.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
+}
+
 /// The combined billing record of one invoice (the `billing` object of pay/getBilling).
 ///
 /// Delivered by `pay/getBilling`.
@@ -901,6 +2756,73 @@ pub struct Billing {
     /// On the wire: an object keyed "0", "1", ....
     #[serde(with = "wire::collection")]
     pub payments: Vec<Payment>,
+}
+
+impl Billing {
+    /// A builder of a `Billing`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](BillingBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> BillingBuilder {
+        BillingBuilder::default()
+    }
+}
+
+/// Builds a [`Billing`]: from [`Billing::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct BillingBuilder {
+    invoice: Option<Invoice>,
+    invoice_details: Vec<InvoiceDetail>,
+    invoice_activity: Vec<InvoiceActivity>,
+    payments: Vec<Payment>,
+}
+
+impl BillingBuilder {
+    /// Sets [`invoice`](Billing::invoice).
+    pub fn invoice(mut self, invoice: Invoice) -> Self {
+        self.invoice = Some(invoice);
+        self
+    }
+
+    /// Sets [`invoice_details`](Billing::invoice_details).
+    pub fn invoice_details(
+        mut self,
+        invoice_details: impl Into<Vec<InvoiceDetail>>,
+    ) -> Self {
+        self.invoice_details = invoice_details.into();
+        self
+    }
+
+    /// Sets [`invoice_activity`](Billing::invoice_activity).
+    pub fn invoice_activity(
+        mut self,
+        invoice_activity: impl Into<Vec<InvoiceActivity>>,
+    ) -> Self {
+        self.invoice_activity = invoice_activity.into();
+        self
+    }
+
+    /// Sets [`payments`](Billing::payments).
+    pub fn payments(mut self, payments: impl Into<Vec<Payment>>) -> Self {
+        self.payments = payments.into();
+        self
+    }
+
+    /// The `Billing`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<Billing, crate::BuildError> {
+        let BillingBuilder { invoice, invoice_details, invoice_activity, payments } = self;
+        match (invoice,) {
+            (Some(invoice),) => {
+                Ok(Billing {
+                    invoice,
+                    invoice_details,
+                    invoice_activity,
+                    payments,
+                })
+            }
+            (invoice,) => {
+                Err(crate::BuildError::new("Billing", [("invoice", invoice.is_none())]))
+            }
+        }
+    }
 }
 
 /// Response of pay/getTimesheetsForBid.
@@ -931,6 +2853,107 @@ pub struct TimesheetList {
     pub timesheets: Vec<Timesheet>,
 }
 
+impl TimesheetList {
+    /// A builder of a `TimesheetList`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](TimesheetListBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> TimesheetListBuilder {
+        TimesheetListBuilder::default()
+    }
+}
+
+/// Builds a [`TimesheetList`]: from [`TimesheetList::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct TimesheetListBuilder {
+    total_results: Option<u64>,
+    total_pages: Option<u64>,
+    page: Option<u64>,
+    num_results: Option<u64>,
+    bid_details: Option<Bid>,
+    timesheets: Vec<Timesheet>,
+}
+
+impl TimesheetListBuilder {
+    /// Sets [`total_results`](TimesheetList::total_results).
+    pub fn total_results(mut self, total_results: u64) -> Self {
+        self.total_results = Some(total_results);
+        self
+    }
+
+    /// Sets [`total_pages`](TimesheetList::total_pages).
+    pub fn total_pages(mut self, total_pages: u64) -> Self {
+        self.total_pages = Some(total_pages);
+        self
+    }
+
+    /// Sets [`page`](TimesheetList::page).
+    pub fn page(mut self, page: u64) -> Self {
+        self.page = Some(page);
+        self
+    }
+
+    /// Sets [`num_results`](TimesheetList::num_results).
+    pub fn num_results(mut self, num_results: u64) -> Self {
+        self.num_results = Some(num_results);
+        self
+    }
+
+    /// Sets [`bid_details`](TimesheetList::bid_details).
+    pub fn bid_details(mut self, bid_details: Bid) -> Self {
+        self.bid_details = Some(bid_details);
+        self
+    }
+
+    /// Sets [`timesheets`](TimesheetList::timesheets).
+    pub fn timesheets(mut self, timesheets: impl Into<Vec<Timesheet>>) -> Self {
+        self.timesheets = timesheets.into();
+        self
+    }
+
+    /// The `TimesheetList`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<TimesheetList, crate::BuildError> {
+        let TimesheetListBuilder {
+            total_results,
+            total_pages,
+            page,
+            num_results,
+            bid_details,
+            timesheets,
+        } = self;
+        match (total_results, total_pages, page, num_results, bid_details) {
+            (
+                Some(total_results),
+                Some(total_pages),
+                Some(page),
+                Some(num_results),
+                Some(bid_details),
+            ) => {
+                Ok(TimesheetList {
+                    total_results,
+                    total_pages,
+                    page,
+                    num_results,
+                    bid_details,
+                    timesheets,
+                })
+            }
+            (total_results, total_pages, page, num_results, bid_details) => {
+                Err(
+                    crate::BuildError::new(
+                        "TimesheetList",
+                        [
+                            ("total_results", total_results.is_none()),
+                            ("total_pages", total_pages.is_none()),
+                            ("page", page.is_none()),
+                            ("num_results", num_results.is_none()),
+                            ("bid_details", bid_details.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
+}
+
 /// Response of pay/getStatusReportsForBid.
 ///
 /// Delivered by `pay/getStatusReportsForBid`.
@@ -959,6 +2982,110 @@ pub struct StatusReportList {
     pub status_reports: Vec<StatusReport>,
 }
 
+impl StatusReportList {
+    /// A builder of a `StatusReportList`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](StatusReportListBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> StatusReportListBuilder {
+        StatusReportListBuilder::default()
+    }
+}
+
+/// Builds a [`StatusReportList`]: from [`StatusReportList::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct StatusReportListBuilder {
+    total_results: Option<u64>,
+    total_pages: Option<u64>,
+    page: Option<u64>,
+    num_results: Option<u64>,
+    bid_details: Option<Bid>,
+    status_reports: Vec<StatusReport>,
+}
+
+impl StatusReportListBuilder {
+    /// Sets [`total_results`](StatusReportList::total_results).
+    pub fn total_results(mut self, total_results: u64) -> Self {
+        self.total_results = Some(total_results);
+        self
+    }
+
+    /// Sets [`total_pages`](StatusReportList::total_pages).
+    pub fn total_pages(mut self, total_pages: u64) -> Self {
+        self.total_pages = Some(total_pages);
+        self
+    }
+
+    /// Sets [`page`](StatusReportList::page).
+    pub fn page(mut self, page: u64) -> Self {
+        self.page = Some(page);
+        self
+    }
+
+    /// Sets [`num_results`](StatusReportList::num_results).
+    pub fn num_results(mut self, num_results: u64) -> Self {
+        self.num_results = Some(num_results);
+        self
+    }
+
+    /// Sets [`bid_details`](StatusReportList::bid_details).
+    pub fn bid_details(mut self, bid_details: Bid) -> Self {
+        self.bid_details = Some(bid_details);
+        self
+    }
+
+    /// Sets [`status_reports`](StatusReportList::status_reports).
+    pub fn status_reports(
+        mut self,
+        status_reports: impl Into<Vec<StatusReport>>,
+    ) -> Self {
+        self.status_reports = status_reports.into();
+        self
+    }
+
+    /// The `StatusReportList`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<StatusReportList, crate::BuildError> {
+        let StatusReportListBuilder {
+            total_results,
+            total_pages,
+            page,
+            num_results,
+            bid_details,
+            status_reports,
+        } = self;
+        match (total_results, total_pages, page, num_results, bid_details) {
+            (
+                Some(total_results),
+                Some(total_pages),
+                Some(page),
+                Some(num_results),
+                Some(bid_details),
+            ) => {
+                Ok(StatusReportList {
+                    total_results,
+                    total_pages,
+                    page,
+                    num_results,
+                    bid_details,
+                    status_reports,
+                })
+            }
+            (total_results, total_pages, page, num_results, bid_details) => {
+                Err(
+                    crate::BuildError::new(
+                        "StatusReportList",
+                        [
+                            ("total_results", total_results.is_none()),
+                            ("total_pages", total_pages.is_none()),
+                            ("page", page.is_none()),
+                            ("num_results", num_results.is_none()),
+                            ("bid_details", bid_details.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
+}
+
 /// Response of pay/getTimesheet.
 ///
 /// Delivered by `pay/getTimesheet`.
@@ -985,6 +3112,92 @@ pub struct TimesheetDetails {
     /// On the wire: an object keyed "0", "1", ....
     #[serde(with = "wire::collection")]
     pub progress_items: Vec<ProgressItem>,
+}
+
+impl TimesheetDetails {
+    /// A builder of a `TimesheetDetails`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](TimesheetDetailsBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> TimesheetDetailsBuilder {
+        TimesheetDetailsBuilder::default()
+    }
+}
+
+/// Builds a [`TimesheetDetails`]: from [`TimesheetDetails::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct TimesheetDetailsBuilder {
+    bid_details: Option<Bid>,
+    timesheet: Option<Timesheet>,
+    comments: Vec<StatusReportComment>,
+    work_items: Vec<WorkItem>,
+    progress_items: Vec<ProgressItem>,
+}
+
+impl TimesheetDetailsBuilder {
+    /// Sets [`bid_details`](TimesheetDetails::bid_details).
+    pub fn bid_details(mut self, bid_details: Bid) -> Self {
+        self.bid_details = Some(bid_details);
+        self
+    }
+
+    /// Sets [`timesheet`](TimesheetDetails::timesheet).
+    pub fn timesheet(mut self, timesheet: Timesheet) -> Self {
+        self.timesheet = Some(timesheet);
+        self
+    }
+
+    /// Sets [`comments`](TimesheetDetails::comments).
+    pub fn comments(mut self, comments: impl Into<Vec<StatusReportComment>>) -> Self {
+        self.comments = comments.into();
+        self
+    }
+
+    /// Sets [`work_items`](TimesheetDetails::work_items).
+    pub fn work_items(mut self, work_items: impl Into<Vec<WorkItem>>) -> Self {
+        self.work_items = work_items.into();
+        self
+    }
+
+    /// Sets [`progress_items`](TimesheetDetails::progress_items).
+    pub fn progress_items(
+        mut self,
+        progress_items: impl Into<Vec<ProgressItem>>,
+    ) -> Self {
+        self.progress_items = progress_items.into();
+        self
+    }
+
+    /// The `TimesheetDetails`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<TimesheetDetails, crate::BuildError> {
+        let TimesheetDetailsBuilder {
+            bid_details,
+            timesheet,
+            comments,
+            work_items,
+            progress_items,
+        } = self;
+        match (bid_details, timesheet) {
+            (Some(bid_details), Some(timesheet)) => {
+                Ok(TimesheetDetails {
+                    bid_details,
+                    timesheet,
+                    comments,
+                    work_items,
+                    progress_items,
+                })
+            }
+            (bid_details, timesheet) => {
+                Err(
+                    crate::BuildError::new(
+                        "TimesheetDetails",
+                        [
+                            ("bid_details", bid_details.is_none()),
+                            ("timesheet", timesheet.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
 }
 
 /// Response of pay/getStatusReport.
@@ -1017,6 +3230,92 @@ pub struct StatusReportDetails {
     pub progress_items: Vec<ProgressItem>,
 }
 
+impl StatusReportDetails {
+    /// A builder of a `StatusReportDetails`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](StatusReportDetailsBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> StatusReportDetailsBuilder {
+        StatusReportDetailsBuilder::default()
+    }
+}
+
+/// Builds a [`StatusReportDetails`]: from [`StatusReportDetails::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct StatusReportDetailsBuilder {
+    bid_details: Option<Bid>,
+    status_report: Option<StatusReport>,
+    comments: Vec<StatusReportComment>,
+    work_items: Vec<WorkItem>,
+    progress_items: Vec<ProgressItem>,
+}
+
+impl StatusReportDetailsBuilder {
+    /// Sets [`bid_details`](StatusReportDetails::bid_details).
+    pub fn bid_details(mut self, bid_details: Bid) -> Self {
+        self.bid_details = Some(bid_details);
+        self
+    }
+
+    /// Sets [`status_report`](StatusReportDetails::status_report).
+    pub fn status_report(mut self, status_report: StatusReport) -> Self {
+        self.status_report = Some(status_report);
+        self
+    }
+
+    /// Sets [`comments`](StatusReportDetails::comments).
+    pub fn comments(mut self, comments: impl Into<Vec<StatusReportComment>>) -> Self {
+        self.comments = comments.into();
+        self
+    }
+
+    /// Sets [`work_items`](StatusReportDetails::work_items).
+    pub fn work_items(mut self, work_items: impl Into<Vec<WorkItem>>) -> Self {
+        self.work_items = work_items.into();
+        self
+    }
+
+    /// Sets [`progress_items`](StatusReportDetails::progress_items).
+    pub fn progress_items(
+        mut self,
+        progress_items: impl Into<Vec<ProgressItem>>,
+    ) -> Self {
+        self.progress_items = progress_items.into();
+        self
+    }
+
+    /// The `StatusReportDetails`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<StatusReportDetails, crate::BuildError> {
+        let StatusReportDetailsBuilder {
+            bid_details,
+            status_report,
+            comments,
+            work_items,
+            progress_items,
+        } = self;
+        match (bid_details, status_report) {
+            (Some(bid_details), Some(status_report)) => {
+                Ok(StatusReportDetails {
+                    bid_details,
+                    status_report,
+                    comments,
+                    work_items,
+                    progress_items,
+                })
+            }
+            (bid_details, status_report) => {
+                Err(
+                    crate::BuildError::new(
+                        "StatusReportDetails",
+                        [
+                            ("bid_details", bid_details.is_none()),
+                            ("status_report", status_report.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
+}
+
 /// Response of pay/getBilling. The properties invoice, invoiceDetails, invoiceActivity and
 /// payments are documented as siblings of bidDetails but are delivered inside billing.
 ///
@@ -1031,6 +3330,59 @@ pub struct BillingDetails {
     pub billing: Billing,
 }
 
+impl BillingDetails {
+    /// A builder of a `BillingDetails`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](BillingDetailsBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> BillingDetailsBuilder {
+        BillingDetailsBuilder::default()
+    }
+}
+
+/// Builds a [`BillingDetails`]: from [`BillingDetails::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct BillingDetailsBuilder {
+    bid_details: Option<Bid>,
+    billing: Option<Billing>,
+}
+
+impl BillingDetailsBuilder {
+    /// Sets [`bid_details`](BillingDetails::bid_details).
+    pub fn bid_details(mut self, bid_details: Bid) -> Self {
+        self.bid_details = Some(bid_details);
+        self
+    }
+
+    /// Sets [`billing`](BillingDetails::billing).
+    pub fn billing(mut self, billing: Billing) -> Self {
+        self.billing = Some(billing);
+        self
+    }
+
+    /// The `BillingDetails`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<BillingDetails, crate::BuildError> {
+        let BillingDetailsBuilder { bid_details, billing } = self;
+        match (bid_details, billing) {
+            (Some(bid_details), Some(billing)) => {
+                Ok(BillingDetails {
+                    bid_details,
+                    billing,
+                })
+            }
+            (bid_details, billing) => {
+                Err(
+                    crate::BuildError::new(
+                        "BillingDetails",
+                        [
+                            ("bid_details", bid_details.is_none()),
+                            ("billing", billing.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
+}
+
 /// Response of pay/getInvoice (delivered with `api` pay/getBilling).
 ///
 /// Delivered by `pay/getInvoice`.
@@ -1042,6 +3394,59 @@ pub struct InvoiceSummary {
     pub bid_details: Bid,
     /// The invoice.
     pub invoice: Invoice,
+}
+
+impl InvoiceSummary {
+    /// A builder of a `InvoiceSummary`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](InvoiceSummaryBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> InvoiceSummaryBuilder {
+        InvoiceSummaryBuilder::default()
+    }
+}
+
+/// Builds a [`InvoiceSummary`]: from [`InvoiceSummary::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct InvoiceSummaryBuilder {
+    bid_details: Option<Bid>,
+    invoice: Option<Invoice>,
+}
+
+impl InvoiceSummaryBuilder {
+    /// Sets [`bid_details`](InvoiceSummary::bid_details).
+    pub fn bid_details(mut self, bid_details: Bid) -> Self {
+        self.bid_details = Some(bid_details);
+        self
+    }
+
+    /// Sets [`invoice`](InvoiceSummary::invoice).
+    pub fn invoice(mut self, invoice: Invoice) -> Self {
+        self.invoice = Some(invoice);
+        self
+    }
+
+    /// The `InvoiceSummary`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<InvoiceSummary, crate::BuildError> {
+        let InvoiceSummaryBuilder { bid_details, invoice } = self;
+        match (bid_details, invoice) {
+            (Some(bid_details), Some(invoice)) => {
+                Ok(InvoiceSummary {
+                    bid_details,
+                    invoice,
+                })
+            }
+            (bid_details, invoice) => {
+                Err(
+                    crate::BuildError::new(
+                        "InvoiceSummary",
+                        [
+                            ("bid_details", bid_details.is_none()),
+                            ("invoice", invoice.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
 }
 
 /// Response of pay/getPayment (delivered with `api` pay/getBilling).
@@ -1058,6 +3463,59 @@ pub struct PaymentDetails {
     /// The reference documents it as `invoice` but the service sends `payment`; both are accepted.
     #[serde(alias = "invoice")]
     pub payment: Payment,
+}
+
+impl PaymentDetails {
+    /// A builder of a `PaymentDetails`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](PaymentDetailsBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> PaymentDetailsBuilder {
+        PaymentDetailsBuilder::default()
+    }
+}
+
+/// Builds a [`PaymentDetails`]: from [`PaymentDetails::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct PaymentDetailsBuilder {
+    bid_details: Option<Bid>,
+    payment: Option<Payment>,
+}
+
+impl PaymentDetailsBuilder {
+    /// Sets [`bid_details`](PaymentDetails::bid_details).
+    pub fn bid_details(mut self, bid_details: Bid) -> Self {
+        self.bid_details = Some(bid_details);
+        self
+    }
+
+    /// Sets [`payment`](PaymentDetails::payment).
+    pub fn payment(mut self, payment: Payment) -> Self {
+        self.payment = Some(payment);
+        self
+    }
+
+    /// The `PaymentDetails`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<PaymentDetails, crate::BuildError> {
+        let PaymentDetailsBuilder { bid_details, payment } = self;
+        match (bid_details, payment) {
+            (Some(bid_details), Some(payment)) => {
+                Ok(PaymentDetails {
+                    bid_details,
+                    payment,
+                })
+            }
+            (bid_details, payment) => {
+                Err(
+                    crate::BuildError::new(
+                        "PaymentDetails",
+                        [
+                            ("bid_details", bid_details.is_none()),
+                            ("payment", payment.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
 }
 
 impl Session {

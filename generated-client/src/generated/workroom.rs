@@ -26,6 +26,46 @@ pub struct ScreenBucket {
     pub screens: Vec<ScreenData>,
 }
 
+impl ScreenBucket {
+    /// A builder of a `ScreenBucket`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](ScreenBucketBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> ScreenBucketBuilder {
+        ScreenBucketBuilder::default()
+    }
+}
+
+/// Builds a [`ScreenBucket`]: from [`ScreenBucket::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct ScreenBucketBuilder {
+    title: Option<String>,
+    screens: Vec<ScreenData>,
+}
+
+impl ScreenBucketBuilder {
+    /// Sets [`title`](ScreenBucket::title).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets [`screens`](ScreenBucket::screens).
+    pub fn screens(mut self, screens: impl Into<Vec<ScreenData>>) -> Self {
+        self.screens = screens.into();
+        self
+    }
+
+    /// The `ScreenBucket`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<ScreenBucket, crate::BuildError> {
+        let ScreenBucketBuilder { title, screens } = self;
+        match (title,) {
+            (Some(title),) => Ok(ScreenBucket { title, screens }),
+            (title,) => {
+                Err(crate::BuildError::new("ScreenBucket", [("title", title.is_none())]))
+            }
+        }
+    }
+}
+
 /// Response of workroom/getWorkviewDetails.
 ///
 /// Delivered by `workroom/getWorkviewDetails`.
@@ -70,6 +110,112 @@ pub struct Workview {
     /// On the wire: an object keyed "0", "1", ....
     #[serde(with = "wire::collection")]
     pub screen_buckets: Vec<ScreenBucket>,
+}
+
+impl Workview {
+    /// A builder of a `Workview`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](WorkviewBuilder::build); optional fields start as `None` and lists as empty.
+    pub fn builder() -> WorkviewBuilder {
+        WorkviewBuilder::default()
+    }
+}
+
+/// Builds a [`Workview`]: from [`Workview::builder`], one setter per field.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder makes nothing until it is built"]
+pub struct WorkviewBuilder {
+    bid_data: Option<Bid>,
+    hours: Option<i64>,
+    date: Option<Date>,
+    prev_date: Option<Date>,
+    next_date: Option<Date>,
+    user_name: Option<String>,
+    screen_buckets: Vec<ScreenBucket>,
+}
+
+impl WorkviewBuilder {
+    /// Sets [`bid_data`](Workview::bid_data).
+    pub fn bid_data(mut self, bid_data: Bid) -> Self {
+        self.bid_data = Some(bid_data);
+        self
+    }
+
+    /// Sets [`hours`](Workview::hours).
+    pub fn hours(mut self, hours: i64) -> Self {
+        self.hours = Some(hours);
+        self
+    }
+
+    /// Sets [`date`](Workview::date).
+    pub fn date(mut self, date: impl Into<Date>) -> Self {
+        self.date = Some(date.into());
+        self
+    }
+
+    /// Sets [`prev_date`](Workview::prev_date).
+    pub fn prev_date(mut self, prev_date: impl Into<Date>) -> Self {
+        self.prev_date = Some(prev_date.into());
+        self
+    }
+
+    /// Sets [`next_date`](Workview::next_date).
+    pub fn next_date(mut self, next_date: impl Into<Date>) -> Self {
+        self.next_date = Some(next_date.into());
+        self
+    }
+
+    /// Sets [`user_name`](Workview::user_name).
+    pub fn user_name(mut self, user_name: impl Into<String>) -> Self {
+        self.user_name = Some(user_name.into());
+        self
+    }
+
+    /// Sets [`screen_buckets`](Workview::screen_buckets).
+    pub fn screen_buckets(
+        mut self,
+        screen_buckets: impl Into<Vec<ScreenBucket>>,
+    ) -> Self {
+        self.screen_buckets = screen_buckets.into();
+        self
+    }
+
+    /// The `Workview`, or a [`BuildError`](crate::BuildError) naming every required field left unset.
+    pub fn build(self) -> Result<Workview, crate::BuildError> {
+        let WorkviewBuilder {
+            bid_data,
+            hours,
+            date,
+            prev_date,
+            next_date,
+            user_name,
+            screen_buckets,
+        } = self;
+        match (bid_data, hours, date, user_name) {
+            (Some(bid_data), Some(hours), Some(date), Some(user_name)) => {
+                Ok(Workview {
+                    bid_data,
+                    hours,
+                    date,
+                    prev_date,
+                    next_date,
+                    user_name,
+                    screen_buckets,
+                })
+            }
+            (bid_data, hours, date, user_name) => {
+                Err(
+                    crate::BuildError::new(
+                        "Workview",
+                        [
+                            ("bid_data", bid_data.is_none()),
+                            ("hours", hours.is_none()),
+                            ("date", date.is_none()),
+                            ("user_name", user_name.is_none()),
+                        ],
+                    ),
+                )
+            }
+        }
+    }
 }
 
 impl Session {

@@ -10,6 +10,9 @@
 
 mod base_string;
 mod percent;
+// Signing plumbing, public for the test suites' signature oracles and benchmarks; not part of
+// the API (nor of its semver).
+#[doc(hidden)]
 pub mod signature;
 mod token;
 

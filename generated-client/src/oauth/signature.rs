@@ -1,16 +1,17 @@
 //! OAuth 1.0a request signing (RFC 5849), HMAC-SHA1 only.
 //!
 //! [`authorization_header`] signs a request and renders the `Authorization: OAuth ...` header
-//! value (sections 3.4 and 3.5.1); [`base_string`] returns the signature base string it signs
-//! (section 3.4.1), for tests and debugging, and [`sign`] signs a given base string (section
-//! 3.4.2). [`nonce`] draws a fresh nonce from the OS random source;
+//! value (sections 3.4 and 3.5.1); [`base_string`](fn@base_string) returns the signature base
+//! string it signs (section 3.4.1), for tests and debugging, and [`sign`] signs a given base
+//! string (section 3.4.2). [`nonce`] draws a fresh nonce from the OS random source;
 //! [`parse_authorization_header`] reads a header back.
 //!
 //! A request to sign is a [`SignatureRequest`] (the query is read back from the URL) or, on
 //! the client's own path, a [`PairsRequest`] (the query parameters as the pairs the URL was
 //! built from). Signing streams the base string into the HMAC as it is produced: the
 //! parameters are sorted by their encoded form without being encoded, and each is encoded
-//! twice on its way into the hash; [`base_string`] runs the very same writer into a `String`.
+//! twice on its way into the hash; [`base_string`](fn@base_string) runs the very same writer
+//! into a `String`.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -155,7 +156,7 @@ pub struct PairsRequest<'a, N, V> {
     pub query: &'a [(N, V)],
 }
 
-/// A request [`base_string`] and [`authorization_header`] can sign: [`SignatureRequest`] or
+/// A request [`base_string`](fn@base_string) and [`authorization_header`] can sign: [`SignatureRequest`] or
 /// [`PairsRequest`].
 pub trait Signable: sealed::RequestParts {}
 
@@ -307,7 +308,7 @@ pub fn sign(base_string: &str, key: &SigningKey<'_>) -> String {
 ///
 /// Parameters are in name order; `oauth_token` and `oauth_version` appear only when
 /// [`OAuthParams`] has them (`oauth_token=""` for `Some("")`). The signature is that of
-/// [`sign`]`(&`[`base_string`]`(request, oauth), key)`, computed without building the base
+/// [`sign`]`(&`[`base_string`](fn@base_string)`(request, oauth), key)`, computed without building the base
 /// string.
 pub fn authorization_header(
     request: &impl Signable,

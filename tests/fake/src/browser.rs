@@ -4,7 +4,8 @@ use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, LOCATION};
 use url::Url;
 
-use super::server::{Authorization, FakeMarketplace};
+use crate::error::FakeError;
+use crate::server::{Authorization, FakeMarketplace};
 
 impl FakeMarketplace {
     /// Plays the user's browser at the authorization step: GETs the authorization URL (the
@@ -14,27 +15,35 @@ impl FakeMarketplace {
     ///
     /// # Errors
     ///
-    /// A description of anything else: a connection failure, a login page that is not
-    /// served (unknown token), a refused login, an unexpected answer.
+    /// [`FakeError::InvalidUrl`] for a URL that does not parse, [`FakeError::Browser`] when a
+    /// request fails, [`FakeError::UnexpectedPage`] for any other answer: a login page that is
+    /// not served (unknown token), a refused login, a page without a known outcome.
     pub async fn authorize(
         &self,
         authorization_url: &str,
         login: &str,
         approve: bool,
-    ) -> Result<Authorization, String> {
-        let page_url = Url::parse(authorization_url)
-            .map_err(|error| format!("{authorization_url:?} is not a URL: {error}"))?;
-        let (status, page) = fetch(self.browser().get(page_url.clone())).await?;
+    ) -> Result<Authorization, FakeError> {
+        let page_url = Url::parse(authorization_url).map_err(|source| FakeError::InvalidUrl {
+            url: authorization_url.to_owned(),
+            source,
+        })?;
+        let response = self.browser().get(page_url.clone()).send().await?;
+        let status = response.status();
+        let page = response.text().await?;
+        let unexpected = |what: &str, page: &str| FakeError::UnexpectedPage {
+            what: what.to_owned(),
+            status: status.as_u16(),
+            page: page.to_owned(),
+        };
         if status != StatusCode::OK {
-            return Err(format!("the login page answered HTTP {status}: {page}"));
+            return Err(unexpected("the login page is not served", &page));
         }
         let token = attribute_after(&page, "name=\"oauth_token\"", "value")
-            .ok_or_else(|| format!("the login page has no oauth_token field: {page}"))?;
+            .ok_or_else(|| unexpected("the login page has no oauth_token field", &page))?;
         let action = attribute_after(&page, "<form", "action")
-            .ok_or_else(|| format!("the login page has no form: {page}"))?;
-        let action = page_url
-            .join(&action)
-            .map_err(|error| format!("form action {action:?}: {error}"))?;
+            .and_then(|action| page_url.join(&action).ok())
+            .ok_or_else(|| unexpected("the login page has no form to post", &page))?;
 
         let form = url::form_urlencoded::Serializer::new(String::new())
             .append_pair("oauth_token", &token)
@@ -48,25 +57,26 @@ impl FakeMarketplace {
             .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
             .body(form)
             .send()
-            .await
-            .map_err(|error| format!("posting the login form failed: {error}"))?;
+            .await?;
         let status = response.status();
+        let unexpected = |what: &str, page: &str| FakeError::UnexpectedPage {
+            what: what.to_owned(),
+            status: status.as_u16(),
+            page: page.to_owned(),
+        };
         if status.is_redirection() {
             let location = response
                 .headers()
                 .get(LOCATION)
                 .and_then(|value| value.to_str().ok())
-                .ok_or_else(|| format!("HTTP {status} without a Location"))?;
-            let target = Url::parse(location)
-                .map_err(|error| format!("redirect to {location:?}: {error}"))?;
-            return Ok(Authorization::Callback(target));
+                .unwrap_or_default();
+            return Url::parse(location)
+                .map(Authorization::Callback)
+                .map_err(|_| unexpected("a redirect without a valid Location", location));
         }
-        let page = response
-            .text()
-            .await
-            .map_err(|error| format!("reading the answer failed: {error}"))?;
+        let page = response.text().await?;
         if status != StatusCode::OK {
-            return Err(format!("the login form answered HTTP {status}: {page}"));
+            return Err(unexpected("the login form was refused", &page));
         }
         if let Some(verifier) = element_text(&page, "<code id=\"oauth_verifier\">", "</code>") {
             return Ok(Authorization::Verifier(verifier));
@@ -74,22 +84,11 @@ impl FakeMarketplace {
         if page.contains("Access denied") {
             return Ok(Authorization::Denied);
         }
-        Err(format!("unexpected page: {page}"))
+        Err(unexpected(
+            "neither a callback, a verifier nor a denial",
+            &page,
+        ))
     }
-}
-
-/// Sends a request and reads the answer as text.
-async fn fetch(request: reqwest::RequestBuilder) -> Result<(StatusCode, String), String> {
-    let response = request
-        .send()
-        .await
-        .map_err(|error| format!("the request failed: {error}"))?;
-    let status = response.status();
-    let text = response
-        .text()
-        .await
-        .map_err(|error| format!("reading the page failed: {error}"))?;
-    Ok((status, text))
 }
 
 /// The value of `attribute="..."` in the first tag after `marker` (HTML entities for `&` and

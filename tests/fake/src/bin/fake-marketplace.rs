@@ -1,8 +1,8 @@
 //! Runs the fake marketplace for manual use until Ctrl-C.
 //!
 //! ```text
-//! cargo run -p marketplace-tests --bin fake-marketplace            # HTTPS
-//! cargo run -p marketplace-tests --bin fake-marketplace -- --http  # plain HTTP
+//! cargo run -p marketplace-fake --bin fake-marketplace            # HTTPS
+//! cargo run -p marketplace-fake --bin fake-marketplace -- --http  # plain HTTP
 //! ```
 //!
 //! Prints the base URL, the demo application's consumer key and secret, the demo users' logins
@@ -11,7 +11,7 @@
 
 use std::process::ExitCode;
 
-use marketplace_tests::fake::FakeMarketplace;
+use marketplace_fake::FakeMarketplace;
 
 #[tokio::main]
 async fn main() -> ExitCode {

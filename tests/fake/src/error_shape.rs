@@ -1,13 +1,13 @@
 //! How the fake writes an error answer: the reference shows neither the body of an error nor
 //! its status, so the fake can answer every error (data methods and OAuth endpoints alike) in
 //! each plausible shape, switched with
-//! [`FakeMarketplace::set_error_shape`](super::FakeMarketplace::set_error_shape).
+//! [`FakeMarketplace::set_error_shape`](crate::FakeMarketplace::set_error_shape).
 
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::data::error_body;
+use crate::data::error_body;
 
 /// The shape of the fake's error answers. The default is the fake's own choice
 /// ([`Nested`](Self::Nested)); the others are what other servers plausibly send.
@@ -146,7 +146,7 @@ impl ServiceError {
                     format!(
                         "<!DOCTYPE html>\n<html>\n<head><title>{status} {reason}</title></head>\n\
                          <body>\n<h1>{code}</h1>\n<p>{}</p>\n</body>\n</html>\n",
-                        super::oauth::escape(message)
+                        crate::oauth::escape(message)
                     ),
                 )
             }
@@ -157,7 +157,7 @@ impl ServiceError {
     pub(crate) fn response(&self, shape: ErrorShape) -> Response {
         let (status, content_type, body) = self.render(shape);
         let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        super::faults::text(status, content_type, body)
+        crate::faults::text(status, content_type, body)
     }
 }
 

@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 use serde_json::{Map, Value, json};
 
-use super::world::{
+use crate::world::{
     ActivityKind, Bid, Comment, Invoice, Payment, Person, Progress, Screen, ScreenDay, ScreenHour,
     StatusReport, Timesheet, WorkItem, World, day_of, dmy, midnight, plus_days,
 };
@@ -33,9 +33,8 @@ pub(crate) fn keyed(items: impl IntoIterator<Item = Value>) -> Value {
 /// A decimal as a JSON number: an integer literal when whole (`30`, `0`), else the shortest
 /// float that reads back as the decimal (`12.5`, `70.25`).
 pub(crate) fn number(value: Decimal) -> Value {
-    if value.fract().is_zero()
-        && let Some(whole) = value.to_i64()
-    {
+    // Not a let chain: those need Rust 1.88, above the declared rust-version.
+    if let Some(whole) = value.to_i64().filter(|_| value.fract().is_zero()) {
         return Value::from(whole);
     }
     let float: f64 = value

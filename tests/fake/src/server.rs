@@ -25,14 +25,14 @@ use tokio::net::TcpListener;
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_rustls::TlsAcceptor;
 
-use super::clock::FakeClock;
-use super::data::respond;
-use super::error_shape::{ErrorShape, ServiceError};
-use super::faults::{self, ConnectionKill, Faults};
-use super::oauth::{self, Tokens, random_hex};
-use super::tls;
-use super::verify::RawRequest;
-use super::world::World;
+use crate::clock::FakeClock;
+use crate::data::respond;
+use crate::error_shape::{ErrorShape, ServiceError};
+use crate::faults::{self, ConnectionKill, Faults};
+use crate::oauth::{self, Tokens, random_hex};
+use crate::tls;
+use crate::verify::RawRequest;
+use crate::world::World;
 
 /// The data methods served under `/api/<group>/<method>`.
 const DATA_METHODS: [&str; 9] = [
@@ -202,8 +202,8 @@ impl FakeMarketplace {
         let pem = tls.as_ref().map(|tls| tls.certificate_pem.as_str());
         // Apps must not follow redirects with their credentials (see the client's
         // `ClientBuilder::http_client`), so the client offered to them follows none.
-        let http = tls::http_client(pem, false).map_err(io::Error::other)?;
-        let browser = tls::http_client(pem, false).map_err(io::Error::other)?;
+        let http = tls::http_client(pem)?;
+        let browser = tls::http_client(pem)?;
         let accept_task = tokio::spawn(accept_loop(
             listener,
             tls.map(|tls| tls.acceptor),
@@ -241,6 +241,16 @@ impl FakeMarketplace {
     /// Cheap: clones of one client share a connection pool.
     pub fn http_client(&self) -> reqwest::Client {
         self.http.clone()
+    }
+
+    /// The seeded marketplace it serves: users, workrooms and the IDs of their records.
+    pub fn world(&self) -> &World {
+        &self.app.world
+    }
+
+    /// The state shared by every request.
+    pub(crate) fn app(&self) -> &App {
+        &self.app
     }
 
     /// The fake's clock, to move time (token expiry, timestamp tolerance).
@@ -500,7 +510,7 @@ async fn accept_loop(listener: TcpListener, tls: Option<TlsAcceptor>, router: Ro
 }
 
 /// Serves HTTP/1.1 (or HTTP/2) on one connection until it closes or a request asks for it to
-/// be dropped ([`Fault::Reset`](super::Fault::Reset)).
+/// be dropped ([`Fault::Reset`](crate::Fault::Reset)).
 async fn serve_connection<I>(io: I, router: Router)
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,

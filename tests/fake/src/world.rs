@@ -29,6 +29,34 @@ pub struct User {
     pub name: String,
 }
 
+/// A seeded workroom (bid) as an app's test sees it: its parties, and the IDs of its records
+/// to pass to the data methods and to compare with what they return.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Workroom {
+    /// The bid ID, the `bidId` of every data method.
+    pub bid_id: u64,
+    /// The job's name (BidData `jobName`).
+    pub job_name: String,
+    /// The client's user ID.
+    pub client: u64,
+    /// The provider's user ID.
+    pub provider: u64,
+    /// Hourly (timesheets) or fixed-price (status reports).
+    pub hourly: bool,
+    /// Timesheet IDs, oldest week first, as pay/getTimesheetsForBid lists them.
+    pub timesheets: Vec<u64>,
+    /// Stored status report IDs, oldest week first. The current draft, which
+    /// pay/getStatusReport answers for the bid with `id` 0, is not stored and not listed.
+    pub status_reports: Vec<u64>,
+    /// Invoice IDs.
+    pub invoices: Vec<u64>,
+    /// Payment IDs of those invoices.
+    pub payments: Vec<u64>,
+    /// Days with screen snapshots of the provider, oldest first (workroom/getWorkviewDetails).
+    pub screenshot_days: Vec<Date>,
+}
+
 /// The public profile of a user, beyond [`User`].
 #[derive(Clone, Debug)]
 pub(crate) struct Person {
@@ -292,6 +320,82 @@ impl World {
     /// The user with this login name, e.g. `dwhitfield`.
     pub fn user_by_login(&self, login: &str) -> Option<&User> {
         self.users.iter().find(|user| user.login == login)
+    }
+
+    /// The user with this ID, e.g. 40001.
+    pub fn user(&self, id: u64) -> Option<&User> {
+        self.users.iter().find(|user| user.id == id)
+    }
+
+    /// Every workroom, in the order of their bid IDs' seeding: 310001..=310003 (the ones of the
+    /// fixtures), Mira Khan's 320001, then 310004..=310027, one per further provider of Dana
+    /// Whitfield.
+    pub fn workrooms(&self) -> Vec<Workroom> {
+        self.bids.iter().map(|bid| self.summary(bid)).collect()
+    }
+
+    /// The workroom of this bid.
+    pub fn workroom(&self, bid_id: u64) -> Option<Workroom> {
+        self.bid(bid_id).map(|bid| self.summary(bid))
+    }
+
+    /// Bid 310001, hourly: Dana Whitfield (40001) hires Ravi Menon (50001); 23 weekly
+    /// timesheets (the last a Draft), several pages of pay/getTimesheetsForBid, invoices with
+    /// payments, and snapshots on the seeded "today".
+    pub fn hourly_workroom(&self) -> Workroom {
+        self.seeded_workroom(310001)
+    }
+
+    /// Bid 310002, fixed-price: Dana Whitfield (40001) hires Lena Kovacs (50002); weekly status
+    /// reports with progress per milestone, two milestones invoiced and paid.
+    pub fn fixed_price_workroom(&self) -> Workroom {
+        self.seeded_workroom(310002)
+    }
+
+    /// Bid 310003, hourly: Dana Whitfield (40001) hires Tomas Ortega (50003); screen snapshots
+    /// on three days for workroom/getWorkviewDetails.
+    pub fn screenshots_workroom(&self) -> Workroom {
+        self.seeded_workroom(310003)
+    }
+
+    fn seeded_workroom(&self, bid_id: u64) -> Workroom {
+        self.workroom(bid_id)
+            .expect("the seeded world holds the showcase workrooms")
+    }
+
+    fn summary(&self, bid: &Bid) -> Workroom {
+        let invoices: Vec<u64> = self
+            .invoices
+            .iter()
+            .filter(|invoice| invoice.bid == bid.id)
+            .map(|invoice| invoice.id)
+            .collect();
+        Workroom {
+            bid_id: bid.id,
+            job_name: bid.job_name.clone(),
+            client: bid.client,
+            provider: bid.provider,
+            hourly: bid.hourly,
+            timesheets: self.timesheets_of(bid.id).iter().map(|t| t.id).collect(),
+            status_reports: self
+                .reports_of(bid.id)
+                .iter()
+                .map(|report| report.id)
+                .filter(|id| *id != 0)
+                .collect(),
+            payments: self
+                .payments
+                .iter()
+                .filter(|payment| invoices.contains(&payment.invoice))
+                .map(|payment| payment.id)
+                .collect(),
+            invoices,
+            screenshot_days: self
+                .screen_days_of(bid.id, bid.provider)
+                .iter()
+                .map(|day| day.day)
+                .collect(),
+        }
     }
 
     pub(crate) fn person(&self, id: u64) -> &Person {

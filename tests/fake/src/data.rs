@@ -4,7 +4,7 @@
 //! Where the reference is silent the fake decides, and says so at the place:
 //! - error bodies: by default `{"api", "apiVersion": 1, "rcode": 0, "error": {"code", "type",
 //!   "message"}}` ([`error_body`]; the server can answer in other shapes, see
-//!   [`ErrorShape`](super::ErrorShape)), HTTP 400 for validation errors (type `validation`), 403
+//!   [`ErrorShape`](crate::ErrorShape)), HTTP 400 for validation errors (type `validation`), 403
 //!   for authorization errors (type `authorization`), 404 for an unknown method (type
 //!   `request`, as the server half uses);
 //! - a parameter given twice counts with its last value; an empty value counts as absent;
@@ -20,9 +20,9 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde_json::{Value, json};
 
-use super::error_shape::ServiceError;
-use super::render::{self, BidVariant};
-use super::world::{Bid, World, dmy, parse_dmy};
+use crate::error_shape::ServiceError;
+use crate::render::{self, BidVariant};
+use crate::world::{Bid, World, dmy, parse_dmy};
 
 /// The answer to one data call.
 #[derive(Clone, Debug, PartialEq)]
@@ -406,7 +406,7 @@ impl<'a> Call<'a> {
     }
 
     /// The invoice named by `id` and its bid, if the caller is party to it.
-    fn own_invoice(&self) -> Result<(&'a Bid, &'a super::world::Invoice), Failure> {
+    fn own_invoice(&self) -> Result<(&'a Bid, &'a crate::world::Invoice), Failure> {
         let id = self.required_id()?;
         let invoice = self
             .world

@@ -14,9 +14,9 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use jiff::{SignedDuration, Timestamp};
 
-use super::error_shape::ServiceError;
-use super::server::{App, DemoCredentials, ReadRequest};
-use super::verify::{OAuthRequest, TIMESTAMP_TOLERANCE_SECS};
+use crate::error_shape::ServiceError;
+use crate::server::{App, DemoCredentials, ReadRequest};
+use crate::verify::{OAuthRequest, TIMESTAMP_TOLERANCE_SECS};
 
 /// How long an access token is valid after it was granted.
 pub(crate) const ACCESS_TOKEN_LIFETIME: SignedDuration = SignedDuration::from_hours(6);
@@ -136,6 +136,28 @@ impl Tokens {
         }
         self.nonces.insert(key, timestamp);
         Ok(token.to_owned())
+    }
+
+    /// Issues the access token `token` with `secret` to the application `consumer_key`, acting
+    /// for `user` from `now`: the end of the flow, or the test kit's shortcut past it.
+    pub(crate) fn grant(
+        &mut self,
+        token: &str,
+        secret: &str,
+        consumer_key: String,
+        user: u64,
+        now: Timestamp,
+    ) {
+        self.access.insert(
+            token.to_owned(),
+            AccessToken {
+                secret: secret.to_owned(),
+                consumer_key,
+                user,
+                granted_at: now,
+                revoked: false,
+            },
+        );
     }
 
     /// The user of a live access token: refuses a revoked or expired one.
@@ -278,16 +300,7 @@ pub(crate) async fn get_access_token(State(app): State<Arc<App>>, request: Reque
     let user = approval.user;
     let consumer_key = issued.consumer_key.clone();
     tokens.requests.remove(&request_token);
-    tokens.access.insert(
-        token.clone(),
-        AccessToken {
-            secret: secret.clone(),
-            consumer_key,
-            user,
-            granted_at: now,
-            revoked: false,
-        },
-    );
+    tokens.grant(&token, &secret, consumer_key, user, now);
     drop(tokens);
     form_response(&[("oauth_token", &token), ("oauth_token_secret", &secret)])
 }

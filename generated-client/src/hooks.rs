@@ -1,0 +1,175 @@
+//! Behaviour around every HTTP exchange: request hooks that see and add headers before the
+//! request is signed and sent ([`OutgoingRequest`]), and response hooks that see each answer
+//! ([`ReceivedResponse`]). They are set on the [`ClientBuilder`](crate::ClientBuilder) and run
+//! for every attempt of every call, OAuth endpoints included, in the order they were added.
+//!
+//! Neither side can reach a secret: a request hook runs before the `Authorization` header (the
+//! only place OAuth values travel) is added, and replaces nothing of it; a response hook gets
+//! the body of a token endpoint or of an error with secret-named values removed (see
+//! [`ReceivedResponse::body`]). A client without hooks pays nothing for them: no header map is
+//! built and no clock is read. The crate docs show both kinds at work.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use jiff::Timestamp;
+use reqwest::header::HeaderMap;
+use url::Url;
+
+/// A request hook.
+pub(crate) type RequestHook = Arc<dyn Fn(&mut OutgoingRequest<'_>) + Send + Sync>;
+/// A response hook.
+pub(crate) type ResponseHook = Arc<dyn Fn(&ReceivedResponse<'_>) + Send + Sync>;
+
+/// The hooks of a client, in the order they were added.
+#[derive(Clone, Default)]
+pub(crate) struct Hooks {
+    pub(crate) request: Vec<RequestHook>,
+    pub(crate) response: Vec<ResponseHook>,
+}
+
+impl std::fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks")
+            .field("request", &self.request.len())
+            .field("response", &self.response.len())
+            .finish()
+    }
+}
+
+/// One attempt of a call about to be sent, as a request hook sees it: where it goes, and the
+/// headers it will carry, which the hook may change.
+///
+/// The headers are those of [`CallOptions::header`](crate::CallOptions::header) and of earlier
+/// hooks; the `Authorization` header is added after every hook (replacing any set here), so a
+/// hook never sees the signature and cannot alter it. Headers are not part of an OAuth 1.0a
+/// signature, so what a hook adds does not change it.
+#[derive(Debug)]
+pub struct OutgoingRequest<'a> {
+    pub(crate) api_method: &'static str,
+    pub(crate) http_method: &'a reqwest::Method,
+    pub(crate) url: &'a Url,
+    pub(crate) attempt: u32,
+    pub(crate) headers: &'a mut HeaderMap,
+}
+
+impl OutgoingRequest<'_> {
+    /// The API method: `pay/getTimesheet`, `oauth/getRequestToken`, ….
+    pub fn api_method(&self) -> &'static str {
+        self.api_method
+    }
+
+    /// The HTTP method: GET for data methods, POST for the OAuth endpoints.
+    pub fn http_method(&self) -> &reqwest::Method {
+        self.http_method
+    }
+
+    /// The URL, with the method's parameters in its query (OAuth values travel in the
+    /// `Authorization` header, never here).
+    pub fn url(&self) -> &Url {
+        self.url
+    }
+
+    /// Which attempt of the call this is, from 1 (retries are further attempts).
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// The headers the request will carry.
+    pub fn headers(&self) -> &HeaderMap {
+        self.headers
+    }
+
+    /// The headers, to add to (a trace id, an app tag, …).
+    pub fn headers_mut(&mut self) -> &mut HeaderMap {
+        self.headers
+    }
+}
+
+/// One answer of the service, as a response hook sees it: the exchange (method, URL,
+/// parameters, attempt, when it was sent) and the answer (status, headers, latency, body).
+///
+/// A hook sees every answer that arrived, whatever the call makes of it: an error status, a
+/// 5xx that will be retried, a redirect that will be refused. A connection that failed or an
+/// attempt that timed out has no answer and reaches no hook (the call's [`Error`](crate::Error)
+/// and its `marketplace_call` tracing span report it).
+#[derive(Debug)]
+pub struct ReceivedResponse<'a> {
+    pub(crate) api_method: &'static str,
+    pub(crate) http_method: &'a reqwest::Method,
+    pub(crate) url: &'a Url,
+    pub(crate) params: &'a [(&'static str, String)],
+    pub(crate) attempt: u32,
+    pub(crate) sent_at: Timestamp,
+    pub(crate) latency: Duration,
+    pub(crate) status: u16,
+    pub(crate) headers: &'a HeaderMap,
+    pub(crate) body: Option<&'a [u8]>,
+    pub(crate) body_redacted: bool,
+}
+
+impl ReceivedResponse<'_> {
+    /// The API method: `pay/getTimesheet`, `oauth/getRequestToken`, ….
+    pub fn api_method(&self) -> &'static str {
+        self.api_method
+    }
+
+    /// The HTTP method.
+    pub fn http_method(&self) -> &reqwest::Method {
+        self.http_method
+    }
+
+    /// The URL the request went to (no OAuth values: those travel in the `Authorization`
+    /// header).
+    pub fn url(&self) -> &Url {
+        self.url
+    }
+
+    /// The method's parameters as sent, in order, without any OAuth value.
+    pub fn params(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.params
+            .iter()
+            .map(|(name, value)| (*name, value.as_str()))
+    }
+
+    /// Which attempt of the call this was, from 1.
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// When the request was sent, by the local clock.
+    pub fn sent_at(&self) -> Timestamp {
+        self.sent_at
+    }
+
+    /// From sending the request to the end of the body (to the headers when the body was not
+    /// read).
+    pub fn latency(&self) -> Duration {
+        self.latency
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The response headers, as sent.
+    pub fn headers(&self) -> &HeaderMap {
+        self.headers
+    }
+
+    /// The body: as sent for a successful (2xx) answer of a data method, which holds the
+    /// service's data and no credential; for anything else (error answers, and the token
+    /// endpoints, whose answers carry the new token secret) the body read by its structure
+    /// with secret-named values removed, as errors keep it (see
+    /// [`body_is_redacted`](Self::body_is_redacted)). `None` when the client did not read it:
+    /// a redirect, or a body larger than `ClientBuilder::max_response_bytes`.
+    pub fn body(&self) -> Option<&[u8]> {
+        self.body
+    }
+
+    /// Whether [`body`](Self::body) is the redacted reading rather than the bytes as sent.
+    pub fn body_is_redacted(&self) -> bool {
+        self.body_redacted
+    }
+}

@@ -1,0 +1,43 @@
+//! [`FakeError`]: what can go wrong in the test kit's calls.
+
+/// A failure of the test kit: [`FakeMarketplace::session`](crate::FakeMarketplace::session),
+/// [`client`](crate::FakeMarketplace::client), [`sign_in`](crate::FakeMarketplace::sign_in)
+/// or [`authorize`](crate::FakeMarketplace::authorize).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FakeError {
+    /// No seeded user has this ID (see [`World::users`](crate::world::World::users)).
+    #[error("no seeded user has the ID {0}")]
+    UnknownUser(u64),
+    /// The OS random source failed, so no token could be issued.
+    #[error("the OS random source failed")]
+    NoRandomness,
+    /// The client for the fake could not be built, or a call of the flow failed.
+    #[error("the client failed: {0}")]
+    Client(#[from] marketplace_client::Error),
+    /// The browser did not end at the callback: the login was refused, or access denied.
+    #[error("the authorization ended in {0:?}, not at the callback")]
+    NotAuthorized(crate::Authorization),
+    /// The authorization URL given to `authorize` is not a URL.
+    #[error("{url:?} is not a URL: {source}")]
+    InvalidUrl {
+        /// The text given.
+        url: String,
+        /// Why it does not parse.
+        source: url::ParseError,
+    },
+    /// A request of the browser failed: connecting, TLS, or reading the page.
+    #[error("the browser's request failed: {0}")]
+    Browser(#[from] reqwest::Error),
+    /// The service answered the browser with a page it did not expect: an HTTP error, a login
+    /// page without its form (an unknown request token), a refused login.
+    #[error("{what} (HTTP {status}): {page}")]
+    UnexpectedPage {
+        /// What was expected and not found.
+        what: String,
+        /// The HTTP status of the page.
+        status: u16,
+        /// The page as served.
+        page: String,
+    },
+}

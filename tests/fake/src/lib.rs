@@ -1,0 +1,86 @@
+//! A faithful, stateful fake of the freelance-marketplace developer API, served over HTTPS on
+//! 127.0.0.1 (like stripe-mock, but keeping state and verifying OAuth signatures), for testing
+//! apps built on [`marketplace_client`].
+//!
+//! # Testing an app
+//!
+//! Start the fake, get a [`Session`](marketplace_client::Session) for a seeded user without the
+//! OAuth dance, and read the seeded workrooms, users and IDs from [`FakeMarketplace::world`]:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use marketplace_fake::FakeMarketplace;
+//!
+//! let fake = FakeMarketplace::start().await?;
+//! let workroom = fake.world().hourly_workroom(); // bid 310001: 23 weekly timesheets
+//! let session = fake.session(workroom.client)?; // Dana Whitfield, the client
+//!
+//! let sheet = session.get_timesheet_by_bid_id(workroom.bid_id).send().await?;
+//! assert_eq!(sheet.timesheet.id, *workroom.timesheets.last().unwrap());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The flow itself stays available: [`FakeMarketplace::client_builder`] is the demo
+//! application's [`ClientBuilder`](marketplace_client::ClientBuilder) (add hooks, limits),
+//! [`FakeMarketplace::sign_in`] runs the whole flow for a client, and
+//! [`FakeMarketplace::authorize`] plays the user's browser at the authorization page. A test moves time with [`FakeClock`], injects
+//! misbehaviour with [`Faults`], and picks the shape of error bodies with
+//! [`FakeMarketplace::set_error_shape`]:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use marketplace_client::jiff::SignedDuration;
+//! use marketplace_fake::{ErrorShape, Fault, FakeMarketplace};
+//!
+//! let fake = FakeMarketplace::start().await?;
+//! fake.faults().inject(Some("/api/pay/getTimesheet"), Fault::Status { status: 503, retry_after: Some(1) }, 2);
+//! fake.set_error_shape(ErrorShape::ErrorsArray); // `{"errors": [...]}`
+//! fake.clock().advance(SignedDuration::from_hours(6)); // every access token expires
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # What it serves
+//!
+//! The three-legged OAuth flow (`/oauth/getRequestToken`, the login page at
+//! `/oauth/authorizeToken`, `/oauth/getAccessToken`, `/oauth/revokeToken`) and the nine data
+//! methods under `/api/<group>/<method>`, answered from the seeded [`World`] by
+//! [`data::respond`] in the exact wire shapes of the reference. Every signed request is verified
+//! with the fake's own RFC 5849 code ([`verify`]), independent of the client's.
+//!
+//! # TLS
+//!
+//! The server is rustls with a certificate generated at start; [`FakeMarketplace::http_client`]
+//! trusts that certificate only. Features: `rustls-ring` (default) or `rustls-aws-lc` choose
+//! the crypto provider; `native-tls` makes the handed-out HTTP client use the platform's TLS.
+//!
+//! Decisions where the reference is silent: errors are answered in the shape
+//! [`FakeMarketplace::set_error_shape`] sets ([`ErrorShape::Nested`] by default: `{"api",
+//! "apiVersion": 1, "rcode": 0, "error": {"code", "type", "message"}}`); every OAuth failure
+//! answers 401 with `E_API_AUTH_SIGNATURE_MISMATCH` (type `authentication`); timestamps may be 300 s off the
+//! fake's clock; a nonce may be used once per consumer and token; an access token lives six
+//! hours by the [`FakeClock`]; an `oauth_callback` that is neither an absolute URI nor `oob`
+//! answers 400 `E_VALIDATION_INVALID_CALLBACK`; unknown paths answer 404 JSON errors.
+
+pub mod data;
+mod render;
+pub mod world;
+
+mod browser;
+mod clock;
+mod error;
+mod error_shape;
+mod faults;
+mod kit;
+mod oauth;
+mod server;
+mod tls;
+pub mod verify;
+
+pub use clock::FakeClock;
+pub use error::FakeError;
+pub use error_shape::{ErrorShape, GENERIC_CODE, ServiceError};
+pub use faults::{Fault, Faults};
+pub use server::{Authorization, DemoCredentials, FakeMarketplace};
+pub use world::{User, Workroom, World};

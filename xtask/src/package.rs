@@ -1,0 +1,181 @@
+//! `cargo xtask package`: the published crates as crates.io would get them, and an app built
+//! on them.
+//!
+//! 1. `cargo publish --dry-run --no-verify` of both published crates: what crates.io checks
+//!    before an upload (metadata, the files shipped, path dependencies given versions);
+//!    `cargo package --no-verify` then writes the `.crate` files to `target/package/`.
+//! 2. The app of `tests/app` (a workspace of its own, as a user's would be) is copied to a
+//!    scratch folder and tested against those packages: the `.crate` files are unpacked there
+//!    and patched in for the crates.io versions it asks for, so it compiles against exactly what
+//!    would be published, never against the workspace's sources. It depends on nothing but the
+//!    two crates and tokio.
+//!
+//! Step 2 is the packages' verification: it builds both from their `.crate` files, with their
+//! default features, and runs the app's tests against the fake, so the dry run need not build
+//! them a second time on its own.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::public_api::CRATES;
+
+/// The app, relative to the workspace root.
+pub const APP_DIR: &str = "tests/app";
+
+/// Where the app is built, relative to the workspace root.
+pub const SCRATCH: &str = "target/tmp/packaged-app";
+
+/// Why packaging or the app failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PackageError {
+    /// A command failed.
+    #[error("{command} failed ({status})")]
+    Command {
+        /// The command line.
+        command: String,
+        /// Its exit status.
+        status: String,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// Packages and verifies the published crates, then tests the app against the packages.
+pub fn run(root: &Path) -> Result<(), PackageError> {
+    let version = crate_version(root)?;
+    for step in [
+        &[
+            "publish",
+            "--dry-run",
+            "--no-verify",
+            "--locked",
+            "--allow-dirty",
+        ][..],
+        &["package", "--no-verify", "--locked", "--allow-dirty"][..],
+    ] {
+        let mut command = cargo(root);
+        command.args(step);
+        for (package, _) in CRATES {
+            command.args(["-p", package]);
+        }
+        status(&mut command)?;
+    }
+
+    let scratch = root.join(SCRATCH);
+    let packages = scratch.join("packages");
+    let app = scratch.join("app");
+    for dir in [&packages, &app] {
+        if dir.exists() {
+            std::fs::remove_dir_all(dir).map_err(|source| io(dir, source))?;
+        }
+        std::fs::create_dir_all(dir).map_err(|source| io(dir, source))?;
+    }
+    let mut patches = String::from("[patch.crates-io]\n");
+    for (package, _) in CRATES {
+        let file = root
+            .join("target/package")
+            .join(format!("{package}-{version}.crate"));
+        // `--touch`: the files get the time of unpacking, not the archive's, so that a build
+        // folder that saw an earlier package does not take these for unchanged.
+        status(
+            Command::new("tar")
+                .args(["--touch", "-xzf"])
+                .arg(&file)
+                .arg("-C")
+                .arg(&packages),
+        )?;
+        patches.push_str(&format!(
+            "{package} = {{ path = \"../packages/{package}-{version}\" }}\n"
+        ));
+    }
+    copy_dir(&root.join(APP_DIR), &app)?;
+    // The workspace's lock: the app builds with the versions the crates were tested with.
+    copy(&root.join("Cargo.lock"), &app.join("Cargo.lock"))?;
+    write(&app.join(".cargo/config.toml"), &patches)?;
+
+    let mut test = cargo(&app);
+    test.args(["test", "--target-dir"])
+        .arg(scratch.join("target"));
+    status(&mut test)
+}
+
+/// The version of the published crates (they share it).
+fn crate_version(root: &Path) -> Result<String, PackageError> {
+    let path = root.join(CRATES[0].1).join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&path).map_err(|source| io(&path, source))?;
+    manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("version = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .map(str::to_owned)
+        .ok_or_else(|| io(&path, std::io::Error::other("no version = \"…\" line")))
+}
+
+fn cargo(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO"));
+    command.current_dir(dir);
+    command
+}
+
+fn status(command: &mut Command) -> Result<(), PackageError> {
+    let status = command.status().map_err(|source| PackageError::Io {
+        path: PathBuf::from(command.get_program()),
+        source,
+    })?;
+    if status.success() {
+        return Ok(());
+    }
+    Err(PackageError::Command {
+        command: format!(
+            "{} {}",
+            command.get_program().to_string_lossy(),
+            command
+                .get_args()
+                .map(|arg| arg.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        status: status.to_string(),
+    })
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<(), PackageError> {
+    for entry in std::fs::read_dir(from).map_err(|source| io(from, source))? {
+        let entry = entry.map_err(|source| io(from, source))?;
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            std::fs::create_dir_all(&target).map_err(|source| io(&target, source))?;
+            copy_dir(&path, &target)?;
+        } else {
+            copy(&path, &target)?;
+        }
+    }
+    Ok(())
+}
+
+fn copy(from: &Path, to: &Path) -> Result<(), PackageError> {
+    std::fs::copy(from, to)
+        .map(drop)
+        .map_err(|source| io(from, source))
+}
+
+fn write(path: &Path, text: &str) -> Result<(), PackageError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| io(parent, source))?;
+    }
+    std::fs::write(path, text).map_err(|source| io(path, source))
+}
+
+fn io(path: &Path, source: std::io::Error) -> PackageError {
+    PackageError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
