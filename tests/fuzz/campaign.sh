@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The fuzzing campaign behind BENCHMARKS.md's robustness section: every target alone, one after
+# the other, for SECONDS each (default 600), starting from the committed corpus. Then the
+# committed corpus is minimized: the hand-named seeds stay, and of everything else (earlier
+# campaigns' inputs and this one's) only a smallest set covering every edge is kept
+# (libFuzzer's -set_cover_merge on edge coverage; the files are named by their SHA-1).
+# Writes target/fuzz-campaign/robustness.md with executions, exec/s and findings per target.
+#
+#   tests/fuzz/campaign.sh            # 5 targets x 10 minutes
+#   tests/fuzz/campaign.sh 60 spec_loader
+#
+# Run it on an otherwise idle machine: the rate is only meaningful when the target has a core to
+# itself. Needs cargo-fuzz (`cargo install cargo-fuzz`); `-s none` works on a stable toolchain.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-600}
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(callback_url decode_response error_body spec_loader wire_decoders)
+fi
+out=target/fuzz-campaign
+mkdir -p "$out"
+cargo fuzz build -s none --fuzz-dir tests/fuzz >/dev/null
+bin_dir=tests/fuzz/target/x86_64-unknown-linux-gnu/release
+report="$out/robustness.md"
+{
+  echo "| target | seconds | executions | exec/s | seed → merged corpus | findings |"
+  echo "|---|---:|---:|---:|---|---|"
+} >"$report"
+for t in "${targets[@]}"; do
+  work="$out/$t"
+  rm -rf "$work" && mkdir -p "$work/corpus" "$work/artifacts"
+  cp tests/fuzz/corpus/"$t"/* "$work/corpus/"
+  seeds=$(ls tests/fuzz/corpus/"$t" | wc -l)
+  status=0
+  "$bin_dir/$t" "$work/corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$work/artifacts/" >"$work/log" 2>&1 || status=$?
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/log" | grep -o '[0-9]*$' || echo 0)
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$work/log" | grep -o '[0-9]*$' || echo 0)
+  ran=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$work/log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || echo "$seconds")
+  if [ "$status" -eq 0 ]; then
+    findings=none
+  else
+    findings="exit $status: $(ls "$work/artifacts" | tr '\n' ' ')"
+  fi
+  # Keep what the run learned, minimized: the named seeds, then a set cover of the edges.
+  mkdir -p "$work/minimized"
+  for seed in tests/fuzz/corpus/"$t"/*; do
+    [[ $(basename "$seed") =~ ^[0-9a-f]{40}$ ]] || cp "$seed" "$work/minimized/"
+  done
+  "$bin_dir/$t" -set_cover_merge=1 -use_counters=0 -artifact_prefix="$work/artifacts/" \
+    "$work/minimized" "$work/corpus" >"$work/merge.log" 2>&1
+  rm -rf tests/fuzz/corpus/"$t"
+  cp -r "$work/minimized" tests/fuzz/corpus/"$t"
+  merged=$(ls tests/fuzz/corpus/"$t" | wc -l)
+  echo "| \`$t\` | $ran | $execs | $rate | $seeds → $merged | $findings |" >>"$report"
+  echo "$t: $execs executions at $rate/s, findings: $findings" >&2
+done
+cat "$report"
