@@ -9,8 +9,9 @@
 //!   what is missing, undocumented or typed narrower without
 //!   evidence. Exits 1 when it finds anything, 2 when it cannot read either side.
 //! - `cargo xtask public-api` writes the public API of each published crate to its
-//!   `public-api.txt`; `--check` fails when the API differs from it, or moved since `main`
-//!   without a `CHANGELOG.md` entry.
+//!   `public-api.txt`; `--check` fails when the API differs from it, moved since `main`
+//!   without a `CHANGELOG.md` entry, or moved further than the version since the last release
+//!   (the semver check).
 //! - `cargo xtask package` packages and verifies the published crates (`cargo publish
 //!   --dry-run`), then tests the app of `tests/app` against the packages.
 //! - `cargo xtask msrv` checks that no dependency of a published crate needs a newer Rust than
@@ -61,9 +62,10 @@ fn main() -> ExitCode {
             );
         }
         ["public-api", "--check"] => {
-            return finish(
-                public_api::check(&root).map(|()| println!("the public API is its snapshot")),
-            );
+            return finish(public_api::check(&root).map(|semver| {
+                println!("the public API is its snapshot");
+                print!("{semver}");
+            }));
         }
         ["package"] => return finish(package::run(&root)),
         ["msrv"] => return finish(msrv::check(&root).map(|report| print!("{report}"))),

@@ -9,10 +9,18 @@
 //! one format version (the one of the toolchain CI runs; a toolchain with another format is
 //! reported as such, with the fix).
 //!
-//! There is no published release to compare with, so the baseline is the committed snapshot:
-//! `--check` fails when the API differs from it (the fix: `cargo xtask public-api`, and an
-//! entry under `[Unreleased]` in `CHANGELOG.md`), and when a snapshot differs from the merge
-//! base with `main` while `CHANGELOG.md` does not.
+//! `--check` holds the API to three baselines:
+//! - the committed snapshot: it fails when the API differs from it (the fix: `cargo xtask
+//!   public-api`, and an entry under `[Unreleased]` in `CHANGELOG.md`);
+//! - the merge base with `main`: a snapshot that moved needs `CHANGELOG.md` to move too;
+//! - the last release (the semver check): the newest tag `<package>-v<version>`, whose snapshot
+//!   is compared line by line with today's. A line gone (an item removed, or changed, which
+//!   removes its old line) is a breaking change, a line added a compatible one, and the
+//!   package's version must have moved at least that far since the release (below 1.0, a
+//!   breaking change raises the minor version, an addition the patch). Before the first release
+//!   there is no tag and the check says so. This is the public-API-diff form of a semver check
+//!   (cargo-public-api's); `cargo-semver-checks` would also see breaks that leave the item
+//!   lines alike, at several minutes of building it in every CI run.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -126,9 +134,11 @@ pub fn update(root: &Path) -> Result<Vec<String>, PublicApiError> {
     Ok(changed)
 }
 
-/// Fails when a crate's API differs from its snapshot (with the diff), or when a snapshot
-/// differs from the merge base with `main` and `CHANGELOG.md` does not.
-pub fn check(root: &Path) -> Result<(), PublicApiError> {
+/// Fails when a crate's API differs from its snapshot (with the diff), when a snapshot
+/// differs from the merge base with `main` and `CHANGELOG.md` does not, or when the version
+/// has not moved as far as the API since the last release. Returns what it checked, a line
+/// per crate.
+pub fn check(root: &Path) -> Result<String, PublicApiError> {
     let mut problems = String::new();
     for (package, folder) in CRATES {
         let listing = listing(root, package)?;
@@ -152,21 +162,25 @@ pub fn check(root: &Path) -> Result<(), PublicApiError> {
         );
         return Err(PublicApiError::Stale(problems));
     }
-    changelog_moved_with_the_api(root)
+    changelog_moved_with_the_api(root)?;
+    semver_since_release(root)
+}
+
+/// `git args` in `root`: its output, trimmed, or `None` when git fails.
+fn git(root: &Path, args: &[&str]) -> Option<String> {
+    Command::new("git")
+        .current_dir(root)
+        .args(args)
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
 }
 
 /// A snapshot that differs from the merge base with `main` needs a changelog that does too.
 /// Where there is no `main` to compare with (a clone without it), there is nothing to check.
 fn changelog_moved_with_the_api(root: &Path) -> Result<(), PublicApiError> {
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .current_dir(root)
-            .args(args)
-            .output()
-            .ok()
-            .filter(|output| output.status.success())
-            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
-    };
+    let git = |args: &[&str]| git(root, args);
     let Some(base) = git(&["merge-base", "HEAD", "main"]) else {
         return Ok(());
     };
@@ -188,9 +202,243 @@ fn changelog_moved_with_the_api(root: &Path) -> Result<(), PublicApiError> {
     Ok(())
 }
 
+/// The semver check: each crate's API against its last release (see the module docs).
+fn semver_since_release(root: &Path) -> Result<String, PublicApiError> {
+    let mut checked = String::new();
+    let mut problems = Vec::new();
+    for (package, folder) in CRATES {
+        let version = package_version(root, package)?;
+        let Some((tag, released)) = last_release(root, package) else {
+            let _ = writeln!(
+                checked,
+                "{package} {version}: no release yet (no tag {package}-v*), no semver baseline"
+            );
+            continue;
+        };
+        let Some(old) = git(root, &["show", &format!("{tag}:{folder}/{SNAPSHOT}")]) else {
+            let _ = writeln!(
+                checked,
+                "{package} {version}: {tag} has no {SNAPSHOT} to compare"
+            );
+            continue;
+        };
+        let new = read(&root.join(folder).join(SNAPSHOT))?;
+        let change = ApiChange::between(&old, &new);
+        match change.required_version(&released) {
+            Some(required) if version < required => problems.push(format!(
+                "{package} {version}: since {tag}, {change}; the version must be at least                  {required}:
+{}",
+                change.removed_sample()
+            )),
+            _ => {
+                let _ = writeln!(checked, "{package} {version}: since {tag}, {change}");
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(checked)
+    } else {
+        Err(PublicApiError::Stale(problems.join("\n")))
+    }
+}
+
+/// The public API's change between two snapshots, line by line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ApiChange {
+    /// Lines of the old API not in the new one: items removed, or changed.
+    pub removed: Vec<String>,
+    /// Lines of the new API not in the old one.
+    pub added: usize,
+}
+
+impl ApiChange {
+    /// What changed from `old` to `new` (snapshots, one item per line).
+    pub fn between(old: &str, new: &str) -> ApiChange {
+        let old_lines: std::collections::BTreeSet<&str> = old.lines().collect();
+        let new_lines: std::collections::BTreeSet<&str> = new.lines().collect();
+        ApiChange {
+            removed: old_lines
+                .difference(&new_lines)
+                .map(|line| (*line).to_owned())
+                .collect(),
+            added: new_lines.difference(&old_lines).count(),
+        }
+    }
+
+    /// The smallest version that may carry this change after `released`: a breaking change
+    /// raises the major version (below 1.0, the minor), an addition the minor (below 1.0,
+    /// the patch); `None` when nothing changed.
+    pub fn required_version(&self, released: &semver::Version) -> Option<semver::Version> {
+        let (major, minor, patch) = (released.major, released.minor, released.patch);
+        let (major, minor, patch) = match (major, !self.removed.is_empty(), self.added > 0) {
+            (0, true, _) => (0, minor + 1, 0),
+            (_, true, _) => (major + 1, 0, 0),
+            (0, false, true) => (0, minor, patch + 1),
+            (_, false, true) => (major, minor + 1, 0),
+            (_, false, false) => return None,
+        };
+        Some(semver::Version::new(major, minor, patch))
+    }
+
+    /// The first removed lines, for a report.
+    fn removed_sample(&self) -> String {
+        let mut sample: Vec<String> = self
+            .removed
+            .iter()
+            .take(10)
+            .map(|line| format!("  - {line}"))
+            .collect();
+        if self.removed.len() > 10 {
+            sample.push(format!("  … and {} more", self.removed.len() - 10));
+        }
+        sample.join("\n")
+    }
+}
+
+impl std::fmt::Display for ApiChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.removed.len(), self.added) {
+            (0, 0) => f.write_str("the public API is unchanged"),
+            (0, added) => write!(f, "{added} item lines added (compatible)"),
+            (removed, added) => write!(
+                f,
+                "{removed} item lines removed or changed (breaking), {added} added"
+            ),
+        }
+    }
+}
+
+/// The newest release of `package`: its tag and version, from the tags `<package>-v<version>`.
+fn last_release(root: &Path, package: &str) -> Option<(String, semver::Version)> {
+    let prefix = format!("{package}-v");
+    git(root, &["tag", "--list", &format!("{prefix}*")])?
+        .lines()
+        .filter_map(|tag| {
+            let version = semver::Version::parse(tag.strip_prefix(&prefix)?).ok()?;
+            Some((tag.to_owned(), version))
+        })
+        .max_by(|a, b| a.1.cmp(&b.1))
+}
+
+/// The version of `package` in the workspace (`cargo pkgid`: `…#name@version`).
+fn package_version(root: &Path, package: &str) -> Result<semver::Version, PublicApiError> {
+    let output = Command::new(env!("CARGO"))
+        .current_dir(root)
+        .args(["pkgid", "--quiet", "-p", package])
+        .output()
+        .map_err(|source| PublicApiError::Io {
+            path: PathBuf::from(env!("CARGO")),
+            source,
+        })?;
+    let pkgid = String::from_utf8_lossy(&output.stdout);
+    pkgid
+        .trim()
+        .rsplit(['@', '#'])
+        .next()
+        .and_then(|version| semver::Version::parse(version).ok())
+        .ok_or_else(|| {
+            PublicApiError::Stale(format!(
+                "cannot read the version of {package} from `cargo pkgid`: {pkgid}{}",
+                String::from_utf8_lossy(&output.stderr)
+            ))
+        })
+}
+
 fn read(path: &Path) -> Result<String, PublicApiError> {
     std::fs::read_to_string(path).map_err(|source| PublicApiError::Io {
         path: path.to_owned(),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn version(text: &str) -> semver::Version {
+        semver::Version::parse(text).unwrap()
+    }
+
+    #[test]
+    fn a_removed_or_changed_line_is_breaking_and_an_added_one_is_not() {
+        let old = "pub fn a()\npub fn b(x: u64)\n";
+        let change = ApiChange::between(old, "pub fn a()\npub fn b(x: u32)\npub fn c()\n");
+        assert_eq!(change.removed, vec!["pub fn b(x: u64)".to_owned()]);
+        assert_eq!(change.added, 2);
+        let change = ApiChange::between(old, "pub fn a()\npub fn b(x: u64)\npub fn c()\n");
+        assert!(change.removed.is_empty());
+        assert_eq!(change.added, 1);
+        assert_eq!(ApiChange::between(old, old), ApiChange::default());
+    }
+
+    #[test]
+    fn the_required_version_follows_semver_below_and_above_one() {
+        let breaking = ApiChange {
+            removed: vec!["pub fn gone()".to_owned()],
+            added: 0,
+        };
+        let additive = ApiChange {
+            removed: Vec::new(),
+            added: 3,
+        };
+        assert_eq!(
+            breaking.required_version(&version("0.1.4")),
+            Some(version("0.2.0"))
+        );
+        assert_eq!(
+            breaking.required_version(&version("1.3.2")),
+            Some(version("2.0.0"))
+        );
+        assert_eq!(
+            additive.required_version(&version("0.1.4")),
+            Some(version("0.1.5"))
+        );
+        assert_eq!(
+            additive.required_version(&version("1.3.2")),
+            Some(version("1.4.0"))
+        );
+        assert_eq!(
+            ApiChange::default().required_version(&version("0.1.0")),
+            None
+        );
+        // 0.1.5 carries an addition but not a removal made after 0.1.4.
+        assert!(version("0.1.5") < breaking.required_version(&version("0.1.4")).unwrap());
+    }
+
+    #[test]
+    fn the_last_release_is_the_newest_tag_of_the_package_by_version() {
+        let repo = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let status = Command::new("git")
+                .current_dir(repo.path())
+                .args([
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@t",
+                    "-c",
+                    "commit.gpgsign=false",
+                ])
+                .args(args)
+                .status()
+                .unwrap();
+            assert!(status.success(), "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        git(&["commit", "-q", "--allow-empty", "-m", "first"]);
+        assert_eq!(last_release(repo.path(), "marketplace-client"), None);
+        for tag in [
+            "marketplace-client-v0.2.0",
+            "marketplace-client-v0.10.0",
+            "marketplace-client-v0.9.1",
+            "marketplace-fake-v0.11.0",
+            "marketplace-client-vnot-a-version",
+        ] {
+            git(&["tag", tag]);
+        }
+        assert_eq!(
+            last_release(repo.path(), "marketplace-client"),
+            Some(("marketplace-client-v0.10.0".to_owned(), version("0.10.0")))
+        );
+    }
 }
