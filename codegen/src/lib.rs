@@ -4,7 +4,7 @@
 //! checks, into the [`ir::Api`]) -> [`generate`] (Rust tokens, formatted with prettyplease).
 //! Output is a pure function of the spec text: the same spec gives byte-identical files.
 //! [`diff`] compares two resolved specs; [`audit`] checks one against the reference it
-//! transcribes.
+//! transcribes; [`wire_audit`] checks recorded traffic against one and proposes spec edits.
 //! Nothing here writes files; `cargo xtask codegen` does, and only when generation succeeded.
 
 pub mod audit;
@@ -19,6 +19,8 @@ mod naming;
 mod prescan;
 mod resolve;
 pub mod rust_type;
+pub mod wire_audit;
+mod yaml_edit;
 
 use std::path::{Path, PathBuf};
 

@@ -51,6 +51,23 @@ impl LocationIndex {
         })
     }
 
+    /// Where the key of the mapping entry at `path` is written, exactly (no ancestor).
+    pub(crate) fn key(&self, path: &[String]) -> Option<LineCol> {
+        self.keys.get(path).copied()
+    }
+
+    /// The keys of the mapping at `path`, in the order they are written.
+    pub(crate) fn children(&self, path: &[String]) -> Vec<(String, LineCol)> {
+        let mut children: Vec<(String, LineCol)> = self
+            .keys
+            .iter()
+            .filter(|(key, _)| key.len() == path.len() + 1 && key.starts_with(path))
+            .map(|(key, at)| (key[path.len()].clone(), *at))
+            .collect();
+        children.sort_by_key(|(_, at)| (at.line, at.column));
+        children
+    }
+
     /// The position of the value at `path`, for tests of the index itself.
     #[cfg(test)]
     fn find_value(&self, path: &[String]) -> Option<LineCol> {

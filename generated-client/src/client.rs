@@ -13,6 +13,7 @@ use crate::error_body::{ReadBody, Structure, token_pairs};
 use crate::hooks::{OutgoingRequest, ReceivedResponse};
 use crate::oauth::{AccessToken, RequestToken, Verifier};
 use crate::options::{CallOptions, RetryPolicy};
+use crate::recording::{Exchange, Recorder};
 use crate::response::ResponseMeta;
 use crate::secret::{ConsumerCredentials, KnownSecrets, redact_text};
 use crate::service::Service;
@@ -127,6 +128,26 @@ impl ClientBuilder {
     ) -> Self {
         self.settings.hooks.response.push(Arc::new(hook));
         self
+    }
+
+    /// Records every answer of the service with `recorder` (see [`recording`](crate::recording)):
+    /// one JSON line per exchange, secrets removed by structure, written on the recorder's own
+    /// thread, for `cargo xtask wire-audit`. A response hook: the call only copies the answer
+    /// and queues it, and a full queue drops the exchange rather than wait.
+    ///
+    /// ```no_run
+    /// use marketplace_client::recording::{Recorder, Rotation};
+    /// use marketplace_client::{Client, ConsumerCredentials};
+    ///
+    /// let recorder = Recorder::to_dir("recordings", "client", Rotation::default())?;
+    /// let client = Client::builder("https://marketplace.example", ConsumerCredentials::new("key", "secret"))
+    ///     .record(recorder.clone())
+    ///     .build()?;
+    /// # let _ = client;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn record(self, recorder: Recorder) -> Self {
+        self.on_response(move |response| recorder.record(Exchange::from_response(response)))
     }
 
     /// Lets the OAuth endpoints use plain HTTP when the base URL is a loopback address, for a

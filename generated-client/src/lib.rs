@@ -253,6 +253,7 @@ pub mod oauth;
 mod options;
 pub mod paging;
 mod query;
+pub mod recording;
 pub mod request;
 mod response;
 mod secret;

@@ -11,7 +11,12 @@
 //! - `plain_reqwest` (baseline): `reqwest::Client::get` of the same URL with a precomputed
 //!   `Authorization` header, reading the body bytes.
 //!
-//! Target: project / plain_reqwest <= 1.10 (at most 10% overhead). Each sample starts a fresh
+//! - `project_recording`: `project` with the wire recorder on (`ClientBuilder::record`, files
+//!   in a temporary directory): each answer copied and queued, cleaned and written on the
+//!   recorder's thread.
+//!
+//! Targets: project / plain_reqwest <= 1.10 (at most 10% overhead); project_recording / project
+//! <= 1.05 (recording costs at most 5%). Each sample starts a fresh
 //! stub server and fresh clients outside the timed part (the stub records every request, so
 //! this bounds its memory), on one multi-threaded tokio runtime.
 
@@ -25,6 +30,7 @@ use criterion::{Criterion, SamplingMode};
 use jiff::Timestamp;
 use marketplace_client::oauth::AccessToken;
 use marketplace_client::oauth::signature::{self, OAuthParams, SignatureRequest, SigningKey};
+use marketplace_client::recording::{Recorder, Rotation};
 use marketplace_client::{Client, ConsumerCredentials, Session};
 use marketplace_tests::fixtures;
 use marketplace_tests::stub::{Reply, StubServer};
@@ -46,13 +52,15 @@ async fn stub(body: &str) -> StubServer {
     stub
 }
 
-fn session(stub: &StubServer) -> Session {
-    let client = Client::builder(
+fn session(stub: &StubServer, recorder: Option<&Recorder>) -> Session {
+    let mut builder = Client::builder(
         stub.base_url(),
         ConsumerCredentials::new(CONSUMER_KEY, CONSUMER_SECRET),
-    )
-    .build()
-    .expect("client");
+    );
+    if let Some(recorder) = recorder {
+        builder = builder.record(recorder.clone());
+    }
+    let client = builder.build().expect("client");
     client.session(AccessToken::new(TOKEN, TOKEN_SECRET, Timestamp::now()))
 }
 
@@ -107,7 +115,11 @@ fn main() {
     // Both sides get the same answer, and the client decodes it.
     runtime.block_on(async {
         let stub = stub(&body).await;
-        let invoice = session(&stub).get_invoice(9003).send().await.expect("call");
+        let invoice = session(&stub, None)
+            .get_invoice(9003)
+            .send()
+            .await
+            .expect("call");
         assert_eq!(invoice.invoice.id, 9003);
         let (url, header) = plain_request(&stub);
         let bytes = plain_call(&plain_client(), &url, &header).await;
@@ -125,21 +137,29 @@ fn main() {
     let mut group = c.benchmark_group("client_50_calls");
     // An iteration takes milliseconds: the same iteration count in every sample.
     group.sampling_mode(SamplingMode::Flat);
-    group.bench_function("project", |b| {
-        b.iter_custom(|iters| {
-            runtime.block_on(async {
-                let stub = stub(&body).await;
-                let session = session(&stub);
-                let start = Instant::now();
-                for _ in 0..iters {
-                    for _ in 0..CALLS {
-                        black_box(session.get_invoice(9003).send().await.expect("call"));
+    let recordings = std::env::temp_dir().join(format!("bench-recording-{}", std::process::id()));
+    let recorder = Recorder::to_dir(&recordings, "bench", Rotation::default()).expect("recorder");
+    for (function, recorder) in [("project", None), ("project_recording", Some(&recorder))] {
+        group.bench_function(function, |b| {
+            b.iter_custom(|iters| {
+                runtime.block_on(async {
+                    let stub = stub(&body).await;
+                    let session = session(&stub, recorder);
+                    let start = Instant::now();
+                    for _ in 0..iters {
+                        for _ in 0..CALLS {
+                            black_box(session.get_invoice(9003).send().await.expect("call"));
+                        }
                     }
-                }
-                start.elapsed()
-            })
+                    start.elapsed()
+                })
+            });
         });
-    });
+    }
+    let stats = recorder.stats();
+    assert!(stats.written > 0 && stats.write_errors == 0, "{stats:?}");
+    drop(recorder);
+    let _ = std::fs::remove_dir_all(&recordings);
     group.bench_function("plain_reqwest", |b| {
         b.iter_custom(|iters| {
             runtime.block_on(async {
@@ -162,15 +182,26 @@ fn main() {
     ratio::report(
         "client overhead, 50 sequential calls",
         started,
-        &[Row {
-            name: "50 x pay/getInvoice",
-            project: id("client_50_calls", "project"),
-            baseline: Some(id("client_50_calls", "plain_reqwest")),
-            target: Target {
-                max_ratio: Some(1.10),
-                min_speedup: None,
+        &[
+            Row {
+                name: "50 x pay/getInvoice",
+                project: id("client_50_calls", "project"),
+                baseline: Some(id("client_50_calls", "plain_reqwest")),
+                target: Target {
+                    max_ratio: Some(1.10),
+                    min_speedup: None,
+                },
             },
-        }],
+            Row {
+                name: "50 x pay/getInvoice, recording the wire",
+                project: id("client_50_calls", "project_recording"),
+                baseline: Some(id("client_50_calls", "project")),
+                target: Target {
+                    max_ratio: Some(1.05),
+                    min_speedup: None,
+                },
+            },
+        ],
     );
 }
 

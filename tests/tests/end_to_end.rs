@@ -482,6 +482,27 @@ async fn provoke(
                 .await
                 .map(drop),
         ),
+        ("pay/getTimesheetsForBid", "E_VALIDATION_INVALID_ID") => done(
+            s.get_timesheets_for_bid(OTHER_CLIENTS_BID)
+                .send()
+                .await
+                .map(drop),
+        ),
+        ("pay/getStatusReportsForBid", "E_VALIDATION_INVALID_ID") => done(
+            s.get_status_reports_for_bid(OTHER_CLIENTS_BID)
+                .send()
+                .await
+                .map(drop),
+        ),
+        ("pay/getBilling", "E_VALIDATION_INVALID_ID") => {
+            done(s.get_billing(999_999).send().await.map(drop))
+        }
+        ("pay/getInvoice", "E_VALIDATION_INVALID_ID") => {
+            done(s.get_invoice(999_999).send().await.map(drop))
+        }
+        ("pay/getPayment", "E_VALIDATION_INVALID_ID") => {
+            done(s.get_payment(999_999).send().await.map(drop))
+        }
         ("pay/getBilling", MISMATCH) => done(s.get_billing(1).send().await.map(drop)),
         ("pay/getInvoice", MISMATCH) => done(s.get_invoice(1).send().await.map(drop)),
         ("pay/getPayment", MISMATCH) => done(s.get_payment(1).send().await.map(drop)),

@@ -6,3 +6,4 @@ pub mod package;
 pub mod public_api;
 pub mod spec_audit;
 pub mod spec_diff;
+pub mod wire_audit;

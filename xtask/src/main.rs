@@ -16,17 +16,21 @@
 //!   --dry-run`), then tests the app of `tests/app` against the packages.
 //! - `cargo xtask msrv` checks that no dependency of a published crate needs a newer Rust than
 //!   the declared `rust-version`.
+//! - `cargo xtask wire-audit [--spec DIR] [--propose] [--propose-into DIR] <recording>…`
+//!   checks recorded traffic against the spec and proposes spec edits, judged by spec-diff.
+//!   Exits 1 when it finds anything, 2 when it cannot read a recording or the spec.
 
 use std::process::ExitCode;
 
-use xtask::{codegen, msrv, package, public_api, spec_audit, spec_diff};
+use xtask::{codegen, msrv, package, public_api, spec_audit, spec_diff, wire_audit};
 
 const USAGE: &str = "usage: cargo xtask codegen [--check]
        cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json|changelog] [--fail-on breaking|any]
        cargo xtask spec-audit [--reference PATH]
        cargo xtask public-api [--check]
        cargo xtask package
-       cargo xtask msrv";
+       cargo xtask msrv
+       cargo xtask wire-audit [--spec DIR] [--propose] [--propose-into DIR] <recording>...";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -51,6 +55,13 @@ fn main() -> ExitCode {
                 let outcome = spec_audit::run(&root, options)?;
                 let failed = !outcome.findings.is_empty();
                 Ok::<_, spec_audit::SpecAuditError>((outcome.report, failed))
+            });
+        }
+        ["wire-audit", rest @ ..] => {
+            return report(wire_audit::Options::parse(rest), |options| {
+                let outcome = wire_audit::run(&root, options)?;
+                let failed = !outcome.audit.findings.is_empty();
+                Ok::<_, wire_audit::WireAuditError>((outcome.report, failed))
             });
         }
         ["public-api"] => {

@@ -157,19 +157,41 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecDiffError> {
             marketplace_codegen::load_spec_dir(&root.join(SPEC_DIR), SPEC_DIR)?,
         ),
     };
-    let base = resolve(&base_label, &base_sources)?;
-    let head = resolve(&head_label, &head_sources)?;
+    compare(
+        (&base_label, &base_sources),
+        (&head_label, &head_sources),
+        options,
+        true,
+    )
+}
+
+/// Compares two sets of spec files (each with the label the report shows): the rules, the
+/// verdicts and the generated code's diff, in the options' format. `run` compares two
+/// revisions with it; `wire-audit --propose` the spec and its proposed copy, without git, and
+/// without the generated code's diff (`with_generated_code`).
+pub fn compare(
+    (base_label, base_sources): (&str, &[SpecSource]),
+    (head_label, head_sources): (&str, &[SpecSource]),
+    options: &Options,
+    with_generated_code: bool,
+) -> Result<Outcome, SpecDiffError> {
+    let base = resolve(base_label, base_sources)?;
+    let head = resolve(head_label, head_sources)?;
     let changes = diff::diff(
         Side {
             api: &base,
-            sources: &base_sources,
+            sources: base_sources,
         },
         Side {
             api: &head,
-            sources: &head_sources,
+            sources: head_sources,
         },
     )?;
-    let generated = generated_diff(&base, &head)?;
+    let generated = if with_generated_code {
+        generated_diff(&base, &head)?
+    } else {
+        String::new()
+    };
     let breaking = changes
         .iter()
         .any(|c| c.wire == Impact::Breaking || c.rust == Impact::Breaking);
@@ -179,8 +201,8 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecDiffError> {
         FailOn::Any => !changes.is_empty(),
     };
     let report = Report {
-        base: &base_label,
-        head: &head_label,
+        base: base_label,
+        head: head_label,
         changes: &changes,
         generated: &generated,
     };

@@ -26,8 +26,8 @@
 //! recursively, one variation at a time.
 
 use crate::ir::{
-    Api, Encoding, Field, JsonForm, Kind, Method, Param, ParamType, Presence, Reader, Record,
-    Scalar, TypeRef,
+    Api, DateForm, Encoding, Field, JsonForm, JsonKind, Kind, Method, Param, ParamType, Presence,
+    Reader, Record, Scalar, TypeRef,
 };
 use crate::rust_type::{self, Decoder, RustTy};
 
@@ -67,6 +67,62 @@ impl Json {
                 Some(inner) => Json::Str(inner.to_owned()),
                 None => Json::Number(text.to_owned()),
             },
+        }
+    }
+
+    /// A parsed JSON document: objects stay objects (an index-keyed list is an object until
+    /// a spec says it is a list), arrays are unkeyed lists, numbers keep their text.
+    pub fn from_value(value: &serde_json::Value) -> Json {
+        use serde_json::Value;
+        match value {
+            Value::Null => Json::Null,
+            Value::Bool(value) => Json::Bool(*value),
+            Value::Number(number) => Json::Number(number.to_string()),
+            Value::String(text) => Json::Str(text.clone()),
+            Value::Array(items) => Json::List {
+                keyed: false,
+                items: items.iter().map(Json::from_value).collect(),
+            },
+            Value::Object(entries) => Json::Object(
+                entries
+                    .iter()
+                    .map(|(key, value)| (key.clone(), Json::from_value(value)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The kind of JSON value (`None` for an absent key).
+    pub fn kind(&self) -> Option<JsonKind> {
+        Some(match self {
+            Json::Absent => return None,
+            Json::Null => JsonKind::Null,
+            Json::Bool(_) => JsonKind::Boolean,
+            Json::Number(_) => JsonKind::Number,
+            Json::Str(_) => JsonKind::String,
+            Json::Object(_) | Json::List { keyed: true, .. } => JsonKind::Object,
+            Json::List { keyed: false, .. } => JsonKind::Array,
+        })
+    }
+
+    /// The elements of a collection as the runtime's collection decoder reads them: an
+    /// array's items, or the values of an object whose every key is a canonical index
+    /// (`"0"`, `"17"`: digits without a leading zero), with their keys. `None` for anything
+    /// else.
+    pub fn collection_items(&self) -> Option<Vec<(String, &Json)>> {
+        match self {
+            Json::List { items, .. } => Some(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(index, item)| (index.to_string(), item))
+                    .collect(),
+            ),
+            Json::Object(entries) => entries
+                .iter()
+                .map(|(key, value)| is_index(key).then(|| (key.clone(), value)))
+                .collect(),
+            _ => None,
         }
     }
 
@@ -257,6 +313,41 @@ fn date_accepts(rust_type: &RustTy, json: &Json) -> bool {
         RustTy::Timestamp => instant,
         _ => day || instant,
     }
+}
+
+/// Whether `key` is a canonical collection index: digits, no leading zero.
+fn is_index(key: &str) -> bool {
+    !key.is_empty()
+        && key.bytes().all(|b| b.is_ascii_digit())
+        && (key == "0" || !key.starts_with('0'))
+}
+
+/// The encodings of the table that `kind` may declare and whose spelling `json` is: its JSON
+/// form (an index-keyed object for `index_object`) and, for dates, what the text or number
+/// carries (`dmy`: `DD-MON-YY` text; `epoch`: whole seconds). Whether the value fits the type
+/// is [`scalar_fits`]'s question; this one is only about the spelling.
+pub fn encodings_of(kind: Kind, json: &Json) -> Vec<Encoding> {
+    let Some(json_kind) = json.kind() else {
+        return Vec::new();
+    };
+    Encoding::allowed_for(kind)
+        .filter(|encoding| {
+            let info = encoding.info();
+            let form = info.json.kinds().contains(&json_kind)
+                && (info.json != JsonForm::IndexObject || json.collection_items().is_some());
+            form && match info.date {
+                Some(DateForm::Day) => matches!(json, Json::Str(text) if is_day(text)),
+                Some(DateForm::Instant) => number(json).is_some_and(|n| !n.fraction),
+                None => true,
+            }
+        })
+        .collect()
+}
+
+/// Whether a value of `scalar` can be read from `json` by the runtime's lenient decoder of
+/// the type (text: a string or a number kept as its text; a date: either format).
+pub fn scalar_fits(api: &Api, scalar: Scalar, json: &Json) -> bool {
+    value_accepts(api, &TypeRef::Scalar(scalar), true, json)
 }
 
 /// `DD-MON-YY` (upper-case month) or `YYYY-MM-DD`, the shapes the date decoder takes.

@@ -99,8 +99,11 @@ pub enum ErrorCode {
     /// Returned by `pay/getTimesheet` and `pay/getStatusReport`.
     ValidationInvalidIdBidid,
     /// id or bidId is invalid, or is valid but the current user has no permission to the object.
+    /// The reference gives it for pay/getTimesheet and pay/getStatusReport; for the other pay
+    /// methods, which take the same id or bidId, it is this project's reading of what they answer
+    /// (the reference names no other code for an invalid ID), and what the fake answers.
     ///
-    /// Returned by `pay/getTimesheet` and `pay/getStatusReport`.
+    /// Returned by `pay/getTimesheetsForBid`, `pay/getStatusReportsForBid`, `pay/getTimesheet`, `pay/getStatusReport`, `pay/getBilling`, `pay/getInvoice` and `pay/getPayment`.
     ValidationInvalidId,
     /// The user is not authorized to access the data.
     ///

@@ -3523,7 +3523,7 @@ impl Session {
     ///
     /// `GET /api/pay/getTimesheetsForBid`
     ///
-    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH` and `E_VALIDATION_INVALID_ID`.
     ///
     /// Arguments: `bid_id`: Workroom.
     pub fn get_timesheets_for_bid(&self, bid_id: u64) -> Request<GetTimesheetsForBid> {
@@ -3617,7 +3617,7 @@ impl Session {
     ///
     /// `GET /api/pay/getStatusReportsForBid`
     ///
-    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH` and `E_VALIDATION_INVALID_ID`.
     ///
     /// Arguments: `bid_id`: Workroom.
     pub fn get_status_reports_for_bid(
@@ -3860,7 +3860,7 @@ impl Session {
     ///
     /// `GET /api/pay/getBilling`
     ///
-    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH` and `E_VALIDATION_INVALID_ID`.
     ///
     /// Arguments: `id`: Invoice ID, taken from TimesheetData.invoiceId or from an element of StatusReportData.invoiceIds.
     pub fn get_billing(&self, id: u64) -> Request<GetBilling> {
@@ -3893,7 +3893,7 @@ impl Session {
     ///
     /// `GET /api/pay/getInvoice`
     ///
-    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH` and `E_VALIDATION_INVALID_ID`.
     ///
     /// Arguments: `id`: Invoice ID.
     pub fn get_invoice(&self, id: u64) -> Request<GetInvoice> {
@@ -3927,7 +3927,7 @@ impl Session {
     ///
     /// `GET /api/pay/getPayment`
     ///
-    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH` and `E_VALIDATION_INVALID_ID`.
     ///
     /// Arguments: `id`: Payment ID, taken from InvoiceData.paymentIds.
     pub fn get_payment(&self, id: u64) -> Request<GetPayment> {

@@ -20,8 +20,11 @@ pub enum ErrorShape {
     TopLevelCode,
     /// `{"error": "E_…", "error_description"}`, as OAuth 2 servers write errors.
     TopLevelError,
-    /// `{"errors": [{"code", "description", "type"}, …]}`: the error, then a second, generic
-    /// one (`E_API_REQUEST_REJECTED`), so a reader must keep both and report the first.
+    /// `{"errors": [{"code", "description", "type"}, {"description", "type"}]}`: the error,
+    /// then a second entry without a code (a general note), so a reader must keep every entry
+    /// and take the code and message from the first. (No second code: a code the spec does not
+    /// declare would be the fake disagreeing with the spec, which `cargo xtask wire-audit`
+    /// reports.)
     ErrorsArray,
     /// HTTP 200 with `{"api", "apiVersion": 1, "rcode": 0, "data": {"errorCode",
     /// "errorMessage", "errorType"}}`: the envelope alone says it failed.
@@ -54,9 +57,6 @@ impl ErrorShape {
         ErrorShape::Html,
     ];
 }
-
-/// The code of the second error the [`ErrorShape::ErrorsArray`] shape lists.
-pub const GENERIC_CODE: &str = "E_API_REQUEST_REJECTED";
 
 /// One error the fake answers: where, with which status, code, type and message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,7 +111,7 @@ impl ServiceError {
             ErrorShape::TopLevelError => json(json!({"error": code, "error_description": message})),
             ErrorShape::ErrorsArray => json(json!({"errors": [
                 {"code": code, "description": message, "type": kind},
-                {"code": GENERIC_CODE, "description": "The request was not processed.", "type": "request"},
+                {"description": "The request was not processed.", "type": "request"},
             ]})),
             ErrorShape::RcodeWithData => (
                 200,

@@ -49,6 +49,13 @@
 //! [`data::respond`] in the exact wire shapes of the reference. Every signed request is verified
 //! with the fake's own RFC 5849 code ([`verify`]), independent of the client's.
 //!
+//! # Recording
+//!
+//! [`FakeMarketplace::record`] writes every answer the fake sends as a JSON line of
+//! [`marketplace_client::recording`] (or set `MARKETPLACE_FAKE_RECORD_DIR` to record every fake
+//! a process starts), for `cargo xtask wire-audit`, which checks the answers against the spec.
+//! CI records the whole end-to-end suite that way and requires the audit to find nothing.
+//!
 //! # TLS
 //!
 //! The server is rustls with a certificate generated at start; [`FakeMarketplace::http_client`]
@@ -80,7 +87,7 @@ pub mod verify;
 
 pub use clock::FakeClock;
 pub use error::FakeError;
-pub use error_shape::{ErrorShape, GENERIC_CODE, ServiceError};
+pub use error_shape::{ErrorShape, ServiceError};
 pub use faults::{Fault, Faults};
-pub use server::{Authorization, DemoCredentials, FakeMarketplace};
+pub use server::{Authorization, DemoCredentials, FakeMarketplace, RECORD_DIR_VARIABLE};
 pub use world::{User, Workroom, World};

@@ -20,6 +20,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
+use marketplace_client::recording::{Exchange, Recorder, Rotation, Side};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::task::{JoinHandle, JoinSet};
@@ -55,6 +56,8 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
 /// The demo users' password.
 const DEMO_PASSWORD: &str = "demo-password";
+/// The environment variable naming a directory to record every fake's answers in.
+pub const RECORD_DIR_VARIABLE: &str = "MARKETPLACE_FAKE_RECORD_DIR";
 
 /// A running fake marketplace on 127.0.0.1 with an OS-chosen port, served over HTTPS with a
 /// certificate generated at start (rcgen; SANs `127.0.0.1` and `localhost`), or over plain
@@ -127,6 +130,8 @@ pub(crate) struct App {
     tokens: Mutex<Tokens>,
     served: AtomicUsize,
     error_shape: Mutex<ErrorShape>,
+    /// Where every answer is recorded, if anywhere ([`FakeMarketplace::record`]).
+    recorder: Mutex<Option<Recorder>>,
 }
 
 impl App {
@@ -145,6 +150,13 @@ impl App {
             .error_shape
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn recorder(&self) -> Option<Recorder> {
+        self.recorder
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 
@@ -194,6 +206,7 @@ impl FakeMarketplace {
             tokens: Mutex::new(Tokens::default()),
             served: AtomicUsize::new(0),
             error_shape: Mutex::new(ErrorShape::default()),
+            recorder: Mutex::new(recorder_from_env()?),
         });
         let certificate_pem = tls
             .as_ref()
@@ -278,6 +291,23 @@ impl FakeMarketplace {
         self.app.error_shape()
     }
 
+    /// Records every answer from now on with `recorder` (see
+    /// [`marketplace_client::recording`]), as the service sent it: one JSON line per exchange of
+    /// the API (the OAuth endpoints and the data methods; not the login page, which is the
+    /// user's browser's), secrets removed, for `cargo xtask wire-audit`. An answer shaped by an
+    /// injected [`Fault`](crate::Fault) is noted as such (`note: "fault: …"`), and the audit
+    /// leaves it out. Replaces any recorder set before.
+    ///
+    /// Setting `MARKETPLACE_FAKE_RECORD_DIR` records every fake a process starts into that
+    /// directory (files `fake-….jsonl`), which is how CI records the whole end-to-end suite.
+    pub fn record(&self, recorder: Recorder) {
+        *self
+            .app
+            .recorder
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(recorder);
+    }
+
     /// How many HTTP requests reached the service so far (faulted ones included).
     pub fn requests_served(&self) -> usize {
         self.app.served.load(Ordering::SeqCst)
@@ -308,15 +338,23 @@ fn router(app: Arc<App>) -> Router {
         .route("/oauth/revokeToken", post(oauth::revoke_token))
         .route("/api/{group}/{method}", get(data_call))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(Arc::clone(&app), front))
         .with_state(app)
 }
 
-/// Every request: counted, faults applied, the `Date` header set from the fake's clock.
+/// Every request: counted, faults applied, the `Date` header set from the fake's clock, and
+/// the answer recorded when a recorder is set.
 async fn front(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
     app.served.fetch_add(1, Ordering::SeqCst);
     let path = request.uri().path().to_owned();
-    let mut response = match app.faults.take(&path) {
+    let recording = app.recorder().map(|recorder| {
+        let query = request.uri().query().unwrap_or_default().to_owned();
+        (recorder, request.method().as_str().to_owned(), query)
+    });
+    let fault = app.faults.take(&path);
+    let mut note = fault.as_ref().map(|fault| format!("fault: {fault:?}"));
+    let mut response = match fault {
         Some(fault) => faults::apply(fault, &path, request, next).await,
         None => next.run(request).await,
     };
@@ -327,7 +365,73 @@ async fn front(State(app): State<Arc<App>>, request: Request, next: Next) -> Res
     if let Some(date) = date {
         response.headers_mut().insert(header::DATE, date);
     }
-    response
+    match recording {
+        Some((recorder, http_method, query)) if path != "/oauth/authorizeToken" => {
+            if let Some(OutsideTheApi(why)) = response.extensions().get::<OutsideTheApi>() {
+                note.get_or_insert_with(|| format!("outside the API: {why}"));
+            }
+            let sent = Sent {
+                path: &path,
+                http_method,
+                query: &query,
+                note,
+            };
+            record(&recorder, sent, response).await
+        }
+        _ => response,
+    }
+}
+
+/// The request side of a recorded exchange.
+struct Sent<'a> {
+    path: &'a str,
+    http_method: String,
+    query: &'a str,
+    /// `fault: …` for an injected fault, `outside the API: …` for the refusal of a request the
+    /// API does not describe: answers the wire audit leaves out.
+    note: Option<String>,
+}
+
+/// Records `response` and returns it unchanged. The body of an answer the fake made is in
+/// memory already, so reading it costs a copy; a noted answer (a fault may cut a body off or
+/// stall it on purpose) is recorded without its body.
+async fn record(recorder: &Recorder, sent: Sent<'_>, response: Response) -> Response {
+    let method = sent.path.trim_start_matches('/');
+    let method = method.strip_prefix("api/").unwrap_or(method);
+    let mut exchange = Exchange::new(Side::Server, method, response.status().as_u16());
+    exchange.http_method = sent.http_method;
+    exchange.path = sent.path.to_owned();
+    exchange.params = url::form_urlencoded::parse(sent.query.as_bytes())
+        .filter(|(name, _)| !name.starts_with("oauth_"))
+        .map(|(name, value)| (name.into_owned(), value.into_owned()))
+        .collect();
+    exchange = exchange.with_headers(
+        response
+            .headers()
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_bytes())),
+    );
+    if let Some(note) = sent.note {
+        exchange.note = Some(note);
+        recorder.record(exchange);
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    recorder.record(exchange.with_body(&bytes));
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// The recorder `MARKETPLACE_FAKE_RECORD_DIR` asks for, if set.
+fn recorder_from_env() -> io::Result<Option<Recorder>> {
+    match std::env::var_os(RECORD_DIR_VARIABLE) {
+        Some(dir) if !dir.is_empty() => {
+            Recorder::to_dir(dir, "fake", Rotation::default()).map(Some)
+        }
+        _ => Ok(None),
+    }
 }
 
 /// `GET /api/<group>/<method>`: a data method, for the user of the access token.
@@ -386,6 +490,36 @@ async fn data_call(State(app): State<Arc<App>>, request: Request) -> Response {
     json_response(status, &reply.body)
 }
 
+/// A path of the API asked with the wrong HTTP method: a refusal of a request the reference
+/// does not describe, answered in the error shape, and left out of the wire audit.
+async fn method_not_allowed(State(app): State<Arc<App>>, request: Request) -> Response {
+    let path = request.uri().path();
+    let api = path.trim_start_matches('/');
+    let api = api.strip_prefix("api/").unwrap_or(api);
+    let method = request.method().clone();
+    outside_the_api(
+        app.error(ServiceError::new(
+            api,
+            405,
+            "E_API_METHOD_NOT_ALLOWED",
+            "request",
+            &format!("{api} is not answered to {method}"),
+        )),
+        "the HTTP method is not the API's",
+    )
+}
+
+/// Marks `response` as the refusal of a request outside the API (a wrong HTTP method, a body
+/// over the limit), which the recorder notes and the wire audit does not hold to the spec.
+fn outside_the_api(mut response: Response, why: &'static str) -> Response {
+    response.extensions_mut().insert(OutsideTheApi(why));
+    response
+}
+
+/// The mark [`outside_the_api`] sets.
+#[derive(Clone, Copy, Debug)]
+struct OutsideTheApi(&'static str);
+
 /// Any other path.
 async fn not_found(State(app): State<Arc<App>>, request: Request) -> Response {
     let path = request.uri().path();
@@ -429,13 +563,17 @@ impl ReadRequest {
     pub(crate) async fn read(app: &App, request: Request) -> Result<ReadRequest, Response> {
         let (parts, body) = request.into_parts();
         let Ok(body) = axum::body::to_bytes(body, MAX_BODY).await else {
-            return Err(app.error(ServiceError::new(
+            let refusal = app.error(ServiceError::new(
                 parts.uri.path().trim_start_matches('/'),
                 413,
                 "E_API_REQUEST_TOO_LARGE",
                 "request",
                 "the request body is too large or could not be read",
-            )));
+            ));
+            return Err(outside_the_api(
+                refusal,
+                "the request body is over the limit",
+            ));
         };
         let text = |name: header::HeaderName| {
             parts

@@ -1,0 +1,237 @@
+//! The proposals written into a copy of the spec files, as text edits that keep the files'
+//! formatting and comments ([`crate::yaml_edit`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{Proposal, ProposedValue};
+use crate::SpecSource;
+use crate::ir::Api;
+use crate::yaml_edit::{YamlText, YamlValue};
+
+/// The spec files with the proposals written in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proposed {
+    /// Every spec file, edited or not, in the order given.
+    pub sources: Vec<SpecSource>,
+    /// Proposals that could not be written, with the reason (the file keeps the others).
+    pub refused: Vec<String>,
+}
+
+/// What a new item says of itself in the spec.
+const NEW_DOC: &str = "Not in the reference; seen in recorded traffic (cargo xtask wire-audit).";
+
+/// Writes `proposals` into copies of `sources` (the files `api` was resolved from). Each
+/// proposal is written once however many findings made it; error codes are declared once,
+/// with every method that answered them. The caller resolves the result: an edit the spec
+/// format refuses shows there, with its position.
+pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Proposed {
+    let mut files: Vec<YamlText> = sources.iter().map(|s| YamlText::new(&s.text)).collect();
+    let mut refused = Vec::new();
+    let proposals: BTreeSet<&Proposal> = proposals.iter().collect();
+    // Error codes: which methods each new or newly listed code needs.
+    let mut codes: BTreeMap<&str, (bool, Vec<&str>)> = BTreeMap::new();
+    for proposal in &proposals {
+        if let Proposal::AddMethodError {
+            method,
+            code,
+            declare,
+        } = proposal
+        {
+            let entry = codes.entry(code.as_str()).or_insert((*declare, Vec::new()));
+            if !method.starts_with("oauth/") {
+                entry.1.push(method.as_str());
+            }
+        }
+    }
+    let path = |parts: &[&str]| -> Vec<String> { parts.iter().map(|p| (*p).to_owned()).collect() };
+    let mut apply =
+        |file: usize,
+         what: &Proposal,
+         edit: &mut dyn FnMut(&mut YamlText) -> Result<(), String>| {
+            match files.get_mut(file) {
+                Some(text) => {
+                    if let Err(reason) = edit(text) {
+                        refused.push(format!("{what}: {reason}"));
+                    }
+                }
+                None => refused.push(format!("{what}: no spec file to write it in")),
+            }
+        };
+    for proposal in &proposals {
+        match proposal {
+            Proposal::AddField {
+                record,
+                field,
+                keys,
+            } => {
+                let Some(r) = api.records.iter().find(|r| r.name == *record) else {
+                    continue;
+                };
+                let body = YamlValue::Entries(
+                    keys.iter()
+                        .map(|(key, value)| (key.clone(), value_of_key(key, value)))
+                        .collect(),
+                );
+                apply(r.file, proposal, &mut |text| {
+                    text.append(&path(&["types", record, "fields"]), field, &body)
+                });
+            }
+            Proposal::EditField {
+                record,
+                field,
+                set,
+                remove,
+            } => {
+                let Some(r) = api.records.iter().find(|r| r.name == *record) else {
+                    continue;
+                };
+                let at = path(&["types", record, "fields", field]);
+                apply(r.file, proposal, &mut |text| {
+                    for key in remove {
+                        let mut gone = at.clone();
+                        gone.push(key.clone());
+                        text.remove(&gone);
+                    }
+                    for (key, value) in set {
+                        text.set(&at, key, &yaml(value), Some("type"))?;
+                    }
+                    Ok(())
+                });
+            }
+            Proposal::AddEnumValue { enumeration, value } => {
+                let Some(e) = api.enums.iter().find(|e| e.name == *enumeration) else {
+                    continue;
+                };
+                apply(e.file, proposal, &mut |text| {
+                    let values = path(&["enums", enumeration, "values"]);
+                    text.append(&values, value, &YamlValue::Scalar(NEW_DOC.to_owned()))
+                });
+            }
+            Proposal::AddMethodError { method, .. } => {
+                let Some(m) = api.methods.iter().find(|m| m.name == *method) else {
+                    continue;
+                };
+                let mut list: Vec<String> = m.errors.iter().map(|c| c.to_string()).collect();
+                list.extend(
+                    proposals
+                        .iter()
+                        .filter_map(|p| match p {
+                            Proposal::AddMethodError {
+                                method: other,
+                                code,
+                                ..
+                            } if other == method => Some(code.clone()),
+                            _ => None,
+                        })
+                        .filter(|c| !m.errors.iter().any(|e| e == c.as_str())),
+                );
+                // Once per method: the first of its proposals writes every code.
+                let first = proposals.iter().find(|p| {
+                    matches!(p, Proposal::AddMethodError { method: other, .. } if other == method)
+                });
+                if first != Some(proposal) {
+                    continue;
+                }
+                apply(m.file, proposal, &mut |text| {
+                    text.set(
+                        &path(&["methods", method]),
+                        "errors",
+                        &YamlValue::FlowList(list.clone()),
+                        None,
+                    )
+                });
+            }
+            Proposal::SetMethodKey { method, key, value } => {
+                let Some(m) = api.methods.iter().find(|m| m.name == *method) else {
+                    continue;
+                };
+                apply(m.file, proposal, &mut |text| {
+                    text.set(
+                        &path(&["methods", method]),
+                        key,
+                        &YamlValue::Scalar(value.clone()),
+                        Some("response"),
+                    )
+                });
+            }
+        }
+    }
+    // The codes: declared where the others are, or their method lists extended.
+    let errors_file = api
+        .errors
+        .first()
+        .map(|e| e.file)
+        .or(api.info.as_ref().map(|i| i.file))
+        .unwrap_or(0);
+    for (code, (declare, methods)) in codes {
+        let what = Proposal::AddMethodError {
+            method: methods.first().copied().unwrap_or("oauth/").to_owned(),
+            code: code.to_owned(),
+            declare,
+        };
+        let methods: Vec<String> = methods.iter().map(|m| (*m).to_owned()).collect();
+        if declare {
+            let mut body = vec![("doc".to_owned(), YamlValue::Scalar(NEW_DOC.to_owned()))];
+            if !methods.is_empty() {
+                body.push(("methods".to_owned(), YamlValue::FlowList(methods)));
+            }
+            apply(errors_file, &what, &mut |text| {
+                text.append(&path(&["errors"]), code, &YamlValue::Entries(body.clone()))
+            });
+        } else if let Some(declared) = api.errors.iter().find(|e| e.code == code) {
+            // A code for every method needs no list; one with a list gains the methods.
+            if let Some(listed) = &declared.methods {
+                let mut all: Vec<String> = listed.iter().map(|m| m.to_string()).collect();
+                for method in methods {
+                    if !all.contains(&method) {
+                        all.push(method);
+                    }
+                }
+                apply(declared.file, &what, &mut |text| {
+                    text.set(
+                        &path(&["errors", code]),
+                        "methods",
+                        &YamlValue::FlowList(all.clone()),
+                        None,
+                    )
+                });
+            }
+        }
+    }
+    Proposed {
+        sources: sources
+            .iter()
+            .zip(&files)
+            .map(|(source, text)| {
+                let edited = text.text();
+                SpecSource {
+                    path: source.path.clone(),
+                    // An untouched file stays byte for byte as it was.
+                    text: if edited.trim_end() == source.text.trim_end() {
+                        source.text.clone()
+                    } else {
+                        edited
+                    },
+                }
+            })
+            .collect(),
+        refused,
+    }
+}
+
+/// A key of a new field, as YAML: `true` plain, everything else a scalar.
+fn value_of_key(key: &str, value: &str) -> YamlValue {
+    match (key, value) {
+        ("nullable", "true") => YamlValue::Plain("true".to_owned()),
+        _ => YamlValue::Scalar(value.to_owned()),
+    }
+}
+
+fn yaml(value: &ProposedValue) -> YamlValue {
+    match value {
+        ProposedValue::Text(text) => YamlValue::Scalar(text.clone()),
+        ProposedValue::True => YamlValue::Plain("true".to_owned()),
+        ProposedValue::List(items) => YamlValue::FlowList(items.clone()),
+        ProposedValue::PerMethod(entries) => YamlValue::BlockMap(entries.clone()),
+    }
+}

@@ -1,0 +1,1151 @@
+//! The walk of each recorded answer beside the spec, and what it adds up to.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{
+    Coverage, Finding, FindingKind, Observation, Proposal, ProposedValue, example, json_words,
+};
+use crate::SpecSource;
+use crate::audit::SpecPlace;
+use crate::diff::wire::{Json, encodings_of, scalar_fits};
+use crate::ir::{Api, Encoding, Field, FieldEncoding, Kind, Presence, Record, Scalar, TypeRef};
+use crate::location::SourceIndexes;
+
+/// What a finding is about in the spec.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Subject {
+    /// A field of a record.
+    Field { record: String, field: String },
+    /// A record itself (a key it does not declare).
+    Record { record: String, key: String },
+    /// A value of an enum.
+    EnumValue { enumeration: String, value: String },
+    /// A method (its envelope, its error list).
+    Method { method: String },
+    /// An error code, for a method.
+    Error { method: String, code: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    kind: FindingKind,
+    subject: Subject,
+    method: String,
+    path: String,
+}
+
+#[derive(Clone, Debug)]
+struct Tally {
+    count: usize,
+    example: Option<String>,
+    source: String,
+    message: String,
+}
+
+/// Where a field was expected and found, per method.
+#[derive(Clone, Debug, Default)]
+struct Seen {
+    /// Objects of the record in this method's answers.
+    objects: usize,
+    /// Of them, those with the field.
+    present: usize,
+    /// The JSON path of the record's objects.
+    path: String,
+    /// A recording line of an object without the field.
+    missing_at: Option<String>,
+}
+
+/// A key the spec does not declare, over every object of its record.
+#[derive(Clone, Debug, Default)]
+struct Unknown {
+    kinds: BTreeSet<&'static str>,
+    fraction: bool,
+    null: bool,
+    collection: Option<bool>,
+    elements: BTreeSet<&'static str>,
+    methods: BTreeSet<String>,
+}
+
+pub(super) struct Walker<'a> {
+    api: &'a Api,
+    tallies: BTreeMap<Key, Tally>,
+    seen: BTreeMap<(String, String, String), Seen>,
+    /// The encodings each value of a field matched, per method (one set per distinct set).
+    spellings: BTreeMap<(String, String, String), Vec<Vec<Encoding>>>,
+    /// Whether some value of a field did not fit its type, and whether numbers came.
+    misfits: BTreeMap<(String, String), (bool, bool)>,
+    unknown: BTreeMap<(String, String), Unknown>,
+    /// Objects of each record seen, over all methods.
+    objects: BTreeMap<String, usize>,
+    coverage: Coverage,
+    recorded: BTreeSet<String>,
+}
+
+/// Where the walk is: the method, the recording line.
+struct At<'o> {
+    method: &'o str,
+    source: &'o str,
+}
+
+impl<'a> Walker<'a> {
+    pub(super) fn new(api: &'a Api) -> Self {
+        Walker {
+            api,
+            tallies: BTreeMap::new(),
+            seen: BTreeMap::new(),
+            spellings: BTreeMap::new(),
+            misfits: BTreeMap::new(),
+            unknown: BTreeMap::new(),
+            objects: BTreeMap::new(),
+            coverage: Coverage::default(),
+            recorded: BTreeSet::new(),
+        }
+    }
+
+    fn tally(&mut self, key: Key, json: Option<&Json>, source: &str, message: String) {
+        let tally = self.tallies.entry(key).or_insert_with(|| Tally {
+            count: 0,
+            example: json.map(example),
+            source: source.to_owned(),
+            message,
+        });
+        tally.count += 1;
+    }
+
+    pub(super) fn observe(&mut self, observation: &Observation) {
+        let api = self.api;
+        let method_name = observation.method.as_str();
+        let at = At {
+            method: method_name,
+            source: &observation.source,
+        };
+        let success = (200..300).contains(&observation.status) && observation.failure.is_none();
+        let method = api.methods.iter().find(|m| m.name == method_name);
+        if method_name.starts_with("oauth/") {
+            if success {
+                self.coverage.skipped += 1;
+            } else {
+                self.error(observation, &at, None);
+            }
+            return;
+        }
+        let Some(method) = method else {
+            *self
+                .coverage
+                .unknown_methods
+                .entry(method_name.to_owned())
+                .or_default() += 1;
+            return;
+        };
+        self.recorded.insert(method.name.clone());
+        if !success {
+            self.error(
+                observation,
+                &at,
+                Some(method.errors.iter().map(|c| c.as_str()).collect()),
+            );
+            return;
+        }
+        self.coverage.answers += 1;
+        let subject = Subject::Method {
+            method: method.name.clone(),
+        };
+        let envelope = |path: &str| Key {
+            kind: FindingKind::EnvelopeMismatch,
+            subject: subject.clone(),
+            method: method.name.clone(),
+            path: path.to_owned(),
+        };
+        let body = observation.body.as_ref().map(Json::from_value);
+        let Some(Json::Object(entries)) = &body else {
+            let message = "the answer is not a JSON object: the client cannot read it".to_owned();
+            self.tally(envelope("(body)"), body.as_ref(), at.source, message);
+            return;
+        };
+        let get = |key: &str| entries.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+        match get("api") {
+            Some(Json::Str(api_name)) if *api_name == method.delivered_api => {}
+            other => {
+                let message = format!(
+                    "the envelope's api is {}; the spec says {:?}",
+                    other.map_or("missing".to_owned(), Json::to_text),
+                    method.delivered_api
+                );
+                self.tally(envelope("api"), other, at.source, message);
+            }
+        }
+        if let Some(info) = &api.info {
+            let version = info.api_version.to_string();
+            match get("apiVersion") {
+                Some(Json::Number(text)) if *text == version => {}
+                other => {
+                    let message = format!(
+                        "the envelope's apiVersion is {}; the spec says {version}",
+                        other.map_or("missing".to_owned(), Json::to_text)
+                    );
+                    self.tally(envelope("apiVersion"), other, at.source, message);
+                }
+            }
+        }
+        match get("data") {
+            Some(data) => self.record(api.record(&method.response), data, "data", &at),
+            None => {
+                let message = "the envelope has no data".to_owned();
+                self.tally(envelope("data"), None, at.source, message);
+            }
+        }
+    }
+
+    /// An error answer: every code it lists must be declared for the method (`declared`:
+    /// the method's list; `None` for an OAuth endpoint, which any declared code may answer).
+    fn error(&mut self, observation: &Observation, at: &At<'_>, declared: Option<Vec<&str>>) {
+        self.coverage.errors += 1;
+        let method = at.method.to_owned();
+        let failure = observation.failure.clone().unwrap_or_default();
+        if failure.codes.is_empty() {
+            let rcode = failure
+                .rcode
+                .map_or(String::new(), |rcode| format!(" and rcode {rcode}"));
+            let message = format!(
+                "HTTP {}{rcode}, and no error code can be read from the body in any shape",
+                observation.status
+            );
+            let key = Key {
+                kind: FindingKind::UnreadableError,
+                subject: Subject::Method {
+                    method: method.clone(),
+                },
+                method,
+                path: "(body)".to_owned(),
+            };
+            let body = observation.body.as_ref().map(Json::from_value);
+            self.tally(key, body.as_ref(), at.source, message);
+            return;
+        }
+        for code in &failure.codes {
+            let known = self.api.errors.iter().any(|e| e.code == *code);
+            let listed = match &declared {
+                Some(list) => list.contains(&code.as_str()),
+                None => known,
+            };
+            if listed {
+                continue;
+            }
+            let message = if known {
+                format!("{code} is declared, but not among {method}'s errors")
+            } else {
+                format!("{method} answered {code}, which is not a declared error code")
+            };
+            let key = Key {
+                kind: FindingKind::UndeclaredError,
+                subject: Subject::Error {
+                    method: method.clone(),
+                    code: code.clone(),
+                },
+                method: method.clone(),
+                path: format!("HTTP {}", observation.status),
+            };
+            self.tally(key, Some(&Json::Str(code.clone())), at.source, message);
+        }
+    }
+
+    fn record(&mut self, record: &Record, json: &Json, path: &str, at: &At<'_>) {
+        let Json::Object(entries) = json else {
+            let message = format!(
+                "{} is sent as {}, not an object",
+                record.name,
+                json_words(json)
+            );
+            self.value_problem(
+                record,
+                None,
+                FindingKind::UndeclaredEncoding,
+                json,
+                path,
+                at,
+                message,
+            );
+            return;
+        };
+        if record.opaque {
+            return;
+        }
+        *self.objects.entry(record.name.clone()).or_default() += 1;
+        for (key, value) in entries {
+            let declared = record
+                .fields
+                .iter()
+                .any(|f| f.wire_name == *key || f.documented_as.as_deref() == Some(key.as_str()));
+            if !declared {
+                self.unknown_key(record, key, value, &format!("{path}.{key}"), at);
+            }
+        }
+        for field in &record.fields {
+            let value = entries
+                .iter()
+                .find(|(k, _)| *k == field.wire_name || field.documented_as.as_ref() == Some(k))
+                .map(|(_, v)| v);
+            self.field(record, field, value, path, at);
+        }
+    }
+
+    fn unknown_key(&mut self, record: &Record, key: &str, value: &Json, path: &str, at: &At<'_>) {
+        let unknown = self
+            .unknown
+            .entry((record.name.clone(), key.to_owned()))
+            .or_default();
+        unknown.methods.insert(at.method.to_owned());
+        note_kind(unknown, value);
+        let message = format!("{key} is not a field of {}", record.name);
+        let tally_key = Key {
+            kind: FindingKind::UnknownField,
+            subject: Subject::Record {
+                record: record.name.clone(),
+                key: key.to_owned(),
+            },
+            method: at.method.to_owned(),
+            path: path.to_owned(),
+        };
+        self.tally(tally_key, Some(value), at.source, message);
+    }
+
+    fn field(
+        &mut self,
+        record: &Record,
+        field: &Field,
+        value: Option<&Json>,
+        path: &str,
+        at: &At<'_>,
+    ) {
+        let method = at.method;
+        let (must, may) = presence(field, method);
+        let seen = self
+            .seen
+            .entry((
+                record.name.clone(),
+                field.wire_name.clone(),
+                method.to_owned(),
+            ))
+            .or_default();
+        seen.objects += 1;
+        seen.path = path.to_owned();
+        let path = format!("{path}.{}", field.wire_name);
+        let Some(value) = value else {
+            if must {
+                seen.missing_at.get_or_insert_with(|| at.source.to_owned());
+                let message = format!("the spec says {method} always sends it; it is missing");
+                let key = self.field_key(FindingKind::MissingField, record, field, method, &path);
+                self.tally(key, None, at.source, message);
+            }
+            return;
+        };
+        seen.present += 1;
+        if !may {
+            let message = format!("the spec says {method} does not send {}", field.wire_name);
+            let key = self.field_key(FindingKind::UnknownField, record, field, method, &path);
+            self.tally(key, Some(value), at.source, message);
+            return;
+        }
+        if *value == Json::Null {
+            if !field.nullable {
+                let message = "null, and the spec does not say nullable".to_owned();
+                self.value_problem(
+                    record,
+                    Some(field),
+                    FindingKind::UnexpectedNull,
+                    value,
+                    &path,
+                    at,
+                    message,
+                );
+            }
+            return;
+        }
+        let encodings = field.encoding.in_method(method);
+        self.value(record, Some(field), &field.ty, &encodings, value, &path, at);
+    }
+
+    fn field_key(
+        &self,
+        kind: FindingKind,
+        record: &Record,
+        field: &Field,
+        method: &str,
+        path: &str,
+    ) -> Key {
+        Key {
+            kind,
+            subject: Subject::Field {
+                record: record.name.clone(),
+                field: field.wire_name.clone(),
+            },
+            method: method.to_owned(),
+            path: path.to_owned(),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn value_problem(
+        &mut self,
+        record: &Record,
+        field: Option<&Field>,
+        kind: FindingKind,
+        json: &Json,
+        path: &str,
+        at: &At<'_>,
+        message: String,
+    ) {
+        let subject = match field {
+            Some(field) => Subject::Field {
+                record: record.name.clone(),
+                field: field.wire_name.clone(),
+            },
+            None => Subject::Record {
+                record: record.name.clone(),
+                key: String::new(),
+            },
+        };
+        let key = Key {
+            kind,
+            subject,
+            method: at.method.to_owned(),
+            path: path.to_owned(),
+        };
+        self.tally(key, Some(json), at.source, message);
+    }
+
+    /// A value of type `ty` of `field` (none: a list element), declared in `encodings`.
+    #[allow(clippy::too_many_arguments)]
+    fn value(
+        &mut self,
+        record: &Record,
+        field: Option<&Field>,
+        ty: &TypeRef,
+        encodings: &[Encoding],
+        json: &Json,
+        path: &str,
+        at: &At<'_>,
+    ) {
+        let api = self.api;
+        match ty {
+            TypeRef::Record(id) => self.record(api.record(id), json, path, at),
+            TypeRef::Enum(id) => {
+                let e = api.enumeration(id);
+                match json {
+                    Json::Str(text) if text.is_empty() => {
+                        let message = format!("an empty string, which is no value of {}", e.name);
+                        self.value_problem(
+                            record,
+                            field,
+                            FindingKind::UnexpectedEmpty,
+                            json,
+                            path,
+                            at,
+                            message,
+                        );
+                    }
+                    Json::Str(text) if e.values.iter().any(|v| v.wire == *text) => {}
+                    Json::Str(text) => {
+                        let how = if e.open {
+                            "the client keeps it as Other"
+                        } else {
+                            "the enum is closed: the client refuses it"
+                        };
+                        let message = format!("{text:?} is not a value of {} ({how})", e.name);
+                        let key = Key {
+                            kind: FindingKind::UnlistedEnumValue,
+                            subject: Subject::EnumValue {
+                                enumeration: e.name.clone(),
+                                value: text.clone(),
+                            },
+                            method: at.method.to_owned(),
+                            path: path.to_owned(),
+                        };
+                        self.tally(key, Some(json), at.source, message);
+                    }
+                    other => {
+                        let message = format!("{} where {} is a string", json_words(other), e.name);
+                        self.value_problem(
+                            record,
+                            field,
+                            FindingKind::UndeclaredEncoding,
+                            json,
+                            path,
+                            at,
+                            message,
+                        );
+                    }
+                }
+            }
+            TypeRef::Scalar(scalar) => {
+                if *scalar != Scalar::String && *json == Json::Str(String::new()) {
+                    let message = format!("an empty string, which no {} is", scalar.spec_name());
+                    self.value_problem(
+                        record,
+                        field,
+                        FindingKind::UnexpectedEmpty,
+                        json,
+                        path,
+                        at,
+                        message,
+                    );
+                    return;
+                }
+                self.spelling(
+                    record,
+                    field,
+                    Kind::Scalar(*scalar),
+                    encodings,
+                    json,
+                    path,
+                    at,
+                );
+                if !scalar_fits(api, *scalar, json) {
+                    if let Some(field) = field {
+                        let misfit = self
+                            .misfits
+                            .entry((record.name.clone(), field.wire_name.clone()))
+                            .or_default();
+                        misfit.0 = true;
+                    }
+                    let message = format!(
+                        "{} {} is no {}: the client refuses it",
+                        json_words(json),
+                        example(json),
+                        scalar.spec_name()
+                    );
+                    self.value_problem(
+                        record,
+                        field,
+                        FindingKind::UndeclaredEncoding,
+                        json,
+                        path,
+                        at,
+                        message,
+                    );
+                }
+                if let (Some(field), Json::Number(_)) = (field, json) {
+                    self.misfits
+                        .entry((record.name.clone(), field.wire_name.clone()))
+                        .or_default()
+                        .1 = true;
+                }
+            }
+            TypeRef::List(element) => {
+                self.spelling(record, field, Kind::List, encodings, json, path, at);
+                let Some(items) = json.collection_items() else {
+                    return;
+                };
+                let element_encodings: Vec<Encoding> = match element.kind() {
+                    Some(kind @ Kind::Scalar(_)) => Encoding::allowed_for(kind).collect(),
+                    _ => Vec::new(),
+                };
+                let item_path = format!("{path}.*");
+                for (_, item) in items {
+                    if *item == Json::Null {
+                        let message = "a null item".to_owned();
+                        self.value_problem(
+                            record,
+                            field,
+                            FindingKind::UnexpectedNull,
+                            item,
+                            &item_path,
+                            at,
+                            message,
+                        );
+                        continue;
+                    }
+                    self.value(
+                        record,
+                        None,
+                        element,
+                        &element_encodings,
+                        item,
+                        &item_path,
+                        at,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Checks the spelling of a field's value against its declared encodings and keeps which
+    /// encodings it matched, for the proposal.
+    #[allow(clippy::too_many_arguments)]
+    fn spelling(
+        &mut self,
+        record: &Record,
+        field: Option<&Field>,
+        kind: Kind,
+        declared: &[Encoding],
+        json: &Json,
+        path: &str,
+        at: &At<'_>,
+    ) {
+        let matched = encodings_of(kind, json);
+        if matched.iter().any(|e| declared.contains(e)) {
+            if let Some(field) = field {
+                self.keep_spelling(record, field, at.method, matched);
+            }
+            return;
+        }
+        let Some(field) = field else {
+            // A list element in no encoding of its type: the value check says why.
+            return;
+        };
+        self.keep_spelling(record, field, at.method, matched.clone());
+        let names: Vec<&str> = declared.iter().map(|e| e.spec_name()).collect();
+        let spelled: Vec<&str> = matched.iter().map(|e| e.spec_name()).collect();
+        let message = format!(
+            "{} where the spec declares {} for {}{}",
+            json_words(json),
+            names.join(" or "),
+            at.method,
+            if spelled.is_empty() {
+                String::new()
+            } else {
+                format!(" (it is {})", spelled.join(" or "))
+            }
+        );
+        self.value_problem(
+            record,
+            Some(field),
+            FindingKind::UndeclaredEncoding,
+            json,
+            path,
+            at,
+            message,
+        );
+    }
+
+    fn keep_spelling(
+        &mut self,
+        record: &Record,
+        field: &Field,
+        method: &str,
+        matched: Vec<Encoding>,
+    ) {
+        let sets = self
+            .spellings
+            .entry((
+                record.name.clone(),
+                field.wire_name.clone(),
+                method.to_owned(),
+            ))
+            .or_default();
+        if !sets.contains(&matched) {
+            sets.push(matched);
+        }
+    }
+
+    /// The findings, located, with their proposals; and the coverage.
+    pub(super) fn finish(
+        mut self,
+        locations: &SourceIndexes<'_>,
+        sources: &[SpecSource],
+    ) -> (Vec<Finding>, Coverage) {
+        self.never_seen();
+        self.coverage.unrecorded_methods = self
+            .api
+            .methods
+            .iter()
+            .filter(|m| !self.recorded.contains(&m.name))
+            .map(|m| m.name.clone())
+            .collect();
+        let findings = self
+            .tallies
+            .iter()
+            .map(|(key, tally)| {
+                let spec = self.place(&key.subject, locations, sources);
+                Finding {
+                    kind: key.kind,
+                    spec,
+                    method: key.method.clone(),
+                    json_path: key.path.clone(),
+                    count: tally.count,
+                    example: tally.example.clone(),
+                    example_source: tally.source.clone(),
+                    message: tally.message.clone(),
+                    proposal: self.proposal(key),
+                }
+            })
+            .collect();
+        (findings, self.coverage)
+    }
+
+    /// Declared fields no answer of a method that delivers them held, where answers with the
+    /// record were recorded.
+    fn never_seen(&mut self) {
+        let api = self.api;
+        for record in &api.records {
+            for field in &record.fields {
+                let per_method: Vec<(&String, &Seen)> = self
+                    .seen
+                    .iter()
+                    .filter(|((r, f, _), _)| *r == record.name && *f == field.wire_name)
+                    .map(|((_, _, m), seen)| (m, seen))
+                    .filter(|(m, _)| presence(field, m).1)
+                    .collect();
+                let objects: usize = per_method.iter().map(|(_, s)| s.objects).sum();
+                let present: usize = per_method.iter().map(|(_, s)| s.present).sum();
+                if objects == 0 || present > 0 {
+                    continue;
+                }
+                let must = per_method.iter().any(|(m, _)| presence(field, m).0);
+                if must {
+                    // Reported as missing already.
+                    continue;
+                }
+                let methods: Vec<&str> = per_method.iter().map(|(m, _)| m.as_str()).collect();
+                let (method, seen) = per_method[0];
+                let message = format!(
+                    "none of {objects} recorded {} objects of {} has it",
+                    record.name,
+                    methods.join(", ")
+                );
+                let key = Key {
+                    kind: FindingKind::NeverSeen,
+                    subject: Subject::Field {
+                        record: record.name.clone(),
+                        field: field.wire_name.clone(),
+                    },
+                    method: method.clone(),
+                    path: format!("{}.{}", seen.path, field.wire_name),
+                };
+                let source = seen.missing_at.clone().unwrap_or_default();
+                self.tallies.insert(
+                    key,
+                    Tally {
+                        count: objects,
+                        example: None,
+                        source,
+                        message,
+                    },
+                );
+            }
+        }
+    }
+
+    fn place(
+        &self,
+        subject: &Subject,
+        locations: &SourceIndexes<'_>,
+        sources: &[SpecSource],
+    ) -> SpecPlace {
+        let api = self.api;
+        let (file, path): (usize, Vec<String>) = match subject {
+            Subject::Field { record, field } => {
+                let r = api.records.iter().find(|r| r.name == *record);
+                (
+                    r.map_or(0, |r| r.file),
+                    vec![
+                        "types".into(),
+                        record.clone(),
+                        "fields".into(),
+                        field.clone(),
+                    ],
+                )
+            }
+            Subject::Record { record, .. } => {
+                let r = api.records.iter().find(|r| r.name == *record);
+                (
+                    r.map_or(0, |r| r.file),
+                    vec!["types".into(), record.clone(), "fields".into()],
+                )
+            }
+            Subject::EnumValue { enumeration, .. } => {
+                let e = api.enums.iter().find(|e| e.name == *enumeration);
+                (
+                    e.map_or(0, |e| e.file),
+                    vec!["enums".into(), enumeration.clone(), "values".into()],
+                )
+            }
+            Subject::Method { method } => {
+                let m = api.methods.iter().find(|m| m.name == *method);
+                (
+                    m.map_or(0, |m| m.file),
+                    vec!["methods".into(), method.clone()],
+                )
+            }
+            Subject::Error { method, code } => match api.methods.iter().find(|m| m.name == *method)
+            {
+                Some(m) => (
+                    m.file,
+                    vec!["methods".into(), method.clone(), "errors".into()],
+                ),
+                None => {
+                    let file = api
+                        .errors
+                        .iter()
+                        .find(|e| e.code == *code)
+                        .or(api.errors.first())
+                        .map(|e| e.file)
+                        .or(api.info.as_ref().map(|i| i.file))
+                        .unwrap_or(0);
+                    (file, vec!["errors".into(), code.clone()])
+                }
+            },
+        };
+        SpecPlace {
+            file: sources
+                .get(file)
+                .map_or_else(String::new, |s| s.path.clone()),
+            location: locations.find(file, &path),
+            path: path.join("."),
+        }
+    }
+
+    /// What the spec should say, where the evidence tells.
+    fn proposal(&self, key: &Key) -> Option<Proposal> {
+        let api = self.api;
+        match (&key.kind, &key.subject) {
+            (FindingKind::UnknownField, Subject::Record { record, key: name }) => {
+                self.new_field(record, name)
+            }
+            (FindingKind::UnknownField, Subject::Field { record, field }) => {
+                // Sent where the spec says it is absent: it may be absent, no more.
+                let keep = self.absent_everywhere(record, field);
+                let (set, remove) = presence_proposal(api, record, &keep);
+                Some(Proposal::EditField {
+                    record: record.clone(),
+                    field: field.clone(),
+                    set,
+                    remove,
+                })
+            }
+            (FindingKind::MissingField, Subject::Field { record, field }) => {
+                let absent = self.absent_everywhere(record, field);
+                let (set, remove) = presence_proposal(api, record, &absent);
+                Some(Proposal::EditField {
+                    record: record.clone(),
+                    field: field.clone(),
+                    set,
+                    remove,
+                })
+            }
+            (FindingKind::UndeclaredEncoding, Subject::Field { record, field }) => {
+                self.encoding_proposal(record, field)
+            }
+            (FindingKind::UnexpectedNull, Subject::Field { record, field }) => {
+                let f = self.field_of(record, field)?;
+                // A null list item is no field's null.
+                (!key.path.ends_with(".*") && !f.nullable).then(|| Proposal::EditField {
+                    record: record.clone(),
+                    field: field.clone(),
+                    set: vec![("nullable".into(), ProposedValue::True)],
+                    remove: Vec::new(),
+                })
+            }
+            (FindingKind::UnexpectedEmpty, Subject::Field { record, field }) => {
+                let f = self.field_of(record, field)?;
+                matches!(f.ty, TypeRef::Scalar(_)).then(|| self.as_text(record, field))
+            }
+            (FindingKind::UnlistedEnumValue, Subject::EnumValue { enumeration, value }) => {
+                Some(Proposal::AddEnumValue {
+                    enumeration: enumeration.clone(),
+                    value: value.clone(),
+                })
+            }
+            (FindingKind::UndeclaredError, Subject::Error { method, code }) => {
+                Some(Proposal::AddMethodError {
+                    method: method.clone(),
+                    code: code.clone(),
+                    declare: !api.errors.iter().any(|e| e.code == *code),
+                })
+            }
+            (FindingKind::EnvelopeMismatch, Subject::Method { method }) if key.path == "api" => {
+                let tally = self.tallies.get(key)?;
+                let sent = tally.example.as_deref()?;
+                let name: String = serde_json::from_str(sent).ok()?;
+                Some(Proposal::SetMethodKey {
+                    method: method.clone(),
+                    key: "delivered_api".into(),
+                    value: name,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    fn field_of(&self, record: &str, field: &str) -> Option<&'a Field> {
+        let api = self.api;
+        api.records
+            .iter()
+            .find(|r| r.name == record)?
+            .fields
+            .iter()
+            .find(|f| f.wire_name == field)
+    }
+
+    /// The methods in whose every recorded answer the field was missing.
+    fn absent_everywhere(&self, record: &str, field: &str) -> BTreeMap<String, (usize, usize)> {
+        self.seen
+            .iter()
+            .filter(|((r, f, _), _)| r == record && f == field)
+            .map(|((_, _, m), seen)| (m.clone(), (seen.present, seen.objects)))
+            .collect()
+    }
+
+    /// The field as text: `type: string`, kept as its text when numbers came too.
+    fn as_text(&self, record: &str, field: &str) -> Proposal {
+        let numbers = self
+            .misfits
+            .get(&(record.to_owned(), field.to_owned()))
+            .is_some_and(|(_, numbers)| *numbers);
+        let encoding = if numbers {
+            "string_or_number"
+        } else {
+            "string"
+        };
+        Proposal::EditField {
+            record: record.to_owned(),
+            field: field.to_owned(),
+            set: vec![
+                ("type".into(), ProposedValue::Text("string".into())),
+                ("encoding".into(), ProposedValue::Text(encoding.into())),
+            ],
+            remove: vec!["zero_is_none".into(), "narrowed".into()],
+        }
+    }
+
+    /// The encodings the evidence says the field has, per method that delivers it: the
+    /// declared one where every value matched it, else the first encoding (table order) that
+    /// every value of that method matched and that covers the declared spelling too, else the
+    /// first every value matched, else the one most values matched. A type that cannot hold
+    /// some value becomes text.
+    fn encoding_proposal(&self, record: &str, field: &str) -> Option<Proposal> {
+        let f = self.field_of(record, field)?;
+        if self
+            .misfits
+            .get(&(record.to_owned(), field.to_owned()))
+            .is_some_and(|(misfit, _)| *misfit)
+        {
+            return Some(self.as_text(record, field));
+        }
+        let kind = f.ty.kind()?;
+        let r = self.api.records.iter().find(|r| r.name == record)?;
+        let methods: Vec<String> = match &f.encoding {
+            FieldEncoding::PerMethod(per_method) => {
+                per_method.iter().map(|(m, _)| m.to_string()).collect()
+            }
+            _ => r
+                .delivered_by
+                .iter()
+                .map(|m| m.to_string())
+                .filter(|m| presence(f, m).1)
+                .collect(),
+        };
+        let mut proposed = Vec::new();
+        for method in &methods {
+            let declared = f.encoding.in_method(method);
+            let sets = self
+                .spellings
+                .get(&(record.to_owned(), field.to_owned(), method.clone()))
+                .cloned()
+                .unwrap_or_default();
+            let current = declared.first().copied();
+            let fits_all = |e: &Encoding| sets.iter().all(|set| set.contains(e));
+            let choice = if sets.is_empty() || current.is_some_and(|c| fits_all(&c)) {
+                current
+            } else {
+                let declared_kinds: Vec<_> = declared
+                    .iter()
+                    .flat_map(|e| e.info().json.kinds())
+                    .collect();
+                let candidates: Vec<Encoding> =
+                    Encoding::allowed_for(kind).filter(fits_all).collect();
+                candidates
+                    .iter()
+                    .find(|e| {
+                        declared_kinds
+                            .iter()
+                            .all(|k| e.info().json.kinds().contains(k))
+                    })
+                    .or(candidates.first())
+                    .copied()
+                    .or_else(|| {
+                        Encoding::allowed_for(kind)
+                            .max_by_key(|e| sets.iter().filter(|set| set.contains(e)).count())
+                    })
+            };
+            proposed.push((method.clone(), choice?.spec_name().to_owned()));
+        }
+        let first = proposed.first()?.1.clone();
+        let value = if proposed.iter().all(|(_, e)| *e == first) {
+            ProposedValue::Text(first)
+        } else {
+            ProposedValue::PerMethod(proposed)
+        };
+        Some(Proposal::EditField {
+            record: record.to_owned(),
+            field: field.to_owned(),
+            set: vec![("encoding".into(), value)],
+            remove: Vec::new(),
+        })
+    }
+
+    /// A new field from what its values were: its type, encoding, presence and nullability.
+    fn new_field(&self, record: &str, key: &str) -> Option<Proposal> {
+        let unknown = self.unknown.get(&(record.to_owned(), key.to_owned()))?;
+        let scalar = |kinds: &BTreeSet<&'static str>,
+                      fraction: bool|
+         -> Option<(String, Option<String>)> {
+            match kinds.iter().copied().collect::<Vec<_>>().as_slice() {
+                [] | ["string"] => Some(("string".into(), None)),
+                ["boolean"] => Some(("boolean".into(), None)),
+                ["number"] if fraction => Some(("decimal".into(), None)),
+                ["number"] => Some(("integer".into(), None)),
+                ["number", "string"] => Some(("string".into(), Some("string_or_number".into()))),
+                _ => None,
+            }
+        };
+        let (ty, encoding) = match unknown.collection {
+            Some(keyed) => {
+                let (element, _) = scalar(&unknown.elements, unknown.fraction)?;
+                let encoding = if keyed { "index_object" } else { "array" };
+                (format!("list<{element}>"), Some(encoding.to_owned()))
+            }
+            None => scalar(&unknown.kinds, unknown.fraction)?,
+        };
+        let mut keys = vec![("type".to_owned(), ty)];
+        if let Some(encoding) = encoding {
+            keys.push(("encoding".to_owned(), encoding));
+        }
+        let objects = self.objects.get(record).copied().unwrap_or(0);
+        let present = self
+            .tallies
+            .iter()
+            .filter(|(k, _)| {
+                k.kind == FindingKind::UnknownField
+                    && k.subject
+                        == Subject::Record {
+                            record: record.to_owned(),
+                            key: key.to_owned(),
+                        }
+            })
+            .map(|(_, t)| t.count)
+            .sum::<usize>();
+        if present < objects {
+            keys.push((
+                "optional".to_owned(),
+                format!("Seen in {present} of {objects} recorded objects."),
+            ));
+        }
+        if unknown.null {
+            keys.push(("nullable".to_owned(), "true".to_owned()));
+        }
+        keys.push((
+            "doc".to_owned(),
+            "Not in the reference; seen in recorded traffic (cargo xtask wire-audit).".to_owned(),
+        ));
+        Some(Proposal::AddField {
+            record: record.to_owned(),
+            field: key.to_owned(),
+            keys,
+        })
+    }
+}
+
+/// Whether a field must and may be present in `method`'s answers, by the spec.
+fn presence(field: &Field, method: &str) -> (bool, bool) {
+    match &field.presence {
+        Presence::Always => (true, true),
+        Presence::Optional(_) => (false, true),
+        Presence::OnlyIn(methods) => (false, methods.iter().any(|m| *m == method)),
+        Presence::AbsentIn(methods) => {
+            let here = !methods.iter().any(|m| *m == method);
+            (here, here)
+        }
+    }
+}
+
+/// The presence the evidence says (`seen`: per method, answers with the field and answers
+/// with the record): `absent_in` the methods that never sent it when the others always did,
+/// else `optional`, saying how often it came; the keys it replaces removed.
+fn presence_proposal(
+    api: &Api,
+    record: &str,
+    seen: &BTreeMap<String, (usize, usize)>,
+) -> (Vec<(String, ProposedValue)>, Vec<String>) {
+    let every_key = ["optional", "only_in", "absent_in"];
+    let never: Vec<String> = seen
+        .iter()
+        .filter(|(_, (present, _))| *present == 0)
+        .map(|(m, _)| m.clone())
+        .collect();
+    let always = seen
+        .iter()
+        .all(|(_, (present, objects))| *present == 0 || present == objects);
+    let delivering = api
+        .records
+        .iter()
+        .find(|r| r.name == record)
+        .map_or(0, |r| r.delivered_by.len());
+    let remove = |keep: &str| {
+        every_key
+            .iter()
+            .filter(|k| **k != keep)
+            .map(|k| (*k).to_owned())
+            .collect()
+    };
+    if always && !never.is_empty() && never.len() < delivering {
+        return (
+            vec![("absent_in".into(), ProposedValue::List(never))],
+            remove("absent_in"),
+        );
+    }
+    let (present, objects) = seen.values().fold((0, 0), |(p, o), (present, objects)| {
+        (p + present, o + objects)
+    });
+    let sentence = format!("Sent in {present} of {objects} recorded answers.");
+    (
+        vec![("optional".into(), ProposedValue::Text(sentence))],
+        remove("optional"),
+    )
+}
+
+/// Notes the JSON kind of a value of an unknown key, for its proposed type.
+fn note_kind(unknown: &mut Unknown, value: &Json) {
+    let scalar_kind = |json: &Json| match json {
+        Json::Str(_) => Some("string"),
+        Json::Number(_) => Some("number"),
+        Json::Bool(_) => Some("boolean"),
+        _ => None,
+    };
+    if let Json::Number(text) = value {
+        unknown.fraction |= text.contains(['.', 'e', 'E']);
+    }
+    match value {
+        Json::Null => unknown.null = true,
+        Json::List { .. } | Json::Object(_) => match value.collection_items() {
+            Some(items)
+                if !matches!(value, Json::Object(entries) if entries.is_empty())
+                    || unknown.collection.is_none() =>
+            {
+                unknown.collection = Some(matches!(value, Json::Object(_)));
+                for (_, item) in items {
+                    if let Json::Number(text) = item {
+                        unknown.fraction |= text.contains(['.', 'e', 'E']);
+                    }
+                    match scalar_kind(item) {
+                        Some(kind) => {
+                            unknown.elements.insert(kind);
+                        }
+                        None => {
+                            unknown.elements.insert("object");
+                        }
+                    }
+                }
+            }
+            Some(_) => {}
+            None => {
+                unknown.kinds.insert("object");
+            }
+        },
+        other => {
+            if let Some(kind) = scalar_kind(other) {
+                unknown.kinds.insert(kind);
+            }
+        }
+    }
+}
