@@ -21,7 +21,9 @@
 //! bounded queue and returns. When the queue is full (more than [`QUEUE_EXCHANGES`] exchanges
 //! or [`QUEUE_BYTES`] of bodies waiting) the exchange is dropped and counted
 //! ([`RecorderStats::dropped`]), so a slow disk slows no call. Cleaning, serializing and writing
-//! happen on the writer thread. Files rotate by size ([`Rotation`]).
+//! happen on the writer thread, which writes through a buffer and flushes it once the queue has
+//! been quiet for 50 ms (and on [`Recorder::flush`] and at the end). Files rotate by size
+//! ([`Rotation`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -29,7 +31,7 @@ use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -53,6 +55,9 @@ pub const QUEUE_EXCHANGES: usize = 1024;
 
 /// At most this many body bytes wait for the writer; more are dropped (and counted).
 pub const QUEUE_BYTES: usize = 64 << 20;
+
+/// How long the queue stays quiet before the writer flushes what it wrote to the file.
+const FLUSH_AFTER: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Who wrote a recording line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -469,29 +474,41 @@ fn write_loop(
             }
         }
     };
-    let mut next = receiver.recv().ok();
-    while let Some(message) = next {
+    // Lines reach the file when the buffer fills, on `Recorder::flush`, at the end, and once
+    // the queue has been quiet for FLUSH_AFTER: not after every exchange, which would cost a
+    // write call per exchange on the same cores as the calls being recorded.
+    let mut unflushed = false;
+    loop {
+        let message = if unflushed {
+            match receiver.recv_timeout(FLUSH_AFTER) {
+                Ok(message) => message,
+                Err(RecvTimeoutError::Timeout) => {
+                    note(sink.flush(), false);
+                    unflushed = false;
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        } else {
+            match receiver.recv() {
+                Ok(message) => message,
+                Err(_) => break,
+            }
+        };
         match message {
             Message::Exchange(exchange) => {
                 queued_bytes.fetch_sub(exchange.weight(), Ordering::Relaxed);
                 let mut line = exchange.redacted().to_line();
                 line.push('\n');
                 note(sink.write_line(line.as_bytes()), true);
+                unflushed = true;
             }
             Message::Flush(done) => {
                 note(sink.flush(), false);
+                unflushed = false;
                 let _ = done.send(());
             }
         }
-        // Flush when the queue runs dry, so that a reader sees whole lines soon.
-        next = match receiver.try_recv() {
-            Ok(message) => Some(message),
-            Err(TryRecvError::Empty) => {
-                note(sink.flush(), false);
-                receiver.recv().ok()
-            }
-            Err(TryRecvError::Disconnected) => None,
-        };
     }
     note(sink.flush(), false);
 }
