@@ -321,11 +321,7 @@ impl<'a> Walker<'a> {
         let (must, may) = presence(field, method);
         let seen = self
             .seen
-            .entry((
-                record.name.clone(),
-                field.wire_name.clone(),
-                method.to_owned(),
-            ))
+            .entry(per_method(record, field, method))
             .or_default();
         seen.objects += 1;
         seen.path = path.to_owned();
@@ -627,11 +623,7 @@ impl<'a> Walker<'a> {
     ) {
         let sets = self
             .spellings
-            .entry((
-                record.name.clone(),
-                field.wire_name.clone(),
-                method.to_owned(),
-            ))
+            .entry(per_method(record, field, method))
             .or_default();
         if !sets.contains(&matched) {
             sets.push(matched);
@@ -1044,6 +1036,15 @@ impl<'a> Walker<'a> {
             keys,
         })
     }
+}
+
+/// The key of what is kept per field and method: record, field (wire name), method.
+fn per_method(record: &Record, field: &Field, method: &str) -> (String, String, String) {
+    (
+        record.name.clone(),
+        field.wire_name.clone(),
+        method.to_owned(),
+    )
 }
 
 /// Whether a field must and may be present in `method`'s answers, by the spec.

@@ -417,6 +417,7 @@ async fn record(recorder: &Recorder, sent: Sent<'_>, response: Response) -> Resp
         return response;
     }
     let (parts, body) = response.into_parts();
+    // The fake's own answers are whole in memory (`Body::from` of bytes): reading cannot fail.
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
         .unwrap_or_default();
