@@ -166,15 +166,12 @@ pub fn check(root: &Path) -> Result<String, PublicApiError> {
     semver_since_release(root)
 }
 
-/// `git args` in `root`: its output, trimmed, or `None` when git fails.
+/// `git args` in `root` (spec-diff's runner): its output, trimmed, or `None` when git fails,
+/// which for these checks means there is nothing to compare with.
 fn git(root: &Path, args: &[&str]) -> Option<String> {
-    Command::new("git")
-        .current_dir(root)
-        .args(args)
-        .output()
+    crate::spec_diff::git(root, args)
         .ok()
-        .filter(|output| output.status.success())
-        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        .map(|output| output.trim().to_owned())
 }
 
 /// A snapshot that differs from the merge base with `main` needs a changelog that does too.

@@ -226,7 +226,8 @@ fn resolve(label: &str, sources: &[SpecSource]) -> Result<Api, SpecDiffError> {
     })
 }
 
-fn git(root: &Path, args: &[&str]) -> Result<String, SpecDiffError> {
+/// `git args` in `root`: its standard output, or what went wrong.
+pub(crate) fn git(root: &Path, args: &[&str]) -> Result<String, SpecDiffError> {
     let failed = |message: String| SpecDiffError::Git {
         args: args.join(" "),
         message,

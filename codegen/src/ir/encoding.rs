@@ -69,6 +69,20 @@ pub enum JsonKind {
     Object,
 }
 
+impl JsonKind {
+    /// The kind in words, with its article: `a JSON string`.
+    pub fn words(self) -> &'static str {
+        match self {
+            JsonKind::Null => "null",
+            JsonKind::Boolean => "a JSON boolean",
+            JsonKind::Number => "a JSON number",
+            JsonKind::String => "a JSON string",
+            JsonKind::Array => "a JSON array",
+            JsonKind::Object => "a JSON object",
+        }
+    }
+}
+
 impl JsonForm {
     /// The kinds of JSON value the form allows.
     pub fn kinds(self) -> &'static [JsonKind] {

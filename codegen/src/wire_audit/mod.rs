@@ -25,6 +25,7 @@ use crate::SpecSource;
 use crate::audit::SpecPlace;
 use crate::diff::wire::Json;
 use crate::ir::Api;
+use crate::ir::JsonKind;
 use crate::location::SourceIndexes;
 
 pub use propose::{Proposed, propose};
@@ -364,15 +365,7 @@ fn example(json: &Json) -> String {
     format!("{cut}…")
 }
 
-/// The JSON kind of a value in words (`a JSON string`).
+/// The JSON kind of a value in words (`a JSON string`; `nothing` for an absent key).
 fn json_words(json: &Json) -> &'static str {
-    match json {
-        Json::Absent => "nothing",
-        Json::Null => "null",
-        Json::Bool(_) => "a JSON boolean",
-        Json::Number(_) => "a JSON number",
-        Json::Str(_) => "a JSON string",
-        Json::Object(_) | Json::List { keyed: true, .. } => "a JSON object",
-        Json::List { keyed: false, .. } => "a JSON array",
-    }
+    json.kind().map_or("nothing", JsonKind::words)
 }
