@@ -1,6 +1,7 @@
 //! [`Client`] (the application: base URL, consumer credentials, HTTP settings, the OAuth flow)
 //! and [`Session`] (the client acting for one user with an access token: the data methods).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,17 +9,19 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 use crate::envelope::{Envelope, decode};
-use crate::error::{Error, excerpt};
-use crate::error_body::{ReadBody, Structure, token_pairs};
+use crate::error::{Error, TimeoutLimit, excerpt};
+use crate::error_body::{Structure, token_pairs};
 use crate::hooks::{OutgoingRequest, ReceivedResponse};
 use crate::oauth::{AccessToken, RequestToken, Verifier};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::recording::{Exchange, Recorder};
+use crate::request::DataMethod;
 use crate::response::ResponseMeta;
-use crate::secret::{ConsumerCredentials, KnownSecrets, redact_text};
+use crate::scrub::{KnownSecrets, Scrubber};
+use crate::secret::ConsumerCredentials;
 use crate::service::Service;
 use crate::tls;
-use crate::transport::{Call, Response, Settings, Transport};
+use crate::transport::{Call, INLINE_BYTES, Response, Settings, Transport, within};
 
 /// The marketplace client of one application.
 ///
@@ -160,7 +163,17 @@ impl ClientBuilder {
 
     /// Checks the configuration and builds the client.
     pub fn build(self) -> Result<Client, Error> {
+        let consumer_secret = self.consumer.secret.clone();
         let config = |reason: String| Error::Config { reason };
+        self.build_checked(config).map_err(|error| {
+            error.scrubbed(&Scrubber::new(KnownSecrets::new(
+                consumer_secret.expose(),
+                "",
+            )))
+        })
+    }
+
+    fn build_checked(self, config: impl Fn(String) -> Error) -> Result<Client, Error> {
         let base_url = Url::parse(&self.base_url)
             .map_err(|error| config(format!("base URL {:?}: {error}", self.base_url)))?;
         if !matches!(base_url.scheme(), "http" | "https") || base_url.cannot_be_a_base() {
@@ -173,6 +186,14 @@ impl ClientBuilder {
             return Err(config(format!(
                 "base URL {:?} must not have a query or fragment",
                 self.base_url
+            )));
+        }
+        if !base_url.username().is_empty() || base_url.password().is_some() {
+            // Credentials in a URL travel on every request and show wherever it is printed.
+            return Err(config(format!(
+                "base URL {:?} must not carry a user name or password (the client signs with \
+                 OAuth; credentials in a URL would be sent and shown with every call)",
+                Scrubber::structural().url(&self.base_url)
             )));
         }
         if self.consumer.key.is_empty() {
@@ -232,6 +253,15 @@ impl Client {
         self.transport.settings.service
     }
 
+    /// What every error of the client's own calls is cleaned with before it leaves: the
+    /// consumer secret, and the token secret and verifier the call holds.
+    fn scrubber<'a>(&'a self, token_secret: &'a str, verifier: &'a str) -> Scrubber<'a> {
+        self.transport.scrubber_of(
+            KnownSecrets::new(self.transport.consumer.secret.expose(), token_secret)
+                .with_verifier(verifier),
+        )
+    }
+
     /// Step 1 of the flow: obtains a request token, signed with the consumer secret and an
     /// empty token secret. With a `callback` (any URI scheme), the service redirects the user
     /// there after approval; without (or with RFC 5849's `"oob"`), it shows the user a
@@ -241,6 +271,15 @@ impl Client {
     /// is sent as `https://app/b`); one with control characters or surrounding white space,
     /// which parsing would silently drop, is refused with [`Error::InvalidArgument`].
     pub async fn request_token(&self, callback: Option<&str>) -> Result<RequestToken, Error> {
+        self.request_token_unscrubbed(callback)
+            .await
+            .map_err(|error| error.scrubbed(&self.scrubber("", "")))
+    }
+
+    async fn request_token_unscrubbed(
+        &self,
+        callback: Option<&str>,
+    ) -> Result<RequestToken, Error> {
         const METHOD: &str = "oauth/getRequestToken";
         let callback = callback
             .map(|callback| normalized_callback(METHOD, callback))
@@ -257,12 +296,15 @@ impl Client {
             oauth_endpoint: true,
         };
         let response = self.transport.send(&call, &CallOptions::default()).await?;
-        let mut form = token_response(METHOD, &response, &self.transport.known(""))?;
-        Ok(RequestToken {
+        let scrubber = self.transport.scrubber(&call, &response);
+        let mut form = token_response(METHOD, &response, &scrubber)?;
+        let token = RequestToken {
             token: form.take(METHOD, "oauth_token")?,
             secret: crate::Secret::new(form.take(METHOD, "oauth_token_secret")?),
             callback_confirmed: form.get("oauth_callback_confirmed") == Some("true"),
-        })
+        };
+        self.transport.secrets.remember(token.secret.expose());
+        Ok(token)
     }
 
     /// Step 2: where to send the user's browser to approve the request token.
@@ -275,45 +317,34 @@ impl Client {
 
     /// Step 3 (with a callback): the verifier from the URL the service redirected the user to.
     /// Refuses a callback whose `oauth_token` is not `request`'s (a forged or mixed-up
-    /// redirect) and one without a verifier (the user did not approve).
+    /// redirect) and one without a verifier (the user did not approve). The callback URL
+    /// carries the verifier, a secret: an error shows the URL without it.
     pub fn verifier_from_callback(
         &self,
         request: &RequestToken,
         callback_url: &str,
     ) -> Result<Verifier, Error> {
-        let reject = |reason: String| Error::Callback { reason };
-        let url = Url::parse(callback_url)
-            .map_err(|error| reject(format!("{callback_url:?} is not a URL: {error}")))?;
-        let mut token = None;
-        let mut verifier = None;
-        for (name, value) in url.query_pairs() {
-            let slot = match name.as_ref() {
-                "oauth_token" => &mut token,
-                "oauth_verifier" => &mut verifier,
-                _ => continue,
-            };
-            if slot.replace(value.into_owned()).is_some() {
-                return Err(reject(format!("{name} appears more than once")));
-            }
-        }
-        match token {
-            None => return Err(reject("it has no oauth_token".to_owned())),
-            Some(token) if token != request.token => {
-                return Err(reject(format!(
-                    "its oauth_token {token:?} is not the request token {:?}",
-                    request.token
-                )));
-            }
-            Some(_) => {}
-        }
-        let verifier = verifier
-            .ok_or_else(|| reject("it has no oauth_verifier (was access denied?)".to_owned()))?;
-        Verifier::new(&verifier).map_err(|_| reject("its oauth_verifier is empty".to_owned()))
+        let verifier = verifier_in(request, callback_url)
+            .map_err(|error| error.scrubbed(&self.scrubber(request.secret.expose(), "")))?;
+        self.transport.secrets.remember(verifier.as_str());
+        Ok(verifier)
     }
 
     /// Step 4: exchanges the approved request token and its verifier for an access token,
     /// signed with the request token's secret. The service discards the request token.
     pub async fn access_token(
+        &self,
+        request: &RequestToken,
+        verifier: &Verifier,
+    ) -> Result<AccessToken, Error> {
+        self.access_token_unscrubbed(request, verifier)
+            .await
+            .map_err(|error| {
+                error.scrubbed(&self.scrubber(request.secret.expose(), verifier.as_str()))
+            })
+    }
+
+    async fn access_token_unscrubbed(
         &self,
         request: &RequestToken,
         verifier: &Verifier,
@@ -332,22 +363,61 @@ impl Client {
         };
         let granted_at = self.transport.now();
         let response = self.transport.send(&call, &CallOptions::default()).await?;
-        let known = self.transport.known(request.secret.expose());
-        let mut form = token_response(METHOD, &response, &known)?;
-        Ok(AccessToken::new(
+        let scrubber = self.transport.scrubber(&call, &response);
+        let mut form = token_response(METHOD, &response, &scrubber)?;
+        let token = AccessToken::new(
             form.take(METHOD, "oauth_token")?,
             form.take(METHOD, "oauth_token_secret")?,
             granted_at,
-        ))
+        );
+        self.transport.secrets.remember(token.secret().expose());
+        Ok(token)
     }
 
     /// A session acting for the user who granted `token`.
     pub fn session(&self, token: AccessToken) -> Session {
+        self.transport.secrets.remember(token.secret().expose());
         Session {
             transport: self.transport.clone(),
             token: Arc::new(token),
         }
     }
+}
+
+/// The verifier of a callback URL for `request` (see [`Client::verifier_from_callback`]).
+fn verifier_in(request: &RequestToken, callback_url: &str) -> Result<Verifier, Error> {
+    let reject = |reason: String| Error::Callback { reason };
+    let url = Url::parse(callback_url).map_err(|error| {
+        reject(format!(
+            "{:?} is not a URL: {error}",
+            Scrubber::structural().url(callback_url)
+        ))
+    })?;
+    let mut token = None;
+    let mut verifier = None;
+    for (name, value) in url.query_pairs() {
+        let slot = match name.as_ref() {
+            "oauth_token" => &mut token,
+            "oauth_verifier" => &mut verifier,
+            _ => continue,
+        };
+        if slot.replace(value.into_owned()).is_some() {
+            return Err(reject(format!("{name} appears more than once")));
+        }
+    }
+    match token {
+        None => return Err(reject("it has no oauth_token".to_owned())),
+        Some(token) if token != request.token => {
+            return Err(reject(format!(
+                "its oauth_token {token:?} is not the request token {:?}",
+                request.token
+            )));
+        }
+        Some(_) => {}
+    }
+    let verifier = verifier
+        .ok_or_else(|| reject("it has no oauth_verifier (was access denied?)".to_owned()))?;
+    Verifier::new(&verifier).map_err(|_| reject("its oauth_verifier is empty".to_owned()))
 }
 
 /// The client acting for one user: the data methods (generated, one per method of the
@@ -364,8 +434,23 @@ impl Session {
         &self.token
     }
 
+    /// What every error of the session's calls is cleaned with before it leaves: the
+    /// consumer secret and the access token's secret.
+    fn scrubber(&self) -> Scrubber<'_> {
+        self.transport.scrubber_of(KnownSecrets::new(
+            self.transport.consumer.secret.expose(),
+            self.token.secret().expose(),
+        ))
+    }
+
     /// Ends the access token at once (`oauth/revokeToken`). Later calls with it fail.
     pub async fn revoke(&self) -> Result<(), Error> {
+        self.revoke_unscrubbed()
+            .await
+            .map_err(|error| error.scrubbed(&self.scrubber()))
+    }
+
+    async fn revoke_unscrubbed(&self) -> Result<(), Error> {
         const METHOD: &str = "oauth/revokeToken";
         self.check_expiry()?;
         let call = Call {
@@ -382,9 +467,9 @@ impl Session {
         let response = self.transport.send(&call, &CallOptions::default()).await?;
         // The reference does not show revokeToken's body: any success status will do, unless
         // the body says it failed (an error code, or an rcode other than 1).
-        let known = self.transport.known(self.token.secret().expose());
-        if !response.is_success() || response.read(&known).failure().is_some() {
-            return Err(response_error(METHOD, &response, &known));
+        let scrubber = self.transport.scrubber(&call, &response);
+        if !response.is_success() || response.read(&scrubber).failure().is_some() {
+            return Err(response_error(METHOD, &response, &scrubber));
         }
         Ok(())
     }
@@ -409,9 +494,25 @@ impl Session {
         Ok(())
     }
 
-    /// Calls a data method and decodes its `data`, kept with the response's metadata. Used by
-    /// the generated request builders' `send` and `send_with_metadata`.
-    pub(crate) async fn get<T: DeserializeOwned>(
+    /// Calls the data method `method` (its arguments checked first) and decodes its `data`,
+    /// kept with the response's metadata: what the generated request builders' `send` and
+    /// `send_with_metadata` run. Every error leaves through the session's scrubber.
+    pub(crate) async fn call<M: DataMethod>(
+        &self,
+        method: &M,
+        options: &CallOptions,
+    ) -> Result<crate::Response<M::Response>, Error> {
+        let result = match method.query() {
+            Ok(query) => self.get(M::NAME, M::PATH, query.pairs(), options).await,
+            Err(error) => Err(error),
+        };
+        result.map_err(|error| error.scrubbed(&self.scrubber()))
+    }
+
+    /// Calls a data method and decodes its `data`, kept with the response's metadata. Decoding
+    /// and cleaning a large body run on a blocking thread under the call's deadline, like
+    /// everything else the call does ([`Response::clean_within_deadline`]).
+    async fn get<T: DeserializeOwned + Send + 'static>(
         &self,
         method: &'static str,
         path: &'static str,
@@ -431,40 +532,64 @@ impl Session {
             oauth_endpoint: false,
         };
         let response = self.transport.send(&call, options).await?;
-        let known = self.transport.known(call.token_secret);
+        let scrubber = self.transport.scrubber(&call, &response);
+        let timeout = || response.progress.timeout(method, TimeoutLimit::Deadline);
         if !response.is_success() {
-            return Err(response_error(method, &response, &known));
+            return Err(response_error(method, &response, &scrubber));
         }
-        match decode::<Envelope<T>>(&response.body) {
-            Ok(envelope) if envelope.rcode == 1 => Ok(crate::Response {
-                data: envelope.data,
-                meta: ResponseMeta {
-                    status: response.status,
-                    headers: response.headers,
-                    api: envelope.api,
-                    api_version: envelope.api_version,
-                    attempts: response.attempts,
-                    elapsed: response.elapsed,
-                },
-            }),
+        let decoded = if response.body.len() <= INLINE_BYTES {
+            decode::<Envelope<T>>(&response.body)
+        } else {
+            let body = response.body.clone();
+            let decoding = tokio::task::spawn_blocking(move || decode::<Envelope<T>>(&body));
+            match within(response.progress.deadline, decoding).await {
+                Some(Ok(decoded)) => decoded,
+                // Decoding panicked (it does not): do it here, to the same end.
+                Some(Err(_)) => decode::<Envelope<T>>(&response.body),
+                None => return Err(timeout()),
+            }
+        };
+        if !matches!(&decoded, Ok(envelope) if envelope.rcode == 1)
+            && !response.clean_within_deadline(&scrubber).await
+        {
+            return Err(timeout());
+        }
+        match decoded {
+            Ok(envelope) if envelope.rcode == 1 => {
+                // The app sees the headers as the hooks do: cleaned of secrets.
+                let headers = match scrubber.headers(&response.headers) {
+                    Cow::Owned(clean) => clean,
+                    Cow::Borrowed(headers) => headers.clone(),
+                };
+                Ok(crate::Response {
+                    data: envelope.data,
+                    meta: ResponseMeta {
+                        status: response.status,
+                        headers,
+                        api: envelope.api,
+                        api_version: envelope.api_version,
+                        attempts: response.attempts,
+                        elapsed: response.elapsed,
+                    },
+                })
+            }
             // An rcode other than 1 is a failure, whatever else the body holds.
-            Ok(_) => Err(response_error(method, &response, &known)),
+            Ok(_) => Err(response_error(method, &response, &scrubber)),
             Err(error) => {
-                let read = response.read(&known);
+                let read = response.read(&scrubber);
                 Err(match read.failure() {
                     Some(failure) => Error::api(method, response.status, failure),
                     None => Error::Decode {
                         method,
                         path: error.path,
-                        message: redact_text(
-                            &match &response.content_type {
+                        message: scrubber
+                            .text(&match &response.content_type {
                                 Some(kind) if !kind.contains("json") => {
                                     format!("{} (the content type is {kind})", error.message)
                                 }
                                 _ => error.message,
-                            },
-                            &known,
-                        ),
+                            })
+                            .into_owned(),
                         excerpt: excerpt(read.kept()),
                     },
                 })
@@ -475,8 +600,8 @@ impl Session {
 
 /// The error a response stands for: what its body says ([`Error::Api`]), or else its status
 /// ([`Error::Status`]).
-fn response_error(method: &'static str, response: &Response, known: &KnownSecrets<'_>) -> Error {
-    let read = response.read(known);
+fn response_error(method: &'static str, response: &Response, scrubber: &Scrubber<'_>) -> Error {
+    let read = response.read(scrubber);
     match read.failure() {
         Some(failure) => Error::api(method, response.status, failure),
         None => Error::Status {
@@ -520,24 +645,22 @@ impl TokenForm {
 }
 
 /// A token endpoint's answer: an error in any shape (whatever the status), or its pairs. The
-/// body is parsed once; errors are read from its redacted copy, the pairs (which hold the new
-/// token secret) from the structure as sent.
+/// pairs (which hold the new token secret) are read from the body as sent; errors from the
+/// body cleaned of secrets.
 fn token_response(
     method: &'static str,
     response: &Response,
-    known: &KnownSecrets<'_>,
+    scrubber: &Scrubber<'_>,
 ) -> Result<TokenForm, Error> {
     if !response.is_success() {
-        return Err(response_error(method, response, known));
+        return Err(response_error(method, response, scrubber));
     }
-    let structure = Structure::parse(&response.body);
-    let pairs = token_pairs(&structure);
-    let read = ReadBody::redacted(structure, &response.body, known);
+    let read = response.read(scrubber);
     if let Some(failure) = read.failure() {
         return Err(Error::api(method, response.status, failure));
     }
     let kept = read.kept().to_owned();
-    pairs
+    token_pairs(&Structure::parse(&response.body))
         .map(|pairs| TokenForm { pairs, kept })
         .ok_or_else(|| Error::Decode {
             method,
@@ -647,6 +770,12 @@ mod tests {
         assert!(build("marketplace.example").contains("base URL"));
         assert!(build("ftp://marketplace.example").contains("http or https"));
         assert!(build("https://marketplace.example/?a=1").contains("query"));
+        let credentials = build("https://user:hunter2@marketplace.example/");
+        assert!(
+            credentials.contains("user name or password"),
+            "{credentials}"
+        );
+        assert!(!credentials.contains("hunter2"), "{credentials}");
     }
 
     #[test]

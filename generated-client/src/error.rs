@@ -3,13 +3,20 @@
 //! The reference does not show the error body format nor the HTTP statuses of errors, so an
 //! error response is read in every plausible shape ([`ApiFailure::parse`]: JSON, then form
 //! pairs, then text; see `error_body.rs`). The body is kept as text, without secrets.
+//!
+//! Every text an error holds went through the scrubber: what a call's errors hold is cleaned
+//! of the call's secrets where the call hands them out ([`Error::scrubbed`], one exhaustive
+//! match, so a new variant or field does not compile until it says how it is cleaned), and an
+//! error of the HTTP client is kept as cleaned text ([`TransportError`]), not as a foreign
+//! error whose `Display` and `Debug` (URL, TLS details) nothing here controls.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use jiff::Timestamp;
 
 use crate::error_body::ReadBody;
-use crate::secret::KnownSecrets;
+use crate::scrub::Scrubber;
 
 /// Everything that can go wrong. Each variant names the API method (`pay/getTimesheet`,
 /// `oauth/getRequestToken`, …) where one was being called.
@@ -24,7 +31,7 @@ pub enum Error {
         method: &'static str,
         /// The cause.
         #[source]
-        source: reqwest::Error,
+        source: TransportError,
     },
     /// No complete answer within a time limit: one attempt's timeout (after retries, if any were
     /// allowed), or the call's deadline, which covers every attempt and every wait between
@@ -175,9 +182,170 @@ impl Error {
         match self {
             Error::Status { status, .. } | Error::Api { status, .. } => Some(*status),
             Error::Redirect { status, .. } => *status,
-            Error::Transport { source, .. } => source.status().map(|s| s.as_u16()),
+            Error::Transport { .. } => None,
             _ => None,
         }
+    }
+}
+
+impl Error {
+    /// This error with every text it holds cleaned by `scrubber`: the one place an error's
+    /// text is cleaned of a call's secrets before the error leaves the call.
+    pub(crate) fn scrubbed(self, scrubber: &Scrubber<'_>) -> Error {
+        let clean = |text: String| match scrubber.text(&text) {
+            Cow::Borrowed(_) => text,
+            Cow::Owned(clean) => clean,
+        };
+        match self {
+            Error::Transport { method, source } => Error::Transport {
+                method,
+                source: TransportError {
+                    kind: source.kind,
+                    message: clean(source.message),
+                },
+            },
+            Error::Timeout {
+                method,
+                limit,
+                after,
+                attempts,
+            } => Error::Timeout {
+                method,
+                limit,
+                after,
+                attempts,
+            },
+            Error::Redirect {
+                method,
+                status,
+                location,
+            } => Error::Redirect {
+                method,
+                status,
+                location: location.map(clean),
+            },
+            Error::ResponseTooLarge { method, limit } => Error::ResponseTooLarge { method, limit },
+            Error::Status {
+                method,
+                status,
+                body,
+            } => Error::Status {
+                method,
+                status,
+                body: clean(body),
+            },
+            Error::Api {
+                method,
+                status,
+                failure,
+            } => Error::Api {
+                method,
+                status,
+                failure: Box::new(failure.scrubbed(&clean)),
+            },
+            Error::Decode {
+                method,
+                path,
+                message,
+                excerpt,
+            } => Error::Decode {
+                method,
+                path: clean(path),
+                message: clean(message),
+                excerpt: clean(excerpt),
+            },
+            Error::Paging {
+                method,
+                after_page,
+                reason,
+            } => Error::Paging {
+                method,
+                after_page,
+                reason: clean(reason),
+            },
+            Error::TokenExpired { expires_at } => Error::TokenExpired { expires_at },
+            Error::InvalidArgument {
+                method,
+                name,
+                reason,
+            } => Error::InvalidArgument {
+                method,
+                name: clean(name),
+                reason: clean(reason),
+            },
+            Error::Callback { reason } => Error::Callback {
+                reason: clean(reason),
+            },
+            Error::Config { reason } => Error::Config {
+                reason: clean(reason),
+            },
+        }
+    }
+}
+
+/// Why a request got no complete answer from the HTTP client (connection refused or reset, TLS
+/// refused, a body cut short): what kind of failure, and the HTTP client's account of it as
+/// cleaned text, without the URL. The HTTP client's own error is not kept: its `Display` and
+/// `Debug` (the URL, TLS details a server chose) would bypass the scrubber.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct TransportError {
+    kind: TransportErrorKind,
+    message: String,
+}
+
+/// What kind of failure a [`TransportError`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TransportErrorKind {
+    /// Connecting failed (refused, unreachable, TLS handshake refused).
+    Connect,
+    /// The answer's body could not be read whole (the connection closed or reset).
+    Body,
+    /// The request could not be sent or its answer not read (anything else).
+    Request,
+}
+
+impl TransportError {
+    /// The account of `error`, its causes included, without the URL, cleaned by `scrubber`.
+    pub(crate) fn new(error: &reqwest::Error, scrubber: &Scrubber<'_>) -> TransportError {
+        let kind = if error.is_connect() {
+            TransportErrorKind::Connect
+        } else if error.is_body() || error.is_decode() {
+            TransportErrorKind::Body
+        } else {
+            TransportErrorKind::Request
+        };
+        let mut message = String::new();
+        let mut cause: Option<&dyn std::error::Error> = Some(error);
+        while let Some(error) = cause {
+            let text = error.to_string();
+            // reqwest names the URL in its own text ("… for url (…)"): the call's method names
+            // the call, and the URL holds nothing the caller does not know.
+            let text = match text.find(" for url (") {
+                Some(at) => &text[..at],
+                None => &text,
+            };
+            if !message.is_empty() {
+                message.push_str(": ");
+            }
+            message.push_str(text);
+            cause = error.source();
+        }
+        TransportError {
+            kind,
+            message: scrubber.text(&message).into_owned(),
+        }
+    }
+
+    /// What kind of failure it was.
+    pub fn kind(&self) -> TransportErrorKind {
+        self.kind
+    }
+
+    /// Whether connecting failed.
+    pub fn is_connect(&self) -> bool {
+        self.kind == TransportErrorKind::Connect
     }
 }
 
@@ -264,7 +432,7 @@ pub struct ApiFailure {
 }
 
 /// One error an error response lists.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct ListedError {
     /// Its code, if given.
@@ -310,7 +478,7 @@ impl ApiFailure {
     /// docs), or `None` when the body does not look like one (no error listed, and an
     /// `rcode` of 1 or none). Secret-named values are redacted from what is kept.
     pub fn parse(body: &[u8]) -> Option<ApiFailure> {
-        ReadBody::read(body, &KnownSecrets::NONE).failure()
+        ReadBody::read_slice(body, &Scrubber::structural()).failure()
     }
 
     /// Whether the service refused the signature: one of its `authentication` error codes
@@ -327,6 +495,41 @@ impl ApiFailure {
                 authentication_errors.contains(&code.as_str())
                     || matches!(code.as_str(), "signature_invalid" | "timestamp_refused")
             })
+    }
+}
+
+impl ApiFailure {
+    /// This failure with every text cleaned by `clean` (see [`Error::scrubbed`]).
+    fn scrubbed(self, clean: &impl Fn(String) -> String) -> ApiFailure {
+        let ApiFailure {
+            code,
+            rcode,
+            message,
+            errors,
+            body,
+        } = self;
+        let clean_code = |code: Option<RawErrorCode>| code.map(|code| RawErrorCode(clean(code.0)));
+        ApiFailure {
+            code: clean_code(code),
+            rcode,
+            message: message.map(clean),
+            errors: errors
+                .into_iter()
+                .map(|error| {
+                    let ListedError {
+                        code: listed,
+                        message,
+                        kind,
+                    } = error;
+                    ListedError {
+                        code: clean_code(listed),
+                        message: message.map(clean),
+                        kind: kind.map(clean),
+                    }
+                })
+                .collect(),
+            body: clean(body),
+        }
     }
 }
 

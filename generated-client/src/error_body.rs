@@ -11,14 +11,19 @@
 //! 2. **form pairs** (`error=E_…&error_description=…`, `oauth_problem=…&oauth_problem_advice=…`);
 //! 3. **text** (HTML, plain text): every distinct `E_…` word.
 //!
-//! Secrets are removed from the parsed structure before anything is read from it or kept
-//! (see [`crate::secret`]).
+//! The body is cleaned of secrets by the scrubber (`scrub/`) before it is parsed: everything
+//! read from it (codes, messages) and everything kept comes from the cleaned text.
 
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use crate::error::RawErrorCode;
 use crate::error::{ApiFailure, ListedError};
-use crate::secret::{self, KnownSecrets};
+use crate::scrub::{Outcome, Scrubber};
 
 /// Keys whose value is an error code.
 const CODE_KEYS: [&str; 5] = ["code", "errorCode", "error_code", "oauth_problem", "error"];
@@ -43,7 +48,7 @@ const PAYLOAD_KEYS: [&str; 3] = ["data", "response", "result"];
 /// How deep error objects are looked for (no known API nests them deeper).
 const MAX_DEPTH: usize = 4;
 
-/// A response body by its structure, with secrets removed.
+/// A response body by its structure.
 #[derive(Clone, Debug)]
 pub(crate) enum Structure {
     Json(Value),
@@ -51,11 +56,15 @@ pub(crate) enum Structure {
     Text(String),
 }
 
-/// A body read once: its structure (secrets removed) and the text that errors may keep.
+/// A body read once: cleaned of secrets, then parsed when asked; the cleaned text is what
+/// hooks see and errors keep.
 #[derive(Clone, Debug)]
 pub(crate) struct ReadBody {
-    structure: Structure,
-    kept: String,
+    /// The body cleaned of secrets (the body itself, shared, when nothing was removed).
+    text: Bytes,
+    outcome: Outcome,
+    structure: OnceLock<Structure>,
+    kept: OnceLock<String>,
 }
 
 impl Structure {
@@ -74,62 +83,52 @@ impl Structure {
 }
 
 impl ReadBody {
-    /// Parses `body` and removes its secrets (see [`ReadBody::redacted`]).
-    pub(crate) fn read(body: &[u8], known: &KnownSecrets<'_>) -> ReadBody {
-        ReadBody::redacted(Structure::parse(body), body, known)
-    }
-
-    /// Removes secrets from the `structure` of `body` and makes the text to keep: the body as
-    /// sent when nothing was removed, else the redacted structure written out again; either
-    /// way scrubbed of the known secrets.
-    pub(crate) fn redacted(
-        structure: Structure,
-        body: &[u8],
-        known: &KnownSecrets<'_>,
-    ) -> ReadBody {
-        let raw = || String::from_utf8_lossy(body).into_owned();
-        match structure {
-            Structure::Json(mut value) => {
-                let kept = if secret::redact_json(&mut value, known) {
-                    serde_json::to_string(&value).unwrap_or_default()
-                } else {
-                    raw()
-                };
-                ReadBody {
-                    structure: Structure::Json(value),
-                    kept: known.scrub(&kept),
-                }
-            }
-            Structure::Form(mut pairs) => {
-                let kept = if secret::redact_pairs(&mut pairs, known) {
-                    secret::form_text(&pairs)
-                } else {
-                    raw()
-                };
-                ReadBody {
-                    structure: Structure::Form(pairs),
-                    kept: known.scrub(&kept),
-                }
-            }
-            Structure::Text(text) => {
-                let kept = secret::redact_text(&text, known);
-                ReadBody {
-                    structure: Structure::Text(kept.clone()),
-                    kept,
-                }
-            }
+    /// Cleans `body` of secrets with `scrubber`.
+    pub(crate) fn read(body: &Bytes, scrubber: &Scrubber<'_>) -> ReadBody {
+        let cleaned = scrubber.clean(body);
+        let outcome = cleaned.outcome;
+        let text = match cleaned.bytes {
+            Cow::Borrowed(_) => body.clone(),
+            Cow::Owned(bytes) => Bytes::from(bytes),
+        };
+        ReadBody {
+            text,
+            outcome,
+            structure: OnceLock::new(),
+            kept: OnceLock::new(),
         }
     }
 
-    /// The body's text, fit to keep in an error.
+    /// [`ReadBody::read`] of a body held elsewhere (copied).
+    pub(crate) fn read_slice(body: &[u8], scrubber: &Scrubber<'_>) -> ReadBody {
+        ReadBody::read(&Bytes::copy_from_slice(body), scrubber)
+    }
+
+    /// Whether the text kept is not the body as sent (secrets removed, or all withheld).
+    pub(crate) fn changed(&self) -> bool {
+        self.outcome != Outcome::Unchanged
+    }
+
+    /// The cleaned body's bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// The cleaned body, parsed on first use.
+    fn structure(&self) -> &Structure {
+        self.structure.get_or_init(|| Structure::parse(&self.text))
+    }
+
+    /// The cleaned body as text (invalid UTF-8 replaced), fit to keep in an error.
     pub(crate) fn kept(&self) -> &str {
-        &self.kept
+        self.kept
+            .get_or_init(|| String::from_utf8_lossy(&self.text).into_owned())
     }
 
     /// What the body says went wrong, or `None` when it does not look like an error (no error
     /// listed, and an `rcode` of 1 or none).
     pub(crate) fn failure(&self) -> Option<ApiFailure> {
-        let found = match &self.structure {
+        let found = match self.structure() {
             Structure::Json(value) => from_json(value),
             Structure::Form(pairs) => from_pairs(pairs),
             Structure::Text(text) => from_text(text),
@@ -140,7 +139,7 @@ impl ReadBody {
             rcode: found.rcode,
             message: found.errors.iter().find_map(|error| error.message.clone()),
             errors: found.errors,
-            body: self.kept.clone(),
+            body: self.kept().to_owned(),
         })
     }
 }
@@ -150,12 +149,14 @@ impl ReadBody {
 struct Found {
     rcode: Option<i64>,
     errors: Vec<ListedError>,
+    /// The errors listed so far, to keep each once in time linear in the list.
+    listed: HashSet<ListedError>,
 }
 
 impl Found {
     fn push(&mut self, error: ListedError) {
         let empty = error.code.is_none() && error.message.is_none();
-        if !empty && !self.errors.contains(&error) {
+        if !empty && self.listed.insert(error.clone()) {
             self.errors.push(error);
         }
     }
@@ -401,7 +402,7 @@ fn from_pairs(pairs: &[(String, String)]) -> Found {
     };
     let mut found = Found {
         rcode: values(&["rcode"]).first().and_then(|r| r.parse().ok()),
-        errors: Vec::new(),
+        ..Found::default()
     };
     let codes = values(&CODE_KEYS);
     let messages = values(&MESSAGE_KEYS);
@@ -468,7 +469,7 @@ mod tests {
     use super::*;
 
     fn read(body: &str) -> ApiFailure {
-        ReadBody::read(body.as_bytes(), &KnownSecrets::NONE)
+        ReadBody::read_slice(body.as_bytes(), &Scrubber::structural())
             .failure()
             .unwrap_or_else(|| panic!("no failure read from {body}"))
     }
@@ -550,7 +551,7 @@ mod tests {
         assert_eq!((failure.code, failure.rcode), (None, Some(7)));
         assert_eq!(read(r#"{"rcode": 0.0}"#).rcode, Some(0));
         assert!(failure.errors.is_empty());
-        let success = ReadBody::read(br#"{"rcode": 1, "data": {}}"#, &KnownSecrets::NONE);
+        let success = ReadBody::read_slice(br#"{"rcode": 1, "data": {}}"#, &Scrubber::structural());
         assert!(success.failure().is_none());
     }
 
@@ -567,7 +568,7 @@ mod tests {
         let failure = read("oauth_problem=signature_invalid");
         assert_eq!(failure.code, Some(RawErrorCode::new("signature_invalid")));
         for not_an_error in ["<html>Bad gateway</html>", "", "{}", "ok=1", "[1, 2]"] {
-            let read = ReadBody::read(not_an_error.as_bytes(), &KnownSecrets::NONE);
+            let read = ReadBody::read_slice(not_an_error.as_bytes(), &Scrubber::structural());
             assert!(read.failure().is_none(), "{not_an_error}");
         }
     }
@@ -583,22 +584,21 @@ mod tests {
 
     #[test]
     fn secrets_are_gone_before_anything_is_read() {
-        let read = ReadBody::read(
+        let read = ReadBody::read_slice(
             br#"{"error": {"code": "E_X", "message": "no", "oauth\u005ftoken_secret": "E_LEAKED"}}"#,
-            &KnownSecrets::NONE,
+            &Scrubber::structural(),
         );
         let failure = read.failure().unwrap();
         assert_eq!(failure.code, Some(RawErrorCode::new("E_X")));
-        assert!(!failure.body.contains("E_LEAKED"), "{}", failure.body);
-        assert!(
-            failure
-                .body
-                .contains(r#""oauth_token_secret":"[redacted]""#)
+        // The body as sent, the value alone replaced.
+        assert_eq!(
+            failure.body,
+            r#"{"error": {"code": "E_X", "message": "no", "oauth\u005ftoken_secret": "[redacted]"}}"#
         );
 
-        let read = ReadBody::read(
+        let read = ReadBody::read_slice(
             b"oauth_token=t&oauth_token_secret=s%26x",
-            &KnownSecrets::NONE,
+            &Scrubber::structural(),
         );
         assert_eq!(read.kept(), "oauth_token=t&oauth_token_secret=[redacted]");
         let raw = Structure::parse(b"oauth_token=t&oauth_token_secret=s%26x");

@@ -5,9 +5,10 @@
 //!
 //! Neither side can reach a secret: a request hook runs before the `Authorization` header (the
 //! only place OAuth values travel) is added, and replaces nothing of it; a response hook gets
-//! the body of a token endpoint or of an error with secret-named values removed (see
-//! [`ReceivedResponse::body`]). A client without hooks pays nothing for them: no header map is
-//! built and no clock is read. The crate docs show both kinds at work.
+//! every body and header as the scrubber left them: secret-named values and the call's own
+//! secrets removed, whatever the answer (see [`ReceivedResponse::body`]). A client without
+//! hooks pays nothing for them: no header map is built, no clock is read and no body is
+//! cleaned. The crate docs show both kinds at work.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -153,22 +154,27 @@ impl ReceivedResponse<'_> {
         self.status
     }
 
-    /// The response headers, as sent.
+    /// The response headers, cleaned of secrets: `Authorization`, cookies and secret-named
+    /// headers without their values, any other value without a secret-named pair or one of the
+    /// call's secrets in it (the headers as sent when there was nothing to remove).
     pub fn headers(&self) -> &HeaderMap {
         self.headers
     }
 
-    /// The body: as sent for a successful (2xx) answer of a data method, which holds the
-    /// service's data and no credential; for anything else (error answers, and the token
-    /// endpoints, whose answers carry the new token secret) the body read by its structure
-    /// with secret-named values removed, as errors keep it (see
-    /// [`body_is_redacted`](Self::body_is_redacted)). `None` when the client did not read it:
-    /// a redirect, or a body larger than `ClientBuilder::max_response_bytes`.
+    /// The body, cleaned of secrets whatever the answer: every secret-named value (a name with
+    /// `secret`, `password`, `oauth_signature`, `oauth_verifier`, … in it, in JSON, form pairs or
+    /// text, however escaped or nested) and every secret of the call (the consumer secret, the
+    /// token secret, the verifier, the signature, in any encoding) replaced by `[redacted]`;
+    /// the bytes as sent when there was nothing to remove (see
+    /// [`body_is_redacted`](Self::body_is_redacted)). A token endpoint's answer, which holds
+    /// the new token secret, shows without it. `None` when the client did not read the body: a
+    /// redirect, or a body larger than `ClientBuilder::max_response_bytes`.
     pub fn body(&self) -> Option<&[u8]> {
         self.body
     }
 
-    /// Whether [`body`](Self::body) is the redacted reading rather than the bytes as sent.
+    /// Whether [`body`](Self::body) is not the bytes as sent: secrets were removed (or the
+    /// whole body withheld, when it could not be cleaned for certain).
     pub fn body_is_redacted(&self) -> bool {
         self.body_redacted
     }

@@ -249,6 +249,7 @@ mod envelope;
 mod error;
 mod error_body;
 mod hooks;
+mod input_file;
 pub mod oauth;
 mod options;
 pub mod paging;
@@ -256,6 +257,7 @@ mod query;
 pub mod recording;
 pub mod request;
 mod response;
+mod scrub;
 mod secret;
 mod service;
 mod tls;
@@ -269,12 +271,15 @@ pub mod wire;
 pub use build_error::BuildError;
 pub use client::{Client, ClientBuilder, Session};
 pub use envelope::{DecodeError, Envelope, decode};
-pub use error::{ApiFailure, Error, ListedError, RawErrorCode, TimeoutLimit};
+pub use error::{
+    ApiFailure, Error, ListedError, RawErrorCode, TimeoutLimit, TransportError, TransportErrorKind,
+};
 pub use generated::*;
 pub use hooks::{OutgoingRequest, ReceivedResponse};
 pub use options::{CallOptions, RetryPolicy};
 pub use request::Request;
 pub use response::{Response, ResponseMeta};
+pub use scrub::redact;
 pub use secret::{ConsumerCredentials, Secret};
 pub use service::{OAuthService, Service};
 

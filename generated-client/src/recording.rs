@@ -6,14 +6,17 @@
 //!
 //! # Secrets
 //!
-//! Every exchange is cleaned by structure before it is written, on the recorder's own thread
-//! (see [`Exchange::redacted`]): parameters named `oauth_*` are dropped and secret-named ones
+//! Every exchange is cleaned before it is written, on the recorder's own thread (see
+//! [`Exchange::redacted`]): parameters named `oauth_*` are dropped and secret-named ones
 //! blanked; only the response headers that matter to an audit are kept ([`KEPT_HEADERS`]: never
-//! `Authorization`, cookies or anything unknown); the body is read as JSON, form pairs or text
-//! and secret-named values are removed from it as the client's errors remove them
-//! (`oauth_token_secret`, anything with `secret` or `password` in its name, `oauth_signature`,
-//! `oauth_verifier`); and a successful answer of an OAuth endpoint, which holds nothing but
-//! credentials, is written without its body.
+//! `Authorization`, cookies or anything unknown); a successful answer of an OAuth endpoint,
+//! which holds nothing but credentials, is written without its body; and every text left (body,
+//! header values, parameters, path, note) goes through the scrubber the client's errors and
+//! hooks use: secret-named values removed wherever they are (JSON, form pairs, text, escaped,
+//! nested, duplicated; a body that cannot be cleaned for certain is withheld). A client's
+//! recorder (`ClientBuilder::record`) gets what its response hooks get, already cleaned of the
+//! call's own secrets (consumer secret, token secret, verifier, signature) in any encoding.
+//! What is left is fit to commit: the recording of a test run holds no credential.
 //!
 //! # Cost
 //!
@@ -26,10 +29,11 @@
 //! call), through a buffer it flushes once the queue has been quiet for 50 ms, on
 //! [`Recorder::flush`] and at the end. Files rotate by size ([`Rotation`]).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
@@ -39,9 +43,10 @@ use std::thread::JoinHandle;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::error_body::ReadBody;
 use crate::hooks::ReceivedResponse;
-use crate::secret::{self, KnownSecrets, REDACTED};
+use crate::input_file;
+use crate::scrub::Scrubber;
+use crate::secret::{self, REDACTED};
 
 /// The format of a recording line; [`Exchange::format`] carries it, so that a reader can tell
 /// a line of a later, incompatible format from a broken one.
@@ -118,8 +123,8 @@ pub struct Exchange {
     /// was not read or not kept.
     #[serde(default)]
     pub body: Option<String>,
-    /// Whether secrets were removed from the body (it is then its structure written out
-    /// again, not the bytes as sent).
+    /// Whether secrets were removed from the body (it is then the body as sent with each
+    /// secret replaced by `[redacted]`, or a note saying it was withheld).
     #[serde(default)]
     pub body_redacted: bool,
     /// What the recorder knows about the answer besides: `fault: …` when a test server
@@ -206,37 +211,84 @@ impl Exchange {
         self.method.starts_with("oauth/")
     }
 
-    /// The exchange without secrets, as a recorder writes it: `oauth_*` parameters dropped and
-    /// secret-named ones blanked, only [`KEPT_HEADERS`], the body cleaned by its structure (see
-    /// the module docs), and no body for a successful answer of an OAuth endpoint.
-    pub fn redacted(mut self) -> Exchange {
-        self.params.retain(|name, _| !name.starts_with("oauth_"));
-        for (name, value) in self.params.iter_mut() {
-            if secret::is_secret_name(name) && !value.is_empty() {
-                *value = REDACTED.to_owned();
+    /// The exchange without secrets, as a recorder writes it: `oauth_*` parameters dropped,
+    /// secret-named ones blanked, only [`KEPT_HEADERS`], no body for a successful answer of an
+    /// OAuth endpoint, and every text left cleaned by the scrubber every channel uses (see
+    /// the module docs). Every field is named here, so a new one does not compile until it
+    /// says how it is cleaned.
+    pub fn redacted(self) -> Exchange {
+        let scrubber = Scrubber::structural();
+        let clean = |text: String| match scrubber.text(&text) {
+            Cow::Borrowed(_) => text,
+            Cow::Owned(clean) => clean,
+        };
+        let oauth_success = self.is_oauth_endpoint() && (200..300).contains(&self.status);
+        let Exchange {
+            format,
+            side,
+            time,
+            method,
+            http_method,
+            path,
+            params,
+            attempt,
+            latency_us,
+            status,
+            headers,
+            body,
+            body_redacted,
+            note,
+        } = self;
+        let params = params
+            .into_iter()
+            .filter(|(name, _)| !name.starts_with("oauth_"))
+            .map(|(name, value)| {
+                let value = if secret::is_secret_name(&name) && !value.is_empty() {
+                    REDACTED.to_owned()
+                } else {
+                    clean(value)
+                };
+                (clean(name), value)
+            })
+            .collect();
+        let headers = headers
+            .into_iter()
+            .filter(|(name, _)| KEPT_HEADERS.contains(&name.to_ascii_lowercase().as_str()))
+            .map(|(name, value)| (name, clean(value)))
+            .collect();
+        let (body, body_redacted, note) = match body {
+            Some(_) if oauth_success => (
+                None,
+                false,
+                Some(
+                    "the answer of an OAuth endpoint holds credentials only: body not recorded"
+                        .to_owned(),
+                ),
+            ),
+            Some(body) => {
+                let cleaned = scrubber.clean(body.as_bytes());
+                let changed = cleaned.changed();
+                let body = if changed { cleaned.into_string() } else { body };
+                (Some(body), body_redacted || changed, note.map(clean))
             }
+            None => (None, body_redacted, note.map(clean)),
+        };
+        Exchange {
+            format,
+            side,
+            time,
+            method: clean(method),
+            http_method: clean(http_method),
+            path: clean(path),
+            params,
+            attempt,
+            latency_us,
+            status,
+            headers,
+            body,
+            body_redacted,
+            note,
         }
-        self.headers
-            .retain(|name, _| KEPT_HEADERS.contains(&name.to_ascii_lowercase().as_str()));
-        if self.is_oauth_endpoint() && (200..300).contains(&self.status) && self.body.is_some() {
-            self.body = None;
-            self.note = Some(
-                "the answer of an OAuth endpoint holds credentials only: body not recorded"
-                    .to_owned(),
-            );
-            return self;
-        }
-        if let Some(body) = self.body.take() {
-            let read = ReadBody::read(body.as_bytes(), &KnownSecrets::NONE);
-            let kept = read.kept();
-            if kept != body {
-                self.body_redacted = true;
-                self.body = Some(kept.to_owned());
-            } else {
-                self.body = Some(body);
-            }
-        }
-        self
     }
 
     /// The exchange as one JSON line, without the line break.
@@ -655,41 +707,75 @@ pub enum RecordingError {
     },
 }
 
+/// The largest recording file [`read`] reads: sixteen times a rotated file of the default
+/// [`Rotation`] (a line is never split, so one exchange with a body at the client's 32 MiB cap,
+/// JSON-escaped, can make a file larger than its rotation size).
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// The most bytes [`read`] reads in all, over every file of a directory.
+pub const MAX_TOTAL_BYTES: u64 = 1 << 30;
+
+/// The most recording files [`read`] reads from one directory.
+pub const MAX_FILES: usize = 4096;
+
 /// Reads a recording: a `.jsonl` file, or every `.jsonl` file of a directory in name order
 /// (the order a recorder wrote them). Blank lines are skipped; any other line that is not an
 /// exchange is an error naming its file and line.
+///
+/// The input is untrusted and bounded before it is read: only regular files (a FIFO, a device
+/// or a directory named `….jsonl` is refused, and a symbolic link is followed only to a file
+/// of the same directory), at most [`MAX_FILE_BYTES`] each, [`MAX_FILES`] files and
+/// [`MAX_TOTAL_BYTES`] in all.
 pub fn read(path: impl AsRef<Path>) -> Result<Vec<Recorded>, RecordingError> {
     let path = path.as_ref();
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| RecordingError::Io { path, source }
     };
-    let files = if path.is_dir() {
-        let mut files = Vec::new();
-        for entry in fs::read_dir(path).map_err(io(path))? {
-            let file = entry.map_err(io(path))?.path();
-            if file.extension().is_some_and(|ext| ext == "jsonl") {
-                files.push(file);
-            }
-        }
-        files.sort();
-        files
+    let (files, within) = if path.is_dir() {
+        (
+            input_file::files_in(path, "jsonl", MAX_FILES).map_err(io(path))?,
+            Some(path),
+        )
     } else {
-        vec![path.to_path_buf()]
+        (vec![path.to_path_buf()], None)
     };
     let mut recorded = Vec::new();
+    let mut total: u64 = 0;
     for file in files {
-        let reader = BufReader::new(File::open(&file).map_err(io(&file))?);
-        for (index, line) in reader.lines().enumerate() {
-            let line = line.map_err(io(&file))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let exchange = Exchange::from_line(&line).map_err(|message| RecordingError::Line {
+        let left = MAX_TOTAL_BYTES - total;
+        let bytes = input_file::read_file(&file, within, MAX_FILE_BYTES.min(left)).map_err(
+            |source| match source.kind() {
+                io::ErrorKind::FileTooLarge if left < MAX_FILE_BYTES => RecordingError::Io {
+                    path: file.clone(),
+                    source: io::Error::new(
+                        io::ErrorKind::FileTooLarge,
+                        format!(
+                            "the recording passes {MAX_TOTAL_BYTES} bytes in all with this file; \
+                             audit fewer files at once"
+                        ),
+                    ),
+                },
+                _ => io(&file)(source),
+            },
+        )?;
+        total += bytes.len() as u64;
+        for (index, line) in bytes.split(|&byte| byte == b'\n').enumerate() {
+            let line_error = |message: String| RecordingError::Line {
                 path: file.clone(),
                 line: index + 1,
                 message,
+            };
+            let line = std::str::from_utf8(line).map_err(|error| {
+                line_error(format!(
+                    "not UTF-8 (invalid byte at column {})",
+                    error.valid_up_to() + 1
+                ))
             })?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let exchange = Exchange::from_line(line).map_err(line_error)?;
             recorded.push(Recorded {
                 file: file.clone(),
                 line: index + 1,

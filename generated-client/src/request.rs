@@ -86,10 +86,7 @@ impl<M: DataMethod> Request<M> {
     /// response said besides: status, headers, the service's clock, the envelope's `api` and
     /// `apiVersion`, attempts (see [`ResponseMeta`](crate::ResponseMeta)).
     pub async fn send_with_metadata(self) -> Result<Response<M::Response>, Error> {
-        let query = self.method.query()?;
-        self.session
-            .get(M::NAME, M::PATH, query.pairs(), &self.options)
-            .await
+        self.session.call(&self.method, &self.options).await
     }
 }
 

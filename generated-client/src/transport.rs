@@ -3,7 +3,7 @@
 //! when the service rejects the signature and its `Date` header shows the local clock is off,
 //! and no redirect ever followed.
 
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -13,13 +13,47 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, DATE, HeaderMap, LOCATION, RE
 use tracing::Instrument;
 use url::Url;
 
-use crate::error::{Error, TimeoutLimit};
+use crate::error::{Error, TimeoutLimit, TransportError};
 use crate::error_body::ReadBody;
 use crate::hooks::{Hooks, OutgoingRequest, ReceivedResponse};
 use crate::oauth::signature::{self, OAuthParams, PairsRequest, SigningKey};
 use crate::options::{CallOptions, RetryPolicy};
-use crate::secret::{ConsumerCredentials, KnownSecrets, redact_url};
+use crate::scrub::{Canceller, KnownSecrets, Scrubber, SecretRegistry};
+use crate::secret::ConsumerCredentials;
 use crate::service::Service;
+
+/// Bodies up to this size are cleaned and decoded on the call's own task; larger ones on a
+/// blocking thread, under the call's deadline (see [`Response::clean_within_deadline`]).
+pub(crate) const INLINE_BYTES: usize = 64 << 10;
+
+/// Cancels a cleaning on another thread when dropped (see [`Response::clean_within_deadline`]).
+struct CancelOnDrop(Option<Canceller>);
+
+impl CancelOnDrop {
+    /// The result came: nothing to cancel.
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(canceller) = &self.0 {
+            canceller.cancel();
+        }
+    }
+}
+
+/// `future`'s output, or `None` when `deadline` passes first.
+pub(crate) async fn within<T>(
+    deadline: Option<Instant>,
+    future: impl Future<Output = T>,
+) -> Option<T> {
+    match deadline {
+        Some(deadline) => tokio::time::timeout_at(deadline.into(), future).await.ok(),
+        None => Some(future.await),
+    }
+}
 
 /// A local clock more than this far from the service's is corrected.
 const CLOCK_TOLERANCE: SignedDuration = SignedDuration::from_secs(60);
@@ -48,8 +82,12 @@ pub(crate) struct Transport {
     pub(crate) base_url: Url,
     pub(crate) consumer: ConsumerCredentials,
     pub(crate) settings: Settings,
-    /// Seconds to add to the local clock, learned from the service's `Date` header.
+    /// Seconds to add to the local clock, learned from the service's `Date` header: the
+    /// service's clock minus the uncorrected local clock, set (never accumulated) whenever a
+    /// refused signature shows the clock the attempt signed with was off.
     clock_offset: AtomicI64,
+    /// Every secret the client holds or held lately, cleaned from every call's answers.
+    pub(crate) secrets: SecretRegistry,
 }
 
 /// One call to make.
@@ -78,12 +116,22 @@ pub(crate) struct Response {
     pub(crate) attempts: u32,
     /// From the call's first attempt to the end of this body.
     pub(crate) elapsed: Duration,
-    /// The body read for errors, at most once (see [`Response::read`]).
-    read: OnceCell<ReadBody>,
+    /// The signature the attempt was sent with: a secret the answer may echo.
+    pub(crate) signature: String,
+    /// The call's progress when the answer arrived: its start, attempts and deadline.
+    pub(crate) progress: Progress,
+    /// The body cleaned of secrets, at most once (see [`Response::read`]).
+    read: OnceLock<ReadBody>,
 }
 
 impl Response {
-    fn new(status: u16, headers: HeaderMap, body: Bytes, progress: Progress) -> Self {
+    fn new(
+        status: u16,
+        headers: HeaderMap,
+        body: Bytes,
+        progress: Progress,
+        signature: String,
+    ) -> Self {
         let content_type = headers
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
@@ -95,7 +143,9 @@ impl Response {
             body,
             attempts: progress.attempt,
             elapsed: progress.started.elapsed(),
-            read: OnceCell::new(),
+            signature,
+            progress,
+            read: OnceLock::new(),
         }
     }
 
@@ -104,10 +154,47 @@ impl Response {
         (200..300).contains(&self.status)
     }
 
-    /// The body by its structure, secrets removed: parsed on the first call only, so the clock
-    /// check and the error that follows share one parse.
-    pub(crate) fn read(&self, known: &KnownSecrets<'_>) -> &ReadBody {
-        self.read.get_or_init(|| ReadBody::read(&self.body, known))
+    /// The body cleaned of secrets (and parsed when asked): on the first call only, so the
+    /// hooks, the clock check and the error that follows share one cleaning. Every caller
+    /// passes the scrubber of the call that got this answer ([`Transport::scrubber`]).
+    pub(crate) fn read(&self, scrubber: &Scrubber<'_>) -> &ReadBody {
+        self.read
+            .get_or_init(|| ReadBody::read(&self.body, scrubber))
+    }
+
+    /// Cleans the body ([`Response::read`]) so that the call still ends by its deadline:
+    /// cleaning is CPU work no timer interrupts, linear but not free on a large hostile body,
+    /// so a body over [`INLINE_BYTES`] is cleaned on a blocking thread that the call awaits
+    /// only until the deadline (the thread then finishes unobserved and nothing it made is
+    /// used). `false` when the deadline came first.
+    pub(crate) async fn clean_within_deadline(&self, scrubber: &Scrubber<'_>) -> bool {
+        if self.read.get().is_some() || self.body.len() <= INLINE_BYTES {
+            self.read(scrubber);
+            return true;
+        }
+        let parts = scrubber.to_parts();
+        // Cancelled when this future ends without the result: at the deadline, or dropped
+        // with the attempt at its timeout.
+        let cancel_on_drop = CancelOnDrop(Some(parts.canceller()));
+        let body = self.body.clone();
+        let cleaning =
+            tokio::task::spawn_blocking(move || ReadBody::read(&body, &parts.scrubber()));
+        let outcome = within(self.progress.deadline, cleaning).await;
+        if outcome.is_some() {
+            cancel_on_drop.disarm();
+        }
+        match outcome {
+            Some(Ok(read)) => {
+                let _ = self.read.set(read);
+                true
+            }
+            // The cleaning panicked (it does not): do it here, to the same end.
+            Some(Err(_)) => {
+                self.read(scrubber);
+                true
+            }
+            None => false,
+        }
     }
 }
 
@@ -122,8 +209,8 @@ struct Exchange<'a> {
 }
 
 impl Exchange<'_> {
-    /// Runs the response hooks on the answer; `body` is what they may see of it, and whether
-    /// that is the redacted reading.
+    /// Runs the response hooks on the answer: its headers and body (when read) as cleaned by
+    /// the scrubber, the body with whether cleaning changed it.
     fn notify(&self, hooks: &Hooks, status: u16, headers: &HeaderMap, body: Option<(&[u8], bool)>) {
         let received = ReceivedResponse {
             api_method: self.call.method,
@@ -156,15 +243,17 @@ enum Next {
     },
 }
 
-/// Where a call stands: what its errors report.
+/// Where a call stands: what its errors report, and when it must end.
 #[derive(Clone, Copy)]
-struct Progress {
+pub(crate) struct Progress {
     started: Instant,
     attempt: u32,
+    /// `None`: a deadline too far to represent.
+    pub(crate) deadline: Option<Instant>,
 }
 
 impl Progress {
-    fn timeout(self, method: &'static str, limit: TimeoutLimit) -> Error {
+    pub(crate) fn timeout(self, method: &'static str, limit: TimeoutLimit) -> Error {
         Error::Timeout {
             method,
             limit,
@@ -181,12 +270,14 @@ impl Transport {
         consumer: ConsumerCredentials,
         settings: Settings,
     ) -> Self {
+        let secrets = SecretRegistry::new(&consumer.secret);
         Transport {
             http,
             base_url,
             consumer,
             settings,
             clock_offset: AtomicI64::new(0),
+            secrets,
         }
     }
 
@@ -198,9 +289,23 @@ impl Transport {
             .unwrap_or_else(|_| Timestamp::now())
     }
 
-    /// The secrets a call signed with `token_secret` must keep out of any text.
-    pub(crate) fn known<'a>(&'a self, token_secret: &'a str) -> KnownSecrets<'a> {
-        KnownSecrets::new(self.consumer.secret.expose(), token_secret)
+    /// The secrets a call holds, which no text may keep: the consumer secret, the call's
+    /// token secret and verifier.
+    pub(crate) fn known<'a>(&'a self, call: &Call<'a>) -> KnownSecrets<'a> {
+        KnownSecrets::new(self.consumer.secret.expose(), call.token_secret)
+            .with_verifier(call.verifier.unwrap_or_default())
+    }
+
+    /// The scrubber of what `call` received in `response`: the call's secrets, the signature
+    /// the answer's attempt was sent with, and the secrets the client remembers.
+    pub(crate) fn scrubber<'a>(&'a self, call: &Call<'a>, response: &'a Response) -> Scrubber<'a> {
+        self.scrubber_of(self.known(call).with_signature(&response.signature))
+    }
+
+    /// The scrubber of `known` and the secrets the client remembers: how every scrubber of a
+    /// client is made.
+    pub(crate) fn scrubber_of<'a>(&'a self, known: KnownSecrets<'a>) -> Scrubber<'a> {
+        Scrubber::new(known).remembering(&self.secrets)
     }
 
     /// The URL of `path` (and `query`) below the base URL.
@@ -228,6 +333,8 @@ impl Transport {
         options: &CallOptions,
     ) -> Result<Response, Error> {
         let url = self.url(call.path, call.query);
+        self.secrets.remember(call.token_secret);
+        self.secrets.remember(call.verifier.unwrap_or_default());
         if call.oauth_endpoint {
             self.check_https(call.method, &url)?;
         }
@@ -243,6 +350,7 @@ impl Transport {
         let mut progress = Progress {
             started,
             attempt: 0,
+            deadline,
         };
         loop {
             progress.attempt += 1;
@@ -321,11 +429,13 @@ impl Transport {
         clock_corrected: &mut bool,
     ) -> Next {
         let retry = self.retry_policy(options);
-        let known = self.known(call.token_secret);
-        let header = match self.authorization(call, url) {
-            Ok(header) => header,
+        let signed_at = self.now();
+        let (header, signature) = match self.authorization(call, url, signed_at) {
+            Ok(signed) => signed,
             Err(error) => return Next::Done(Err(error)),
         };
+        // Everything this attempt hands on (hooks, errors, traces) goes through it.
+        let scrubber = self.scrubber_of(self.known(call).with_signature(&signature));
         let mut request = self.http.request(call.http_method.clone(), url.clone());
         if let Some(headers) = self.extra_headers(call, url, options, progress.attempt) {
             request = request.headers(headers);
@@ -350,7 +460,7 @@ impl Transport {
             } else {
                 Error::Transport {
                     method: call.method,
-                    source,
+                    source: TransportError::new(&source, &scrubber),
                 }
             };
             if retriable {
@@ -372,7 +482,8 @@ impl Transport {
         // What the response hooks see of an answer whose body is not read.
         let unread = |headers: &HeaderMap| {
             if let Some(exchange) = &exchange {
-                exchange.notify(&self.settings.hooks, status, headers, None);
+                let headers = scrubber.headers(headers);
+                exchange.notify(&self.settings.hooks, status, &headers, None);
             }
         };
         // A redirect is never followed: credentials stay with the configured origin. A
@@ -383,7 +494,7 @@ impl Transport {
             return Next::Done(Err(Error::Redirect {
                 method: call.method,
                 status: None,
-                location: Some(redact_url(response.url().as_str(), &known)),
+                location: Some(scrubber.url(response.url().as_str())),
             }));
         }
         if response.status().is_redirection() {
@@ -391,7 +502,7 @@ impl Transport {
             let location = response
                 .headers()
                 .get(LOCATION)
-                .map(|value| redact_url(&String::from_utf8_lossy(value.as_bytes()), &known));
+                .map(|value| scrubber.url(&String::from_utf8_lossy(value.as_bytes())));
             return Next::Done(Err(Error::Redirect {
                 method: call.method,
                 status: Some(status),
@@ -427,17 +538,18 @@ impl Transport {
             }
         }
         span.record("latency_ms", started.elapsed().as_millis() as u64);
-        let response = Response::new(status, headers, body.freeze(), progress);
+        let response = Response::new(status, headers, body.freeze(), progress, signature.clone());
+        // What will be read of the answer is cleaned now, under the attempt's limits: for the
+        // hooks, and for an error or a token answer (never kept as sent).
+        let read = exchange.is_some() || !response.is_success() || call.oauth_endpoint;
+        if read && !response.clean_within_deadline(&scrubber).await {
+            return Next::Done(Err(progress.timeout(call.method, TimeoutLimit::Deadline)));
+        }
         if let Some(exchange) = &exchange {
-            // The bytes as sent only for a data method's success, which carries no credential.
-            let redact = call.oauth_endpoint || !response.is_success();
-            let body = if redact {
-                response.read(&known).kept().as_bytes()
-            } else {
-                &response.body[..]
-            };
-            let hooks = &self.settings.hooks;
-            exchange.notify(hooks, status, &response.headers, Some((body, redact)));
+            let read = response.read(&scrubber);
+            let headers = scrubber.headers(&response.headers);
+            let body = Some((read.bytes(), read.changed()));
+            exchange.notify(&self.settings.hooks, status, &headers, body);
         }
 
         if may_retry && (status == 429 || (500..600).contains(&status)) {
@@ -460,7 +572,7 @@ impl Transport {
             }
         }
 
-        if !*clock_corrected && self.correct_clock(&response, &known) {
+        if !*clock_corrected && self.correct_clock(&response, &scrubber, signed_at) {
             *clock_corrected = true;
             return Next::Retry {
                 after: Duration::ZERO,
@@ -505,8 +617,14 @@ impl Transport {
         Some(headers)
     }
 
-    /// The Authorization header for one attempt: a fresh nonce and timestamp every time.
-    fn authorization(&self, call: &Call<'_>, url: &Url) -> Result<String, Error> {
+    /// The Authorization header for one attempt, signed at `signed_at`, and the signature in
+    /// it: a fresh nonce and timestamp every time.
+    fn authorization(
+        &self,
+        call: &Call<'_>,
+        url: &Url,
+        signed_at: Timestamp,
+    ) -> Result<(String, String), Error> {
         let nonce = signature::nonce().map_err(|error| Error::Config {
             reason: format!("no random nonce: {error}"),
         })?;
@@ -514,7 +632,7 @@ impl Transport {
             consumer_key: &self.consumer.key,
             token: call.token,
             nonce: &nonce,
-            timestamp: self.now().as_second(),
+            timestamp: signed_at.as_second(),
             callback: call.callback,
             verifier: call.verifier,
             version: Some(self.settings.service.oauth.version),
@@ -529,33 +647,44 @@ impl Transport {
             consumer_secret: self.consumer.secret.expose(),
             token_secret: call.token_secret,
         };
-        Ok(signature::authorization_header(&request, &oauth, &key))
+        let header = signature::authorization_header(&request, &oauth, &key);
+        let signature = signature_in(&header);
+        Ok((header, signature))
     }
 
     /// When the service rejected the signature (in any error shape, whatever the status) and
-    /// its clock differs from the corrected local clock by more than the tolerance, adopts its
-    /// clock and says so. The `Date` check comes first, so a body is only read for this when
-    /// the clocks disagree.
-    fn correct_clock(&self, response: &Response, known: &KnownSecrets<'_>) -> bool {
+    /// its clock differs by more than the tolerance from the clock the attempt was signed with
+    /// (`signed_at`), adopts its clock and says so. The `Date` check comes first, so a body is
+    /// only read for this when the clocks disagree.
+    ///
+    /// The offset is measured against the uncorrected local clock and set, not added: calls
+    /// signed before a correction and refused after it each find the same offset, and each
+    /// retries with the corrected clock.
+    fn correct_clock(
+        &self,
+        response: &Response,
+        scrubber: &Scrubber<'_>,
+        signed_at: Timestamp,
+    ) -> bool {
         let Some(server_now) = response.headers.get(DATE).and_then(http_date) else {
             return false;
         };
-        let skew = server_now.duration_since(self.now());
+        let skew = server_now.duration_since(signed_at);
         if skew.abs() <= CLOCK_TOLERANCE {
             return false;
         }
-        let mismatch = response.read(known).failure().is_some_and(|failure| {
+        let mismatch = response.read(scrubber).failure().is_some_and(|failure| {
             failure.is_signature_mismatch(self.settings.service.authentication_errors)
         });
         if !mismatch {
             return false;
         }
+        let offset = server_now.duration_since(Timestamp::now()).as_secs();
         tracing::warn!(
-            skew_seconds = skew.as_secs(),
+            offset_seconds = offset,
             "local clock differs from the service's; correcting"
         );
-        self.clock_offset
-            .fetch_add(skew.as_secs(), Ordering::Relaxed);
+        self.clock_offset.store(offset, Ordering::Relaxed);
         true
     }
 
@@ -592,6 +721,20 @@ impl Transport {
             ),
         })
     }
+}
+
+/// The `oauth_signature` of an Authorization header, decoded (the header writes it
+/// percent-encoded).
+fn signature_in(header: &str) -> String {
+    const NAME: &str = "oauth_signature=\"";
+    let Some(at) = header.find(NAME) else {
+        return String::new();
+    };
+    let value = &header[at + NAME.len()..];
+    let value = &value[..value.find('"').unwrap_or(value.len())];
+    percent_encoding::percent_decode_str(value)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// `Retry-After` as a wait: delay-seconds or an HTTP date.

@@ -6,7 +6,7 @@
 # (libFuzzer's -set_cover_merge on edge coverage; the files are named by their SHA-1).
 # Writes target/fuzz-campaign/robustness.md with executions, exec/s and findings per target.
 #
-#   tests/fuzz/campaign.sh            # 5 targets x 10 minutes
+#   tests/fuzz/campaign.sh            # 6 targets x 10 minutes
 #   tests/fuzz/campaign.sh 60 spec_loader
 #
 # Run it on an otherwise idle machine: the rate is only meaningful when the target has a core to
@@ -17,7 +17,7 @@ seconds=${1:-600}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(callback_url decode_response error_body spec_loader wire_decoders)
+  targets=(callback_url decode_response error_body scrubber spec_loader wire_decoders)
 fi
 out=target/fuzz-campaign
 mkdir -p "$out"

@@ -298,6 +298,16 @@ impl Reply {
         }
     }
 
+    /// A response with the given `Content-Type` and a body of any bytes (invalid UTF-8
+    /// included).
+    pub fn bytes(status: u16, content_type: &str, body: Vec<u8>) -> Reply {
+        let mut reply = Reply::text(status, content_type, "");
+        if let Action::Respond { body: slot, .. } = &mut reply.action {
+            *slot = body;
+        }
+        reply
+    }
+
     /// A redirect: `status` (301, 302, 303, 307, 308, …) with `Location: location` and an
     /// empty body.
     pub fn redirect(status: u16, location: &str) -> Reply {

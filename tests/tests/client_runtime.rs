@@ -990,6 +990,55 @@ async fn a_skewed_clock_is_corrected_once_from_the_date_header() {
     );
 }
 
+/// Calls signed before the clock was corrected and refused after it, each at its own time:
+/// every one is retried with the corrected clock and succeeds, whichever refusal arrives
+/// first, whether the service is ahead or behind, however many calls and however far apart.
+/// (The offset is measured against the clock each attempt signed with and set, not added: a
+/// refusal measured against the already corrected clock would see no skew and fail, and one
+/// added to the offset would double it.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_refusals_of_a_skewed_clock_all_retry_on_the_corrected_clock() {
+    for (skew_hours, calls, gap_ms) in [(2, 4, 150), (-2, 4, 150), (3, 8, 40), (1, 2, 400)] {
+        let (stub, client) = start().await;
+        let skew = jiff::SignedDuration::from_hours(skew_hours);
+        let refused = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let counter = std::sync::Arc::clone(&refused);
+        stub.route("/api/pay/getTimesheet", move |request| {
+            let server_now = Timestamp::now().checked_add(skew).unwrap();
+            let stamp: i64 = param(&oauth_params(request), "oauth_timestamp")
+                .and_then(|stamp| stamp.parse().ok())
+                .unwrap_or(0);
+            if (stamp - server_now.as_second()).abs() <= 300 {
+                return Reply::json(200, fixture("pay/getTimesheet.json"))
+                    .header("Date", &http_date(server_now));
+            }
+            // The first refusal waits until every call was sent (signed on the local clock);
+            // each other arrives `gap_ms` after the one before.
+            let nth = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Reply::json(401, mismatch_body())
+                .header("Date", &http_date(server_now))
+                .delay(Duration::from_millis(300 + gap_ms * nth))
+        });
+        let session = session(&client);
+        let results = futures::future::join_all(
+            (0..calls).map(|_| session.get_timesheet_by_id(880104).send()),
+        )
+        .await;
+        for result in &results {
+            assert!(
+                result.is_ok(),
+                "skew {skew_hours} h, {calls} calls {gap_ms} ms apart: {result:?}"
+            );
+        }
+        assert_eq!(
+            refused.load(std::sync::atomic::Ordering::SeqCst),
+            calls,
+            "each call refused once"
+        );
+        assert_eq!(stub.requests().len(), 2 * calls as usize);
+    }
+}
+
 #[tokio::test]
 async fn a_signature_mismatch_without_skew_is_an_api_error() {
     let (stub, client) = start().await;

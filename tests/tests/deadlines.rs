@@ -306,3 +306,32 @@ async fn a_paged_stream_applies_the_options_to_every_page() {
         (TimeoutLimit::Attempt, timeout_of(error).1, 1)
     );
 }
+
+/// Cleaning a large hostile body of secrets is CPU work no timer interrupts: it runs on a
+/// blocking thread the call awaits only until its deadline. An error answer of 8 MiB of
+/// escapes nested three deep (seconds of cleaning in a debug build) and a data answer seen by
+/// a response hook each end the call at its deadline, not when the cleaning is done.
+#[tokio::test]
+async fn a_body_costly_to_clean_still_ends_the_call_at_its_deadline() {
+    let stub = StubServer::start().await.unwrap();
+    let hostile = "secret=%25252F\\u0025&amp; ".repeat(8 << 20 >> 5);
+    for (status, hooked) in [(500, false), (200, true)] {
+        stub.enqueue(INVOICE, Reply::text(status, "text/plain", hostile.clone()));
+        let mut builder = builder(&stub)
+            .retry(RetryPolicy::none())
+            .deadline(Duration::from_millis(1_500));
+        if hooked {
+            builder = builder.on_response(|response| {
+                assert!(response.body().is_some());
+            });
+        }
+        let client = builder.build().unwrap();
+        let error = invoice_error(&client).await;
+        let (limit, after, attempts) = timeout_of(&error);
+        assert_eq!((limit, attempts), (TimeoutLimit::Deadline, 1), "{error}");
+        assert!(
+            after < Duration::from_millis(3_000),
+            "ended {after:?} after it started, the deadline being 1.5 s"
+        );
+    }
+}

@@ -12,6 +12,8 @@ mod callback_url;
 mod decode_response;
 #[path = "../fuzz/checks/error_body.rs"]
 mod error_body;
+#[path = "../fuzz/checks/scrubber.rs"]
+mod scrubber;
 #[path = "../fuzz/checks/spec_loader.rs"]
 mod spec_loader;
 #[path = "../fuzz/checks/wire_decoders.rs"]
@@ -69,4 +71,9 @@ fn spec_loader_corpus_passes_its_check() {
 #[test]
 fn wire_decoders_corpus_passes_its_check() {
     replay("wire_decoders", wire_decoders::check);
+}
+
+#[test]
+fn scrubber_corpus_passes_its_check() {
+    replay("scrubber", scrubber::check);
 }

@@ -19,9 +19,16 @@ pub struct RequestToken {
 }
 
 /// The `oauth_verifier` the service gives when the user approves: through the callback, or on a
-/// page for the user to type in.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// page for the user to type in. It proves the user's approval until it is exchanged, so it is a
+/// secret: `Debug` does not show it.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verifier(String);
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Verifier([redacted])")
+    }
+}
 
 impl Verifier {
     /// A verifier typed in by the user (surrounding white space is ignored).

@@ -1,0 +1,268 @@
+//! Reading a file of untrusted input (a recording; in `marketplace-codegen`, which compiles this
+//! same file, a spec file or the reference) with its size bounded before and during the read.
+//!
+//! The property: reading never blocks on anything but a regular file, never allocates more
+//! than `max_bytes` (plus one) for it, and never follows a symbolic link out of the directory
+//! the file was listed from. So a spec or recording directory that holds a FIFO, a device, a
+//! symbolic link to `/dev/zero` or to a file elsewhere (git stores symbolic links, so a pull
+//! request can add one), or a sparse file of gigabytes is refused with an error naming the
+//! file and what it is, before a byte is read.
+//!
+//! The file is opened without blocking (`O_NONBLOCK`: opening a FIFO otherwise waits for a
+//! writer) and without following a last symbolic link (`O_NOFOLLOW`, on the path already
+//! resolved), then checked through the open handle: a file swapped after the checks on its
+//! path is still caught. The size is checked before reading and enforced while reading (a
+//! file that grows, or one whose size the file system does not report, such as `/proc`'s).
+//!
+//! Errors are `io::Error`s whose message says what was refused and why; both crates report
+//! them with the path (`RecordingError::Io`, `CodegenError::Io`).
+
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+/// The files of `dir` whose name ends in `.{extension}`, in name order: at most `max_files`
+/// of them (more is an error, before any is read, and the listing stops there). Only names
+/// are read here; [`read_file`] with `within: Some(dir)` refuses any that is not a regular
+/// file.
+pub(crate) fn files_in(dir: &Path, extension: &str, max_files: usize) -> io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|ext| ext == extension) {
+            if files.len() == max_files {
+                return Err(refused(format!(
+                    "it holds more than the {max_files} .{extension} files allowed; refused \
+                     before reading"
+                )));
+            }
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The contents of the regular file `path`, at most `max_bytes` of them. With `within`, a
+/// symbolic link is followed only to a file inside that directory.
+pub(crate) fn read_file(path: &Path, within: Option<&Path>, max_bytes: u64) -> io::Result<Vec<u8>> {
+    let resolved = resolve(path, within)?;
+    let mut file = open_without_blocking(&resolved)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(refused(format!(
+            "it is {}, not a regular file; refused before reading",
+            kind_of(&metadata.file_type())
+        )));
+    }
+    if metadata.len() > max_bytes {
+        return Err(too_large(metadata.len(), max_bytes));
+    }
+    // The size said now, capped; the read below enforces the limit whatever the size becomes.
+    let expected = usize::try_from(metadata.len()).unwrap_or(0);
+    let mut contents = Vec::with_capacity(expected);
+    (&mut file)
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut contents)?;
+    if contents.len() as u64 > max_bytes {
+        return Err(too_large(contents.len() as u64, max_bytes));
+    }
+    Ok(contents)
+}
+
+/// [`read_file`] as UTF-8 text.
+#[allow(dead_code)] // Used by marketplace-codegen, which compiles this file too.
+pub(crate) fn read_text(path: &Path, within: Option<&Path>, max_bytes: u64) -> io::Result<String> {
+    String::from_utf8(read_file(path, within, max_bytes)?).map_err(|error| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                error.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
+/// The path to open: `path` itself, or the target of a symbolic link when it stays within
+/// `within`.
+fn resolve(path: &Path, within: Option<&Path>) -> io::Result<PathBuf> {
+    let link = fs::symlink_metadata(path)?;
+    if !link.file_type().is_symlink() {
+        return Ok(path.to_path_buf());
+    }
+    let target = fs::canonicalize(path)?;
+    let Some(dir) = within else {
+        // A file named by the user: they chose where it points.
+        return Ok(target);
+    };
+    let dir = fs::canonicalize(dir)?;
+    if !target.starts_with(&dir) {
+        return Err(refused(format!(
+            "it is a symbolic link to {}, outside {}; refused",
+            target.display(),
+            dir.display()
+        )));
+    }
+    Ok(target)
+}
+
+#[cfg(unix)]
+fn open_without_blocking(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|error| match error.raw_os_error() {
+            // O_NOFOLLOW on a path swapped for a link since it was resolved.
+            Some(libc::ELOOP) => refused("it became a symbolic link while being read".to_owned()),
+            _ => error,
+        })
+}
+
+#[cfg(not(unix))]
+fn open_without_blocking(path: &Path) -> io::Result<File> {
+    // Elsewhere the checks on the path come first (a FIFO cannot be named there as on Unix).
+    let metadata = fs::metadata(path)?;
+    if !metadata.is_file() {
+        return Err(refused(format!(
+            "it is {}, not a regular file; refused before reading",
+            kind_of(&metadata.file_type())
+        )));
+    }
+    File::open(path)
+}
+
+/// What a file that is not a regular one is, for a message.
+fn kind_of(file_type: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a FIFO";
+        }
+        if file_type.is_char_device() {
+            return "a character device";
+        }
+        if file_type.is_block_device() {
+            return "a block device";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+    }
+    if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    }
+}
+
+fn refused(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, message)
+}
+
+fn too_large(size: u64, max_bytes: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::FileTooLarge,
+        format!("it is {size} bytes, more than the {max_bytes} allowed; refused before reading"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "input-file-{name}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn reads_a_regular_file_within_its_limit_and_refuses_a_larger_one() {
+        let dir = scratch("size");
+        let file = dir.join("a.yaml");
+        fs::write(&file, "x".repeat(100)).unwrap();
+        assert_eq!(read_file(&file, Some(&dir), 100).unwrap().len(), 100);
+        let error = read_file(&file, Some(&dir), 99).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::FileTooLarge);
+        assert!(error.to_string().contains("100 bytes"), "{error}");
+        // A sparse file of 4 GiB is refused by its size, not read.
+        let sparse = dir.join("sparse.yaml");
+        File::create(&sparse).unwrap().set_len(4 << 30).unwrap();
+        let error = read_file(&sparse, Some(&dir), 1 << 20).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::FileTooLarge);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn refuses_devices_fifos_directories_and_links_out_of_the_directory() {
+        let dir = scratch("kinds");
+        let zero = dir.join("zero.yaml");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let error = read_file(&zero, Some(&dir), 1 << 20).unwrap_err();
+        assert!(error.to_string().contains("outside"), "{error}");
+        // Named by the user (no directory): followed, and refused as a device.
+        let error = read_file(&zero, None, 1 << 20).unwrap_err();
+        assert!(error.to_string().contains("character device"), "{error}");
+
+        let fifo = dir.join("fifo.yaml");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let error = read_file(&fifo, Some(&dir), 1 << 20).unwrap_err();
+        assert!(error.to_string().contains("a FIFO"), "{error}");
+
+        let sub = dir.join("sub.yaml");
+        fs::create_dir(&sub).unwrap();
+        let error = read_file(&sub, Some(&dir), 1 << 20).unwrap_err();
+        assert!(error.to_string().contains("a directory"), "{error}");
+
+        let outside = scratch("outside");
+        fs::write(outside.join("real.yaml"), "a: 1").unwrap();
+        let away = dir.join("away.yaml");
+        std::os::unix::fs::symlink(outside.join("real.yaml"), &away).unwrap();
+        let error = read_file(&away, Some(&dir), 1 << 20).unwrap_err();
+        assert!(error.to_string().contains("outside"), "{error}");
+
+        // A link to a file of the same directory is followed.
+        fs::write(dir.join("real.yaml"), "b: 2").unwrap();
+        let near = dir.join("near.yaml");
+        std::os::unix::fs::symlink(dir.join("real.yaml"), &near).unwrap();
+        assert_eq!(read_text(&near, Some(&dir), 10).unwrap(), "b: 2");
+
+        let error = files_in(&dir, "yaml", 5).unwrap_err();
+        assert!(error.to_string().contains("more than the 5"), "{error}");
+        let names: Vec<String> = files_in(&dir, "yaml", 6)
+            .unwrap()
+            .iter()
+            .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "away.yaml",
+                "fifo.yaml",
+                "near.yaml",
+                "real.yaml",
+                "sub.yaml",
+                "zero.yaml"
+            ]
+        );
+        fs::remove_dir_all(&dir).unwrap();
+        fs::remove_dir_all(&outside).unwrap();
+    }
+}

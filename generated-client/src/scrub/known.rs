@@ -1,0 +1,263 @@
+//! Finding the client's known secrets in a view, each character written as it is or as any
+//! escape, mixed as they come (`a\u0026b%2Fc`: one character JSON-escaped, one
+//! percent-encoded, the rest plain).
+//!
+//! No single decoding of a text can tell whether `%0a` in it is a percent-encoded line feed or
+//! three characters of a secret, so both readings are followed: a match is a path through the
+//! text where each step reads either one byte as it is or one escape as what it stands for.
+//! Paths are threads of an anchored automaton of the secrets, one started at every byte; a
+//! thread dies at the first byte no secret continues with, and threads in the same automaton
+//! state at the same place are merged (the earliest start kept; a search of the few threads a
+//! place usually has, a map beyond), so the live threads are at most the automaton's states. Each byte of the view is read once; the work per byte is
+//! bounded by the secrets' length, not by the text.
+
+use std::collections::VecDeque;
+use std::collections::hash_map::{Entry, HashMap};
+
+use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::dfa::DFA;
+use aho_corasick::nfa::contiguous::NFA;
+use aho_corasick::{Anchored, StartKind};
+
+use super::scan::{Finding, same_space};
+use super::views::{LONGEST_ESCAPE, Unit, escape_at};
+
+/// A partial match: the automaton's state and where in the original text it started.
+#[derive(Clone, Copy, Debug)]
+struct Thread {
+    state: StateID,
+    start: usize,
+}
+
+/// The threads waiting at one place of the view.
+#[derive(Default)]
+struct Slot {
+    threads: Vec<Thread>,
+    /// Where each state's thread is, once the slot holds more than [`Slot::SCANNED`]: merging
+    /// stays a lookup however many threads a hostile text makes.
+    index: HashMap<usize, usize>,
+}
+
+impl Slot {
+    /// Up to this many threads, a slot is searched rather than indexed (the usual case: one
+    /// or two).
+    const SCANNED: usize = 8;
+
+    /// Adds `thread`, merged with one already in the same state (the earlier start kept, so
+    /// the span found covers both readings).
+    fn add(&mut self, thread: Thread) {
+        let merge = |held: &mut Thread| held.start = held.start.min(thread.start);
+        if self.threads.len() <= Self::SCANNED {
+            match self
+                .threads
+                .iter_mut()
+                .find(|held| held.state == thread.state)
+            {
+                Some(held) => merge(held),
+                None => {
+                    self.threads.push(thread);
+                    if self.threads.len() > Self::SCANNED {
+                        self.index = (self.threads.iter().enumerate())
+                            .map(|(at, held)| (held.state.as_usize(), at))
+                            .collect();
+                    }
+                }
+            }
+            return;
+        }
+        let at = self.threads.len();
+        match self.index.entry(thread.state.as_usize()) {
+            Entry::Occupied(held) => merge(&mut self.threads[*held.get()]),
+            Entry::Vacant(slot) => {
+                slot.insert(at);
+                self.threads.push(thread);
+            }
+        }
+    }
+
+    /// The slot emptied, its storage kept for another place.
+    fn clear(&mut self) {
+        self.threads.clear();
+        self.index.clear();
+    }
+}
+
+/// The automaton of a set of known secrets (each byte as [`same_space`] writes it): a DFA
+/// while the secrets are short (a table lookup per byte), a contiguous NFA beyond (its size is
+/// linear in the secrets', a DFA's is that times the alphabet, too much for a secret an app
+/// made long).
+pub(crate) enum SecretSet {
+    Dfa(DFA),
+    Nfa(NFA),
+}
+
+/// The most bytes of secrets a [`SecretSet`] keeps as a DFA.
+const DFA_BYTES: usize = 4096;
+
+impl SecretSet {
+    /// The set of `secrets` (empty ones left out); `None` when none is left, `Err` when it
+    /// cannot be built (more states than it can number).
+    pub(crate) fn build<'s>(
+        secrets: impl IntoIterator<Item = &'s str>,
+    ) -> Result<Option<SecretSet>, ()> {
+        let values: Vec<Vec<u8>> = secrets
+            .into_iter()
+            .filter(|secret| !secret.is_empty())
+            .map(|secret| secret.bytes().map(same_space).collect())
+            .collect();
+        if values.is_empty() {
+            return Ok(None);
+        }
+        let bytes: usize = values.iter().map(Vec::len).sum();
+        let set = if bytes <= DFA_BYTES {
+            DFA::builder()
+                .start_kind(StartKind::Both)
+                .build(&values)
+                .map(SecretSet::Dfa)
+        } else {
+            NFA::new(&values).map(SecretSet::Nfa)
+        };
+        set.map(Some).map_err(|_| ())
+    }
+
+    /// Whether `text`, read as it is, holds one of the secrets.
+    pub(super) fn in_plain(&self, text: &[u8]) -> bool {
+        fn find(automaton: &impl Automaton, text: &[u8]) -> bool {
+            let mut state = automaton.start_state(Anchored::No).unwrap_or(StateID::ZERO);
+            text.iter().any(|&byte| {
+                state = automaton.next_state(Anchored::No, state, same_space(byte));
+                automaton.is_match(state)
+            })
+        }
+        match self {
+            SecretSet::Dfa(dfa) => find(dfa, text),
+            SecretSet::Nfa(nfa) => find(nfa, text),
+        }
+    }
+
+    /// A matcher of the set over one view.
+    pub(super) fn matcher(&self) -> Matcher<'_> {
+        match self {
+            SecretSet::Dfa(dfa) => Matcher::Dfa(KnownMatcher::new(dfa)),
+            SecretSet::Nfa(nfa) => Matcher::Nfa(KnownMatcher::new(nfa)),
+        }
+    }
+}
+
+/// A [`KnownMatcher`] of either kind of set.
+pub(super) enum Matcher<'a> {
+    Dfa(KnownMatcher<'a, DFA>),
+    Nfa(KnownMatcher<'a, NFA>),
+}
+
+impl Matcher<'_> {
+    pub(super) fn feed(&mut self, unit: Unit) {
+        match self {
+            Matcher::Dfa(matcher) => matcher.feed(unit),
+            Matcher::Nfa(matcher) => matcher.feed(unit),
+        }
+    }
+
+    pub(super) fn finish(self) -> Vec<Finding> {
+        match self {
+            Matcher::Dfa(matcher) => matcher.finish(),
+            Matcher::Nfa(matcher) => matcher.finish(),
+        }
+    }
+}
+
+pub(super) struct KnownMatcher<'a, A: Automaton> {
+    automaton: &'a A,
+    start: StateID,
+    /// The units from the current place on (the current one first), as far as the longest
+    /// escape reaches.
+    window: VecDeque<Unit>,
+    /// The threads waiting at the current place and at each of the next ones.
+    slots: VecDeque<Slot>,
+    pub(super) found: Vec<Finding>,
+}
+
+impl<'a, A: Automaton> KnownMatcher<'a, A> {
+    pub(super) fn new(automaton: &'a A) -> Self {
+        // Both kinds of set are built to start anchored searches.
+        let start = automaton
+            .start_state(Anchored::Yes)
+            .unwrap_or(StateID::ZERO);
+        KnownMatcher {
+            automaton,
+            start,
+            window: VecDeque::with_capacity(LONGEST_ESCAPE + 1),
+            slots: (0..=LONGEST_ESCAPE).map(|_| Slot::default()).collect(),
+            found: Vec::new(),
+        }
+    }
+
+    pub(super) fn feed(&mut self, unit: Unit) {
+        self.window.push_back(unit);
+        if self.window.len() > LONGEST_ESCAPE {
+            self.step();
+        }
+    }
+
+    pub(super) fn finish(mut self) -> Vec<Finding> {
+        while !self.window.is_empty() {
+            self.step();
+        }
+        self.found
+    }
+
+    /// Moves every thread at the current place on, by its byte and by the escape starting
+    /// there, and a new thread with them.
+    fn step(&mut self) {
+        let Some(&unit) = self.window.front() else {
+            return;
+        };
+        let mut here = self.slots.pop_front().unwrap_or_default();
+        self.slots.push_back(Slot::default());
+        here.add(Thread {
+            state: self.start,
+            start: unit.start,
+        });
+        let window = &self.window;
+        let escape = escape_at(|i| window.get(i).map(|unit| unit.byte));
+        let escape_end = escape.and_then(|escape| window.get(escape.len - 1).map(|u| u.end));
+        for &thread in &here.threads {
+            self.advance(thread, &[unit.byte], unit.end, 1);
+            if let (Some(escape), Some(end)) = (escape, escape_end) {
+                self.advance(thread, escape.bytes(), end, escape.len);
+            }
+        }
+        // The emptied slot's storage is reused for a later place.
+        here.clear();
+        if let Some(last) = self.slots.back_mut() {
+            *last = here;
+        }
+        self.window.pop_front();
+    }
+
+    /// `thread` reading `bytes`, which end at `end` in the text and `ahead` places on.
+    fn advance(&mut self, thread: Thread, bytes: &[u8], end: usize, ahead: usize) {
+        let mut state = thread.state;
+        for &byte in bytes {
+            state = self
+                .automaton
+                .next_state(Anchored::Yes, state, same_space(byte));
+            if self.automaton.is_dead(state) {
+                return;
+            }
+        }
+        if self.automaton.is_match(state) {
+            self.found.push(Finding {
+                start: thread.start,
+                end,
+                quoted: false,
+            });
+        }
+        if let Some(slot) = self.slots.get_mut(ahead - 1) {
+            slot.add(Thread {
+                state,
+                start: thread.start,
+            });
+        }
+    }
+}

@@ -1,0 +1,532 @@
+//! The one scrubber every channel that leaves the process goes through: error `Display` and
+//! `Debug`, what response hooks see of bodies and headers, response metadata, recordings and
+//! tracing. See SECURITY.md for the channels and the tests that hold each to it.
+//!
+//! The property: no secret-named value and no known secret survives, whatever the text looks
+//! like. It works on the text's bytes, not on a parse of it, so a body that is not valid JSON
+//! (trailing text, one invalid UTF-8 byte, nesting deeper than any parser takes), a duplicate
+//! key, a name written with escapes or a value in an encoding of its own is cleaned the same:
+//!
+//! 1. **Views.** The text is read as it is and with one, two and three layers of escapes
+//!    decoded (percent, JSON and HTML escapes; [`views`]), each view a stream that remembers
+//!    where each byte came from. A further view is read only when the one before holds an
+//!    escape.
+//! 2. **Findings** in each view: every value after a secret-named name (`secret`, `password`,
+//!    `passwd`, `private_key`, `oauth_signature`, `oauth_verifier` anywhere in the name, ASCII
+//!    case and `_-. ` separators ignored; [`SECRET_WORDS`]; [`scan`]), and every occurrence of a known secret (the
+//!    consumer secret, the token secret in use, the verifier, the attempt's signature), each of
+//!    its characters as it is or escaped, mixed as they come, a `+` taken for a space as form
+//!    encoding writes it ([`known`]).
+//! 3. **Replacement**: every span found, in any view, is replaced in the text itself by
+//!    `[redacted]` (a bare JSON value by `"[redacted]"`, so JSON stays JSON).
+//! 4. **Verification**: the cleaned text is read again the same way; if anything but the
+//!    markers is still found (a value cut short by an odd escape, a secret formed across a
+//!    marker), the text is not kept at all: it is withheld, with its length.
+//!
+//! Each pass is linear in the text (two automata stepping over each byte, a small state
+//! machine for pairs), so cleaning a body of any shape costs a bounded number of passes.
+
+mod known;
+mod registry;
+mod scan;
+mod views;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock, OnceLock};
+
+use aho_corasick::Anchored;
+use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::dfa::DFA;
+use reqwest::header::{HeaderMap, HeaderValue};
+
+use crate::secret::{REDACTED, SECRET_WORDS, is_name_separator};
+use known::{Matcher, SecretSet};
+pub(crate) use registry::SecretRegistry;
+use scan::{Finding, Scan};
+use views::{Decoded, Unit};
+
+/// The escape layers decoded beyond the text as it is.
+const MAX_LAYERS: usize = 3;
+
+/// What a withheld text becomes: these around its length.
+const WITHHELD_START: &str = "[withheld: ";
+const WITHHELD_END: &str = " bytes that could not be cleaned of secrets for certain]";
+
+/// The headers whose values are credentials, whatever they hold.
+const CREDENTIAL_HEADERS: [&str; 4] = [
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+];
+
+/// The secret words, ASCII case ignored.
+static WORDS: LazyLock<DFA> = LazyLock::new(|| {
+    DFA::builder()
+        .ascii_case_insensitive(true)
+        .build(SECRET_WORDS)
+        .unwrap_or_else(|error| unreachable!("six short words always build: {error}"))
+});
+
+/// The secrets the client holds for one call: the consumer secret, the token secret in use,
+/// the verifier being exchanged and the attempt's signature. Empty ones are ignored. `Debug`
+/// shows only how many there are.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct KnownSecrets<'a> {
+    values: [&'a str; 4],
+}
+
+impl fmt::Debug for KnownSecrets<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "KnownSecrets({} values)", self.values().count())
+    }
+}
+
+impl<'a> KnownSecrets<'a> {
+    /// No secret known (for text read outside a call: recordings, `ApiFailure::parse`).
+    pub(crate) const NONE: KnownSecrets<'static> = KnownSecrets {
+        values: ["", "", "", ""],
+    };
+
+    /// The consumer secret and a token secret (empty for none).
+    pub(crate) fn new(consumer_secret: &'a str, token_secret: &'a str) -> Self {
+        KnownSecrets {
+            values: [consumer_secret, token_secret, "", ""],
+        }
+    }
+
+    /// These and the verifier being exchanged.
+    pub(crate) fn with_verifier(mut self, verifier: &'a str) -> Self {
+        self.values[2] = verifier;
+        self
+    }
+
+    /// These and the signature an attempt was sent with.
+    pub(crate) fn with_signature(mut self, signature: &'a str) -> Self {
+        self.values[3] = signature;
+        self
+    }
+
+    fn values(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.values
+            .iter()
+            .copied()
+            .filter(|value| !value.is_empty())
+    }
+}
+
+/// What cleaning did to a text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Nothing to remove: the text as it was.
+    Unchanged,
+    /// Secrets were removed.
+    Redacted,
+    /// The text could not be cleaned for certain and is not kept (a note with its length).
+    Withheld,
+}
+
+/// A cleaned text.
+#[derive(Debug)]
+pub(crate) struct Cleaned<'t> {
+    pub(crate) bytes: Cow<'t, [u8]>,
+    pub(crate) outcome: Outcome,
+}
+
+impl Cleaned<'_> {
+    /// Whether the text is not the one given (something removed, or all of it withheld).
+    pub(crate) fn changed(&self) -> bool {
+        self.outcome != Outcome::Unchanged
+    }
+
+    /// The cleaned text as a string (invalid UTF-8 replaced).
+    pub(crate) fn into_string(self) -> String {
+        match self.bytes {
+            Cow::Borrowed(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+            Cow::Owned(bytes) => String::from_utf8(bytes)
+                .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()),
+        }
+    }
+}
+
+/// Cleans text of secrets (see the module docs). Made per call, with the secrets the call
+/// holds; the automaton of those is built on first use.
+pub(crate) struct Scrubber<'a> {
+    known: KnownSecrets<'a>,
+    /// The known secrets' automaton: `None` when there are none, `Err` when it cannot be
+    /// built (more states than it can number), and then no text is kept.
+    known_automaton: OnceLock<Result<Option<SecretSet>, ()>>,
+    /// The secrets the client remembers from other calls ([`SecretRegistry`]), if any.
+    remembered: Option<Result<Arc<Option<SecretSet>>, ()>>,
+    /// Set when the cleaning is no longer awaited (on another thread only).
+    cancelled: Option<Arc<AtomicBool>>,
+}
+
+impl fmt::Debug for Scrubber<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scrubber")
+            .field("known", &self.known)
+            .finish()
+    }
+}
+
+impl<'a> Scrubber<'a> {
+    pub(crate) fn new(known: KnownSecrets<'a>) -> Self {
+        Scrubber {
+            known,
+            known_automaton: OnceLock::new(),
+            remembered: None,
+            cancelled: None,
+        }
+    }
+
+    /// This scrubber, cleaning the secrets `registry` remembers too.
+    pub(crate) fn remembering(mut self, registry: &SecretRegistry) -> Self {
+        self.remembered = Some(registry.automaton());
+        self
+    }
+
+    /// Its secrets, owned (see [`ScrubberParts`]).
+    pub(crate) fn to_parts(&self) -> ScrubberParts {
+        ScrubberParts {
+            values: self.known.values.map(str::to_owned),
+            remembered: self.remembered.clone(),
+            cancelled: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// A scrubber that knows no secret: secret-named values only.
+    pub(crate) fn structural() -> Scrubber<'static> {
+        Scrubber::new(KnownSecrets::NONE)
+    }
+
+    /// The automaton of the known secrets, built on first use.
+    fn known_automaton(&self) -> Result<Option<&SecretSet>, ()> {
+        self.known_automaton
+            .get_or_init(|| SecretSet::build(self.known.values()))
+            .as_ref()
+            .map(Option::as_ref)
+            .map_err(|_| ())
+    }
+
+    /// `text` without secrets.
+    pub(crate) fn clean<'t>(&self, text: &'t [u8]) -> Cleaned<'t> {
+        let withheld = || Cleaned {
+            bytes: Cow::Owned(format!("{WITHHELD_START}{}{WITHHELD_END}", text.len()).into_bytes()),
+            outcome: Outcome::Withheld,
+        };
+        let Some(mut found) = self.find(text) else {
+            return withheld();
+        };
+        // A secret that is part of the word `[redacted]` already in the text is that word,
+        // not a secret (so cleaning twice changes nothing more than once).
+        if !found.is_empty() {
+            let markers = marker_spans(text);
+            found.retain(|&finding| !within(&markers, finding));
+        }
+        if found.is_empty() {
+            return Cleaned {
+                bytes: Cow::Borrowed(text),
+                outcome: Outcome::Unchanged,
+            };
+        }
+        let cleaned = replace(text, found);
+        let markers = marker_spans(&cleaned);
+        let left = self
+            .find(&cleaned)
+            .is_none_or(|again| again.into_iter().any(|finding| !within(&markers, finding)));
+        if left {
+            return withheld();
+        }
+        Cleaned {
+            bytes: Cow::Owned(cleaned),
+            outcome: Outcome::Redacted,
+        }
+    }
+
+    /// `text` without secrets, as text.
+    pub(crate) fn text<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let cleaned = self.clean(text.as_bytes());
+        match cleaned.bytes {
+            Cow::Borrowed(_) => Cow::Borrowed(text),
+            Cow::Owned(_) => Cow::Owned(cleaned.into_string()),
+        }
+    }
+
+    /// A URL (a redirect's `Location`) fit to keep: any password in it and the values of its
+    /// `oauth_*` query parameters removed (the token travels with its verifier there), then
+    /// cleaned like any text. Text that is not a URL is cleaned as text.
+    pub(crate) fn url(&self, location: &str) -> String {
+        let Ok(mut url) = url::Url::parse(location) else {
+            return self.text(location).into_owned();
+        };
+        if url.password().is_some() {
+            // Only fails for URLs that cannot have credentials, which have no password either.
+            let _ = url.set_password(Some(REDACTED));
+        }
+        if url.query().is_some() {
+            let pairs: Vec<(String, String)> = url
+                .query_pairs()
+                .map(|(name, value)| {
+                    let value = if name.starts_with("oauth_") && !value.is_empty() {
+                        REDACTED.into()
+                    } else {
+                        value
+                    };
+                    (name.into_owned(), value.into_owned())
+                })
+                .collect();
+            url.query_pairs_mut().clear().extend_pairs(pairs);
+        }
+        let written = url.as_str().replace("%5Bredacted%5D", REDACTED);
+        self.text(&written).into_owned()
+    }
+
+    /// `headers` without secrets: credential headers (`Authorization`, cookies) and
+    /// secret-named ones lose their values, the others are cleaned like any text.
+    pub(crate) fn headers<'h>(&self, headers: &'h HeaderMap) -> Cow<'h, HeaderMap> {
+        let clean_value = |name: &str, value: &HeaderValue| -> Option<HeaderValue> {
+            if value.is_empty() {
+                return None;
+            }
+            if CREDENTIAL_HEADERS.contains(&name) || crate::secret::is_secret_name(name) {
+                return Some(HeaderValue::from_static(REDACTED));
+            }
+            let cleaned = self.clean(value.as_bytes());
+            cleaned.changed().then(|| {
+                HeaderValue::from_bytes(&cleaned.bytes)
+                    .unwrap_or_else(|_| HeaderValue::from_static(REDACTED))
+            })
+        };
+        let dirty = headers
+            .iter()
+            .any(|(name, value)| clean_value(name.as_str(), value).is_some());
+        if !dirty {
+            return Cow::Borrowed(headers);
+        }
+        let mut clean = HeaderMap::with_capacity(headers.len());
+        for (name, value) in headers {
+            let value = clean_value(name.as_str(), value).unwrap_or_else(|| value.clone());
+            clean.append(name.clone(), value);
+        }
+        Cow::Owned(clean)
+    }
+
+    /// Every span of `text` that holds a secret, in any view; `None` when the known secrets
+    /// cannot be looked for, or the cleaning was cancelled.
+    fn find(&self, text: &[u8]) -> Option<Vec<Finding>> {
+        let known = self.known_automaton().ok()?;
+        let remembered = match &self.remembered {
+            Some(Ok(automaton)) => automaton.as_ref().as_ref(),
+            Some(Err(())) => return None,
+            None => None,
+        };
+        let automata: Vec<&SecretSet> = known.into_iter().chain(remembered).collect();
+        if !may_hold_secrets(text, &automata) {
+            return Some(Vec::new());
+        }
+        let mut found = Vec::new();
+        let reader = ViewReader {
+            automata: &automata,
+            cancelled: self.cancelled.as_deref(),
+        };
+        // Each view read with its own decoder type (no dynamic dispatch per byte).
+        for layers in 0..=MAX_LAYERS {
+            let raw = views::raw(text);
+            let escapes = match layers {
+                0 => reader.read(raw, true, &mut found)?,
+                1 => reader.read(Decoded::new(raw), false, &mut found)?,
+                2 => reader.read(Decoded::new(Decoded::new(raw)), false, &mut found)?,
+                _ => reader.read(
+                    Decoded::new(Decoded::new(Decoded::new(raw))),
+                    false,
+                    &mut found,
+                )?,
+            };
+            if !escapes {
+                break; // The next view would be this one again.
+            }
+        }
+        Some(found)
+    }
+}
+
+/// A scrubber's secrets, owned, to clean on another thread ([`Scrubber::to_parts`]).
+pub(crate) struct ScrubberParts {
+    values: [String; 4],
+    remembered: Option<Result<Arc<Option<SecretSet>>, ()>>,
+    cancelled: Arc<AtomicBool>,
+}
+
+impl ScrubberParts {
+    /// A handle that stops the cleaning of every scrubber made from these parts: it then
+    /// withholds what it cleans (nobody waits for it any more).
+    pub(crate) fn canceller(&self) -> Canceller {
+        Canceller(Arc::clone(&self.cancelled))
+    }
+
+    /// The scrubber these parts make: the same secrets as the one they came from.
+    pub(crate) fn scrubber(&self) -> Scrubber<'_> {
+        let [consumer, token, verifier, signature] = &self.values;
+        Scrubber {
+            known: KnownSecrets::new(consumer, token)
+                .with_verifier(verifier)
+                .with_signature(signature),
+            known_automaton: OnceLock::new(),
+            remembered: self.remembered.clone(),
+            cancelled: Some(Arc::clone(&self.cancelled)),
+        }
+    }
+}
+
+/// Stops a cleaning on another thread (see [`ScrubberParts::canceller`]).
+pub(crate) struct Canceller(Arc<AtomicBool>);
+
+impl Canceller {
+    pub(crate) fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// `text` cleaned the way the client cleans everything it hands out (errors, what hooks see,
+/// recordings, traces): the value of every secret-named name (`secret`, `password`,
+/// `oauth_signature`, `oauth_verifier`, … in any case and spelling, in JSON, form pairs, XML
+/// or text, however escaped, nested or duplicated) and every one of `secrets` (written as it
+/// is or in any mix of percent, JSON and HTML escapes) replaced by `[redacted]`; a text that
+/// cannot be cleaned for certain is withheld whole. For an app's own logs of what it sent or
+/// received. Linear in the text; at most the last 64 of `secrets` are looked for.
+///
+/// ```
+/// use marketplace_client::{Secret, redact};
+///
+/// let secret = Secret::new("s3cr&t");
+/// let cleaned = redact(r#"{"oauth_token_secret": "x", "echo": "s3cr%26t"}"#, &[&secret]);
+/// assert_eq!(cleaned, r#"{"oauth_token_secret": "[redacted]", "echo": "[redacted]"}"#);
+/// ```
+pub fn redact<'t>(text: &'t str, secrets: &[&crate::Secret]) -> Cow<'t, str> {
+    let registry = SecretRegistry::of(secrets);
+    Scrubber::structural().remembering(&registry).text(text)
+}
+
+/// Whether `text` may hold anything to remove: an escape (which only the views can read), a
+/// secret word or a known secret as it is. One pass of the automata over the bytes, with none
+/// of the views' bookkeeping, so a clean text (the usual answer) costs little; a text that
+/// fails it is read in full, so it decides nothing but how fast.
+fn may_hold_secrets(text: &[u8], known: &[&SecretSet]) -> bool {
+    if memchr::memchr3(b'%', b'\\', b'&', text).is_some() {
+        return true;
+    }
+    let words = &*WORDS;
+    let mut word = words.start_state(Anchored::No).unwrap_or(StateID::ZERO);
+    let has_word = text.iter().any(|&byte| {
+        if is_name_separator(byte) {
+            return false;
+        }
+        word = words.next_state(Anchored::No, word, byte);
+        words.is_match(word)
+    });
+    has_word || known.iter().any(|set| set.in_plain(text))
+}
+
+/// How often a view reader looks whether it was cancelled, in bytes of the view.
+const CANCEL_CHECK: usize = 1 << 16;
+
+/// Reads views for secret-named values and known secrets.
+struct ViewReader<'a> {
+    automata: &'a [&'a SecretSet],
+    /// Set when nobody waits for the result any more (see [`ScrubberParts::cancel`]).
+    cancelled: Option<&'a AtomicBool>,
+}
+
+impl ViewReader<'_> {
+    /// Reads one view (`plain`: the text as it is), adding what it finds to `found`; whether
+    /// the view holds an escape, or `None` when cancelled.
+    fn read(
+        &self,
+        units: impl Iterator<Item = Unit>,
+        plain: bool,
+        found: &mut Vec<Finding>,
+    ) -> Option<bool> {
+        let mut scan = Scan::new(&WORDS, plain);
+        let mut matchers: Vec<Matcher<'_>> =
+            self.automata.iter().map(|set| set.matcher()).collect();
+        for (read, unit) in units.enumerate() {
+            if read % CANCEL_CHECK == 0
+                && self
+                    .cancelled
+                    .is_some_and(|cancelled| cancelled.load(Ordering::Relaxed))
+            {
+                return None;
+            }
+            scan.feed(unit);
+            for matcher in &mut matchers {
+                matcher.feed(unit);
+            }
+        }
+        let scan = scan.finish();
+        found.extend(scan.found);
+        for matcher in matchers {
+            found.extend(matcher.finish());
+        }
+        Some(scan.escapes)
+    }
+}
+
+/// `text` with every span found replaced by a marker; overlapping and touching spans become
+/// one.
+fn replace(text: &[u8], mut found: Vec<Finding>) -> Vec<u8> {
+    found.sort_unstable_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    let mut out = Vec::with_capacity(text.len());
+    let mut copied = 0;
+    let mut spans = found.into_iter().peekable();
+    while let Some(first) = spans.next() {
+        let mut end = first.end;
+        while let Some(next) = spans.next_if(|next| next.start <= end) {
+            end = end.max(next.end);
+        }
+        out.extend_from_slice(&text[copied..first.start]);
+        // A bare JSON value stays a JSON value when nothing else widened its span.
+        if first.quoted && end == first.end {
+            out.push(b'"');
+            out.extend_from_slice(REDACTED.as_bytes());
+            out.push(b'"');
+        } else {
+            out.extend_from_slice(REDACTED.as_bytes());
+        }
+        copied = end;
+    }
+    out.extend_from_slice(&text[copied..]);
+    out
+}
+
+/// Where the scrubber's own words are in a text, as `(start, end)` in order: every
+/// `[redacted]` and every `[withheld: N bytes …]` note. A secret found inside one of them is
+/// part of that word, not a secret left (so cleaning a cleaned text changes nothing).
+fn marker_spans(text: &[u8]) -> Vec<(usize, usize)> {
+    let mut spans: Vec<(usize, usize)> = memchr::memmem::find_iter(text, REDACTED.as_bytes())
+        .map(|start| (start, start + REDACTED.len()))
+        .collect();
+    for start in memchr::memmem::find_iter(text, WITHHELD_START.as_bytes()) {
+        let rest = &text[start + WITHHELD_START.len()..];
+        let digits = rest.iter().take_while(|byte| byte.is_ascii_digit()).count();
+        if digits > 0 && rest[digits..].starts_with(WITHHELD_END.as_bytes()) {
+            spans.push((
+                start,
+                start + WITHHELD_START.len() + digits + WITHHELD_END.len(),
+            ));
+        }
+    }
+    spans.sort_unstable();
+    spans
+}
+
+/// Whether a finding lies within one of the scrubber's own words (see [`marker_spans`]).
+fn within(spans: &[(usize, usize)], finding: Finding) -> bool {
+    let index = spans.partition_point(|&(start, _)| start <= finding.start);
+    index > 0 && finding.end <= spans[index - 1].1
+}
+
+#[cfg(test)]
+mod tests;
