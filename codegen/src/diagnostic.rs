@@ -1,6 +1,7 @@
 //! Errors in a spec: which rule it breaks, in which file, where in it, and the nearest valid
 //! name.
 
+use std::cell::Cell;
 use std::fmt;
 
 pub use crate::location::LineCol;
@@ -39,10 +40,20 @@ macro_rules! error_kinds {
 }
 
 error_kinds! {
-    /// A file larger than 1 MiB or nested deeper than 64 levels, refused before parsing.
+    /// A file larger than 1 MiB or nested deeper than 64 levels (refused before parsing), or
+    /// methods that deliver types more than a million times in all.
     TooLarge = "too-large",
+    /// Aliases that would expand a file to more than 2 MiB (twice the size limit), refused
+    /// before parsing.
+    AliasExpansion = "alias-expansion",
     /// A file that is not YAML.
     InvalidYaml = "invalid-yaml",
+    /// A spec file whose name, less `.yaml`, is not a snake_case Rust module name, is one
+    /// generated code reserves (`mod`, `std`, the crates it uses), or is another file's.
+    InvalidFileName = "invalid-file-name",
+    /// A control character (other than line feed and tab) or a bidirectional-text control in
+    /// any text of the spec: generated doc comments and literals would carry it.
+    ControlCharacter = "control-character",
     /// A key the format does not have (with the nearest one).
     UnknownKey = "unknown-key",
     /// A required key left out.
@@ -104,7 +115,8 @@ error_kinds! {
     InvalidMethodName = "invalid-method-name",
     /// A parameter named in `at_least_one_of` or `paging` that the method does not have.
     UnknownParameter = "unknown-parameter",
-    /// An `at_least_one_of` of fewer than two parameters, or naming a required one.
+    /// An `at_least_one_of` of fewer than two parameters or more than eight, or naming a
+    /// required one.
     InvalidAlternatives = "invalid-alternatives",
     /// A parameter type other than integer, count, id and date.
     UnknownParameterType = "unknown-parameter-type",
@@ -181,15 +193,61 @@ pub(crate) fn or_list(items: impl IntoIterator<Item = impl AsRef<str>>) -> Strin
     }
 }
 
-/// `" (did you mean 'x'?)"` for the candidate nearest to `name`, or nothing when none is close.
+/// How much work suggestions may take in one run (of `resolve`, of the reference reader),
+/// in pairs of characters compared: each error compares its name with every candidate, so a
+/// spec with many errors and many names would otherwise take time quadratic in its size. Past
+/// the budget, errors come without a suggestion. A spec's errors use a tiny part of it.
+const SUGGESTION_BUDGET: u64 = 2_000_000;
+
+/// Names longer than this are not typos worth a suggestion (and cost the most to compare).
+const MAX_SUGGESTED_LEN: usize = 64;
+
+thread_local! {
+    static SUGGESTIONS_LEFT: Cell<u64> = const { Cell::new(SUGGESTION_BUDGET) };
+}
+
+/// Runs `run` (one run of a reader) with a fresh suggestion budget.
+pub(crate) fn with_suggestion_budget<T>(run: impl FnOnce() -> T) -> T {
+    SUGGESTIONS_LEFT.with(|left| left.set(SUGGESTION_BUDGET));
+    run()
+}
+
+/// Takes `cost` from the suggestion budget; `false` when it is spent.
+fn spend(cost: u64) -> bool {
+    SUGGESTIONS_LEFT.with(|left| match left.get().checked_sub(cost) {
+        Some(rest) => {
+            left.set(rest);
+            true
+        }
+        None => {
+            left.set(0);
+            false
+        }
+    })
+}
+
+/// `" (did you mean 'x'?)"` for the candidate nearest to `name`, or nothing when none is close
+/// (or the run's suggestion budget is spent).
 pub(crate) fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> String {
+    if name.len() > MAX_SUGGESTED_LEN {
+        return String::new();
+    }
+    let name = name.to_ascii_lowercase();
     let best = candidates
         .into_iter()
+        .take_while(|candidate| {
+            let compared = match candidate.len() {
+                0..=MAX_SUGGESTED_LEN => name.len().max(1) * candidate.len().max(1),
+                _ => 1,
+            };
+            spend(compared as u64)
+        })
+        .filter(|candidate| candidate.len() <= MAX_SUGGESTED_LEN)
         .map(|candidate| {
-            let (name, lower) = (name.to_ascii_lowercase(), candidate.to_ascii_lowercase());
+            let lower = candidate.to_ascii_lowercase();
             let mut score = strsim::normalized_damerau_levenshtein(&name, &lower);
             // A truncated name ('above' for 'above_total') is a likely slip too.
             if name.len() >= 3 && lower.starts_with(&name) {

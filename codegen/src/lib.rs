@@ -12,6 +12,8 @@ pub mod diagnostic;
 pub mod diff;
 pub mod docs;
 mod emit;
+#[path = "../../generated-client/src/input_file.rs"]
+mod input_file;
 pub mod ir;
 mod location;
 mod model;
@@ -19,6 +21,7 @@ mod naming;
 mod prescan;
 mod resolve;
 pub mod rust_type;
+pub mod text;
 pub mod wire_audit;
 mod yaml_edit;
 
@@ -47,32 +50,82 @@ pub enum CodegenError {
     Emit(#[from] EmitError),
 }
 
+/// The most spec files a spec directory may hold.
+pub const MAX_SPEC_FILES: usize = 256;
+
+/// The most bytes a spec directory may hold in all (each file at most
+/// [`MAX_SPEC_FILE_BYTES`]).
+pub const MAX_SPEC_BYTES: u64 = 8 << 20;
+
+/// The largest spec file accepted.
+pub const MAX_SPEC_FILE_BYTES: u64 = prescan::MAX_FILE_BYTES as u64;
+
 /// Reads every `*.yaml` file of `dir` in file-name order. Files are named `{shown_as}/{file}`
 /// in messages (e.g. `spec/pay.yaml`).
+///
+/// The files are untrusted and bounded before they are read (`input_file`): regular files
+/// only (a FIFO, a device or a directory named `….yaml` is refused, and a symbolic link is
+/// followed only to a file inside `dir`), at most [`MAX_SPEC_FILE_BYTES`] each,
+/// [`MAX_SPEC_BYTES`] and [`MAX_SPEC_FILES`] in all. A file's name is checked by `resolve`
+/// (`invalid-file-name`): it names a generated module.
 pub fn load_spec_dir(dir: &Path, shown_as: &str) -> Result<Vec<SpecSource>, CodegenError> {
     let io_error = |path: &Path| {
         let path = path.to_path_buf();
         move |source| CodegenError::Io { path, source }
     };
-    let mut paths = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(io_error(dir))? {
-        let path = entry.map_err(io_error(dir))?.path();
-        if path.extension().is_some_and(|ext| ext == "yaml") {
-            paths.push(path);
-        }
-    }
-    paths.sort();
-    paths
-        .into_iter()
-        .map(|path| {
-            let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            Ok(SpecSource {
-                path: format!("{shown_as}/{}", name.unwrap_or_default()),
-                text,
+    let paths = input_file::files_in(dir, "yaml", MAX_SPEC_FILES).map_err(io_error(dir))?;
+    let mut total = 0u64;
+    let mut sources = Vec::with_capacity(paths.len());
+    for path in paths {
+        let left = MAX_SPEC_BYTES - total;
+        let text = input_file::read_text(&path, Some(dir), MAX_SPEC_FILE_BYTES.min(left))
+            .map_err(|source| match source.kind() {
+                std::io::ErrorKind::FileTooLarge if left < MAX_SPEC_FILE_BYTES => refused(format!(
+                    "with it the spec passes {MAX_SPEC_BYTES} bytes in all; refused before reading"
+                )),
+                _ => source,
             })
-        })
-        .collect()
+            .map_err(io_error(&path))?;
+        total += text.len() as u64;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        sources.push(SpecSource {
+            path: format!("{shown_as}/{}", name.unwrap_or_default()),
+            text,
+        });
+    }
+    Ok(sources)
+}
+
+/// Reads the untrusted text file `path` with its size bounded before and during the read, as
+/// `load_spec_dir` reads spec files: a regular file only, at most `max_bytes`; with `within`,
+/// a symbolic link is followed only to a file inside that directory. For the tools' other
+/// inputs (the reference, committed generated files, `spec/README.md`).
+pub fn read_text_file(
+    path: &Path,
+    within: Option<&Path>,
+    max_bytes: u64,
+) -> Result<String, CodegenError> {
+    input_file::read_text(path, within, max_bytes).map_err(|source| CodegenError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The paths of the files of `dir` whose name ends in `.{extension}`, in name order, at most
+/// `max_files` of them (names only: [`read_text_file`] checks each file).
+pub fn files_in(
+    dir: &Path,
+    extension: &str,
+    max_files: usize,
+) -> Result<Vec<PathBuf>, CodegenError> {
+    input_file::files_in(dir, extension, max_files).map_err(|source| CodegenError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+fn refused(message: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidInput, message)
 }
 
 /// Where `path` (e.g. `["types", "Timesheet", "fields", "rate"]`) is written in `source`.

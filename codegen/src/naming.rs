@@ -90,6 +90,56 @@ pub(crate) fn is_camel_identifier(name: &str) -> bool {
         && !is_keyword(name)
 }
 
+/// Names a generated module (a spec file's stem) may not take: `mod` (the generated
+/// `mod.rs`), and the crates generated code and the client's crate root name, which a module
+/// of the same name would make ambiguous in `mod.rs`'s `pub use {module}::…`. A test keeps
+/// the list in step with the client's dependencies.
+pub(crate) const RESERVED_MODULE_NAMES: &[&str] = &[
+    "mod",
+    "alloc",
+    "core",
+    "std",
+    "aho_corasick",
+    "base64",
+    "bytes",
+    "futures",
+    "getrandom",
+    "hmac",
+    "jiff",
+    "libc",
+    "memchr",
+    "percent_encoding",
+    "reqwest",
+    "rust_decimal",
+    "rustls",
+    "rustls_platform_verifier",
+    "serde",
+    "serde_json",
+    "serde_path_to_error",
+    "sha1",
+    "thiserror",
+    "tokio",
+    "tracing",
+    "url",
+];
+
+/// Why `module` (a spec file's stem) cannot name a generated module, if it cannot.
+pub(crate) fn module_name_problem(module: &str) -> Option<String> {
+    if !is_snake_identifier(module) {
+        Some(format!(
+            "'{module}' is not a snake_case Rust module name ([a-z][a-z0-9_]*, not a keyword); \
+             the file's name, less `.yaml`, names the generated module: rename the file"
+        ))
+    } else if RESERVED_MODULE_NAMES.contains(&module) {
+        Some(format!(
+            "'{module}' is reserved: generated code names a crate or file `{module}`; rename \
+             the file"
+        ))
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +174,52 @@ mod tests {
         assert_eq!(serde_camel_case("bid_id"), "bidId");
         assert_eq!(serde_camel_case("client_image_url"), "clientImageUrl");
         assert_eq!(serde_camel_case("id"), "id");
+    }
+
+    #[test]
+    fn module_names_are_snake_case_and_not_reserved() {
+        assert_eq!(module_name_problem("pay"), None);
+        assert_eq!(module_name_problem("pay_2"), None);
+        for bad in [
+            "zz-hostile",
+            "zz.rs",
+            "1zz",
+            "mod",
+            "std",
+            "self",
+            "Pay",
+            "",
+            "é",
+        ] {
+            assert!(module_name_problem(bad).is_some(), "{bad}");
+        }
+    }
+
+    /// Every crate the client depends on (its extern prelude) is a reserved module name.
+    #[test]
+    fn reserved_module_names_cover_the_clients_dependencies() {
+        let manifest =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated-client/Cargo.toml");
+        let manifest = std::fs::read_to_string(manifest).expect("the client's manifest");
+        let mut section = "";
+        for line in manifest.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                section = line;
+                continue;
+            }
+            let dependencies = section == "[dependencies]" || section.ends_with(".dependencies]");
+            let Some((name, _)) = line.split_once(['=', '.']) else {
+                continue;
+            };
+            let name = name.trim().replace('-', "_");
+            if dependencies && !name.is_empty() && !name.starts_with('#') {
+                assert!(
+                    RESERVED_MODULE_NAMES.contains(&name.as_str()),
+                    "the client depends on {name}: add it to RESERVED_MODULE_NAMES"
+                );
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 
 use crate::ir::{
@@ -164,10 +164,10 @@ impl ToTokens for RustTy {
     fn to_tokens(&self, tokens: &mut TokenStream) {
         match (self.wrapper(), self.word()) {
             (Some((wrapper, inner)), _) => {
-                let wrapper = Ident::new(wrapper, Span::call_site());
+                let wrapper = crate::emit::ident(wrapper);
                 tokens.extend(quote! { #wrapper<#inner> });
             }
-            (None, Some(word)) => Ident::new(word, Span::call_site()).to_tokens(tokens),
+            (None, Some(word)) => crate::emit::ident(word).to_tokens(tokens),
             (None, None) => unreachable!("a RustTy is a wrapper or a word"),
         }
     }

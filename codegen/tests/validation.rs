@@ -216,7 +216,20 @@ fn one_spec_per_rule() -> Vec<(ErrorKind, String)> {
             ),
         ),
         (UnknownErrorCode, format!("{BASE}    errors: [E_NOPE]\n")),
+        (AliasExpansion, alias_bomb(3 << 20)),
+        (
+            ControlCharacter,
+            broken("doc: Hourly rate.", "doc: \"Hourly \\e[2J rate.\""),
+        ),
     ]
+}
+
+/// A spec whose one alias-free line is an anchor of about 64 KB, followed by enough aliases of
+/// it to expand the file to about `bytes`.
+fn alias_bomb(bytes: usize) -> String {
+    let anchor = "word ".repeat(64 << 10 >> 3);
+    let aliases = "*a, ".repeat(bytes / anchor.len() + 1);
+    format!("{BASE}x-anchor: &a [{anchor}]\nx-aliases: [{aliases}]\n")
 }
 
 #[test]
@@ -226,11 +239,16 @@ fn every_rule_refuses_its_spec_and_every_rule_has_one() {
         .map(|(kind, spec)| (kind, vec![spec]))
         .collect();
     specs.push((DuplicateSection, vec![OAUTH.to_owned(), OAUTH.to_owned()]));
+    // A rule of the file's name: the harness names the one file so.
+    specs.push((InvalidFileName, vec![BASE.to_owned()]));
     for (kind, files) in &specs {
         let named: Vec<(String, &str)> = files
             .iter()
             .enumerate()
-            .map(|(i, text)| (format!("spec/{i}.yaml"), text.as_str()))
+            .map(|(i, text)| match kind {
+                InvalidFileName => (format!("spec/zz-hostile{i}.yaml"), text.as_str()),
+                _ => (format!("spec/f{i}.yaml"), text.as_str()),
+            })
             .collect();
         let named: Vec<(&str, &str)> = named.iter().map(|(p, t)| (p.as_str(), *t)).collect();
         let errors = errors_in(&named);
@@ -801,4 +819,149 @@ fn every_problem_is_reported_in_one_run() {
         .replace("type: decimal", "type: decimall")
         .replace("response: Timesheet", "response: Timesheets");
     assert_eq!(errors(&spec).len(), 2);
+}
+
+#[test]
+fn a_spec_file_name_that_names_no_module_is_refused_naming_the_file() {
+    for name in [
+        "zz-hostile.yaml",
+        "zz.rs.yaml",
+        "1zz.yaml",
+        "mod.yaml",
+        "std.yaml",
+        "self.yaml",
+        "Pay.yaml",
+        ".yaml",
+        "é.yaml",
+    ] {
+        let path = format!("spec/{name}");
+        let errors = errors_in(&[(&path, BASE)]);
+        assert_eq!(
+            found(&errors),
+            [(InvalidFileName, path.clone(), "")],
+            "{name}: {errors:#?}"
+        );
+    }
+    // Two files of one module, from two folders.
+    let errors = errors_in(&[("a/pay.yaml", BASE), ("b/pay.yaml", OAUTH)]);
+    assert_eq!(
+        found(&errors),
+        [(InvalidFileName, "b/pay.yaml".to_owned(), "")]
+    );
+    assert!(errors[0].message.contains("a/pay.yaml"), "{}", errors[0]);
+}
+
+#[test]
+fn control_characters_in_any_text_are_refused_where_they_are() {
+    let found_errors = errors(&broken("doc: Hourly rate.", "doc: \"Hourly \\e[2J rate.\""));
+    assert_eq!(
+        found(&found_errors),
+        [at(
+            ControlCharacter,
+            "7:9",
+            "types.Timesheet.fields.rate.doc"
+        )]
+    );
+    assert!(
+        found_errors[0].message.contains("U+001B"),
+        "{}",
+        found_errors[0]
+    );
+    // In a key, a carriage return, a bidirectional override.
+    let found_errors = errors(&broken("      rate:", "      \"ra\\rte\":"));
+    assert_eq!(found(&found_errors)[0].0, ControlCharacter);
+    assert_eq!(found_errors[0].path, "types.Timesheet.fields.ra\\u{d}te");
+    let found_errors = errors(&broken("Hourly rate.", "\"Hourly \\u202E rate.\""));
+    assert_eq!(found(&found_errors)[0].0, ControlCharacter);
+    // A tab and line breaks are text.
+    let sources = [SpecSource {
+        path: "spec/test.yaml".to_owned(),
+        text: broken("doc: Hourly rate.", "doc: \"Hourly\\trate.\\nPer hour.\""),
+    }];
+    assert!(resolve(&sources).is_ok());
+}
+
+#[test]
+fn aliases_that_would_expand_the_file_are_refused_at_the_alias() {
+    let errors = errors(&alias_bomb(3 << 20));
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert_eq!(errors[0].kind, AliasExpansion);
+    let at = errors[0].location.expect("located");
+    assert_eq!(at.line, 13, "{}", errors[0]);
+    assert!(errors[0].message.contains("'a'"), "{}", errors[0]);
+    // The same aliases, few enough, parse (and are then unknown keys of the spec).
+    let errors = errors_in(&[("spec/test.yaml", &alias_bomb(1 << 20))]);
+    assert!(
+        errors.iter().all(|e| e.kind != AliasExpansion),
+        "{errors:#?}"
+    );
+}
+
+#[test]
+fn enum_values_and_error_codes_must_give_distinct_rust_variants() {
+    let value = |values: &str| {
+        errors(&format!(
+            "{BASE}enums:\n  Status:\n    doc: A status.\n    open: false\n    values: {{ {values} }}\n"
+        ))
+    };
+    assert_eq!(found(&value("Self: s"))[0].0, InvalidVariant);
+    assert_eq!(found(&value("'-': s"))[0].0, InvalidVariant);
+    assert_eq!(found(&value("Ünï: s"))[0].0, InvalidVariant);
+    let code = |codes: &str| errors(&format!("{BASE}errors:\n{codes}"));
+    for bad in ["E_", "E_OTHER", "SELF", "E_-"] {
+        let errors = code(&format!("  {bad}:\n    doc: X.\n"));
+        let found = found(&errors);
+        assert_eq!(found.len(), 1, "{bad}: {errors:#?}");
+        assert_eq!(
+            (found[0].0, found[0].1.as_str()),
+            (InvalidVariant, "spec/test.yaml:13:3"),
+            "{bad}"
+        );
+    }
+    let errors = code("  E_X:\n    doc: X.\n  X:\n    doc: Y.\n");
+    assert_eq!(found(&errors), [at(DuplicateVariant, "15:3", "errors.X")]);
+}
+
+#[test]
+fn every_generated_rust_name_is_checked_before_generation() {
+    // A request type that is a keyword.
+    let found_errors = errors(&broken(
+        "    response: Timesheet",
+        "    response: Timesheet\n    rust_name: self_",
+    ));
+    assert_eq!(
+        found(&found_errors)[0].0,
+        InvalidRustName,
+        "{found_errors:#?}"
+    );
+    // A type named as another type's builder.
+    let found_errors = errors(&broken(
+        "types:\n",
+        "types:\n  TimesheetBuilder:\n    doc: B.\n    opaque: true\n",
+    ));
+    assert_eq!(
+        found(&found_errors),
+        [at(RustNameTaken, "5:3", "types.Timesheet")]
+    );
+    // A field named as the builder's own method.
+    let found_errors = errors(&broken("      rate:", "      build:"));
+    assert_eq!(
+        found(&found_errors),
+        [at(RustNameTaken, "5:7", "types.Timesheet.fields.build")]
+    );
+    // Two parameters of one Rust name; a setter named as a method of the runtime's Request.
+    let params = |params: &str| errors(&format!("{BASE}    params:\n{params}"));
+    let found_errors =
+        params("      bidId: { type: id, doc: A. }\n      bid_id: { type: id, doc: B. }\n");
+    assert_eq!(
+        found(&found_errors)[0].0,
+        RustNameTaken,
+        "{found_errors:#?}"
+    );
+    let found_errors = params("      sendWithMetadata: { type: id, doc: A. }\n");
+    assert_eq!(
+        found(&found_errors)[0].0,
+        RustNameTaken,
+        "{found_errors:#?}"
+    );
 }

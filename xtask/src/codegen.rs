@@ -98,13 +98,28 @@ pub fn plan(root: &Path) -> Result<Vec<Change>, XtaskError> {
     Ok(changes)
 }
 
+/// The largest committed file compared (a generated file, `spec/README.md`): far above
+/// what a spec at the size limits generates.
+pub const MAX_COMPARED_BYTES: u64 = 64 << 20;
+
+/// The file at `path` (inside `within`), read bounded; `None` when it does not exist.
+fn read_committed(path: &Path, within: &Path) -> Result<Option<String>, XtaskError> {
+    match marketplace_codegen::read_text_file(path, Some(within), MAX_COMPARED_BYTES) {
+        Ok(text) => Ok(Some(text)),
+        Err(CodegenError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Ok(None)
+        }
+        Err(CodegenError::Io { source, .. }) => Err(io_error(path)(source)),
+        Err(other) => Err(other.into()),
+    }
+}
+
 /// The README with its generated part written afresh, when that differs from the file (a
 /// README without the markers is left alone).
 fn readme_change(path: &Path) -> Result<Option<Change>, XtaskError> {
-    let old = match std::fs::read_to_string(path) {
-        Ok(old) => old,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(io_error(path)(error)),
+    let within = path.parent().unwrap_or(path);
+    let Some(old) = read_committed(path, within)? else {
+        return Ok(None);
     };
     Ok(marketplace_codegen::docs::with_spec_reference(&old)
         .filter(|new| *new != old)
@@ -119,41 +134,42 @@ fn diff_against_disk(dir: &Path, files: &[GeneratedFile]) -> Result<Vec<Change>,
     let mut changes = Vec::new();
     for file in files {
         let path = dir.join(&file.path);
-        match std::fs::read_to_string(&path) {
-            Ok(old) if old == file.contents => {}
-            Ok(old) => changes.push(Change::Update {
+        match read_committed(&path, dir)? {
+            Some(old) if old == file.contents => {}
+            Some(old) => changes.push(Change::Update {
                 path,
                 old,
                 new: file.contents.clone(),
             }),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                changes.push(Change::Create {
-                    path,
-                    new: file.contents.clone(),
-                })
-            }
-            Err(error) => return Err(io_error(&path)(error)),
+            None => changes.push(Change::Create {
+                path,
+                new: file.contents.clone(),
+            }),
         }
     }
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(io_error(dir))?,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(error) => return Err(io_error(dir)(error)),
-    };
-    let mut stale: Vec<PathBuf> = entries
+    let listed =
+        match marketplace_codegen::files_in(dir, "rs", 4 * marketplace_codegen::MAX_SPEC_FILES) {
+            Ok(listed) => listed,
+            Err(CodegenError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                Vec::new()
+            }
+            Err(error) => return Err(error.into()),
+        };
+    let generated: std::collections::HashSet<&str> =
+        files.iter().map(|f| f.path.as_str()).collect();
+    let stale: Vec<PathBuf> = listed
         .into_iter()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
         .filter(|path| {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            !files.iter().any(|f| Some(&f.path) == name.as_ref())
+            !name.is_some_and(|name| generated.contains(name.as_str()))
         })
         .collect();
-    stale.sort();
     for path in stale {
-        let old = std::fs::read_to_string(&path).map_err(io_error(&path))?;
+        let Some(old) = read_committed(&path, dir)? else {
+            continue;
+        };
         // Never delete a file a person wrote, even if it sits in the generated folder.
         if old.starts_with(GENERATED_MARKER) {
             changes.push(Change::Remove { path, old });

@@ -1,6 +1,8 @@
 //! The project's automation: `cargo xtask <command>` (see `main.rs`).
 
+pub mod cli;
 pub mod codegen;
+pub mod git;
 pub mod msrv;
 pub mod package;
 pub mod public_api;

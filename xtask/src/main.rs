@@ -22,113 +22,16 @@
 
 use std::process::ExitCode;
 
-use xtask::{codegen, msrv, package, public_api, spec_audit, spec_diff, wire_audit};
-
-const USAGE: &str = "usage: cargo xtask codegen [--check]
-       cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json|changelog] [--fail-on breaking|any]
-       cargo xtask spec-audit [--reference PATH]
-       cargo xtask public-api [--check]
-       cargo xtask package
-       cargo xtask msrv
-       cargo xtask wire-audit [--spec DIR] [--propose] [--propose-into DIR] <recording>...";
+use xtask::cli::{self, Output};
+use xtask::codegen;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let root = codegen::workspace_root();
-    let result = match args.as_slice() {
-        ["codegen"] => codegen::plan(&root).and_then(|changes| {
-            codegen::apply(&changes)?;
-            println!("{}", codegen::summary(&root, &changes));
-            Ok(())
-        }),
-        ["codegen", "--check"] => {
-            codegen::check(&root).map(|()| println!("{}", codegen::summary(&root, &[])))
-        }
-        ["spec-diff", rest @ ..] => {
-            return report(spec_diff::Options::parse(rest), |options| {
-                spec_diff::run(&root, options).map(|outcome| (outcome.report, outcome.failed))
-            });
-        }
-        ["spec-audit", rest @ ..] => {
-            return report(spec_audit::Options::parse(rest), |options| {
-                let outcome = spec_audit::run(&root, options)?;
-                let failed = !outcome.findings.is_empty();
-                Ok::<_, spec_audit::SpecAuditError>((outcome.report, failed))
-            });
-        }
-        ["wire-audit", rest @ ..] => {
-            return report(wire_audit::Options::parse(rest), |options| {
-                let outcome = wire_audit::run(&root, options)?;
-                let failed = !outcome.audit.findings.is_empty();
-                Ok::<_, wire_audit::WireAuditError>((outcome.report, failed))
-            });
-        }
-        ["public-api"] => {
-            return finish(
-                public_api::update(&root).map(|changed| match changed.as_slice() {
-                    [] => println!("the public API snapshots are up to date"),
-                    changed => println!("updated {}", changed.join(", ")),
-                }),
-            );
-        }
-        ["public-api", "--check"] => {
-            return finish(public_api::check(&root).map(|semver| {
-                println!("the public API is its snapshot");
-                print!("{semver}");
-            }));
-        }
-        ["package"] => return finish(package::run(&root)),
-        ["msrv"] => return finish(msrv::check(&root).map(|report| print!("{report}"))),
-        ["help" | "--help" | "-h"] => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        _ => {
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    finish(result)
-}
-
-/// Exits 0 after success, 1 after printing the error.
-fn finish<E: std::fmt::Display>(result: Result<(), E>) -> ExitCode {
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// Runs a command that reports: its options parsed, then its report printed. Exits 1 when the
-/// command says it failed (findings, or breaking changes under `--fail-on`), 2 when it could
-/// not run or its arguments are wrong.
-fn report<O, E: std::fmt::Display>(
-    options: Result<O, String>,
-    run: impl FnOnce(&O) -> Result<(String, bool), E>,
-) -> ExitCode {
-    let options = match options {
-        Ok(options) => options,
-        Err(error) => {
-            eprintln!("error: {error}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&options) {
-        Ok((report, failed)) => {
-            print!("{report}");
-            if failed {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
-        Err(error) => {
-            eprintln!("error: {error}");
-            ExitCode::from(2)
-        }
-    }
+    let (mut stdout, mut stderr) = (std::io::stdout().lock(), std::io::stderr().lock());
+    let code = cli::run(
+        &args,
+        &codegen::workspace_root(),
+        &mut Output::new(&mut stdout, &mut stderr),
+    );
+    ExitCode::from(code)
 }

@@ -108,7 +108,11 @@ pub fn run(root: &Path) -> Result<(), PackageError> {
 /// The version of the published crates (they share it).
 fn crate_version(root: &Path) -> Result<String, PackageError> {
     let path = root.join(CRATES[0].1).join("Cargo.toml");
-    let manifest = std::fs::read_to_string(&path).map_err(|source| io(&path, source))?;
+    let manifest =
+        marketplace_codegen::read_text_file(&path, None, 1 << 20).map_err(|error| match error {
+            marketplace_codegen::CodegenError::Io { source, .. } => io(&path, source),
+            other => io(&path, std::io::Error::other(other.to_string())),
+        })?;
     manifest
         .lines()
         .find_map(|line| line.strip_prefix("version = \""))

@@ -26,6 +26,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::git::Git;
+
 /// The published crates: package name and folder.
 pub const CRATES: [(&str, &str); 2] = [
     ("marketplace-client", "generated-client"),
@@ -34,6 +36,9 @@ pub const CRATES: [(&str, &str); 2] = [
 
 /// The snapshot's file name in each crate's folder.
 pub const SNAPSHOT: &str = "public-api.txt";
+
+/// The largest public-API snapshot read (today's are tens of kilobytes).
+pub const MAX_SNAPSHOT_BYTES: u64 = 16 << 20;
 
 /// The changelog that must move with the API.
 pub const CHANGELOG: &str = "CHANGELOG.md";
@@ -166,23 +171,16 @@ pub fn check(root: &Path) -> Result<String, PublicApiError> {
     semver_since_release(root)
 }
 
-/// `git args` in `root` (spec-diff's runner): its output, trimmed, or `None` when git fails,
-/// which for these checks means there is nothing to compare with.
-fn git(root: &Path, args: &[&str]) -> Option<String> {
-    crate::spec_diff::git(root, args)
-        .ok()
-        .map(|output| output.trim().to_owned())
-}
-
 /// A snapshot that differs from the merge base with `main` needs a changelog that does too.
 /// Where there is no `main` to compare with (a clone without it), there is nothing to check.
 fn changelog_moved_with_the_api(root: &Path) -> Result<(), PublicApiError> {
-    let git = |args: &[&str]| git(root, args);
-    let Some(base) = git(&["merge-base", "HEAD", "main"]) else {
+    let git = Git::new(root);
+    let Ok(base) = git.merge_base_with_main() else {
         return Ok(());
     };
     let differs = |path: &str| {
-        git(&["diff", "--name-only", &base, "--", path]).is_some_and(|names| !names.is_empty())
+        git.changed_since(&base, path)
+            .is_ok_and(|names| !names.trim().is_empty())
     };
     let moved: Vec<String> = CRATES
         .iter()
@@ -191,9 +189,10 @@ fn changelog_moved_with_the_api(root: &Path) -> Result<(), PublicApiError> {
         .collect();
     if !moved.is_empty() && !differs(CHANGELOG) {
         return Err(PublicApiError::Stale(format!(
-            "{} changed since main ({base:.10}) but {CHANGELOG} did not: say what changed under \
+            "{} changed since main ({:.10}) but {CHANGELOG} did not: say what changed under \
              [Unreleased]",
-            moved.join(" and ")
+            moved.join(" and "),
+            base.id()
         )));
     }
     Ok(())
@@ -212,7 +211,14 @@ fn semver_since_release(root: &Path) -> Result<String, PublicApiError> {
             );
             continue;
         };
-        let Some(old) = git(root, &["show", &format!("{tag}:{folder}/{SNAPSHOT}")]) else {
+        let git = Git::new(root);
+        let path = format!("{folder}/{SNAPSHOT}");
+        let old = git
+            .commit(&format!("refs/tags/{tag}"))
+            .and_then(|commit| git.file_at(&commit, &path, MAX_SNAPSHOT_BYTES))
+            .ok()
+            .flatten();
+        let Some(old) = old else {
             let _ = writeln!(
                 checked,
                 "{package} {version}: {tag} has no {SNAPSHOT} to compare"
@@ -308,7 +314,9 @@ impl std::fmt::Display for ApiChange {
 /// The newest release of `package`: its tag and version, from the tags `<package>-v<version>`.
 fn last_release(root: &Path, package: &str) -> Option<(String, semver::Version)> {
     let prefix = format!("{package}-v");
-    git(root, &["tag", "--list", &format!("{prefix}*")])?
+    Git::new(root)
+        .tags(&format!("{prefix}*"))
+        .ok()?
         .lines()
         .filter_map(|tag| {
             let version = semver::Version::parse(tag.strip_prefix(&prefix)?).ok()?;
@@ -341,10 +349,14 @@ fn package_version(root: &Path, package: &str) -> Result<semver::Version, Public
         })
 }
 
+/// A committed snapshot, read bounded (see `marketplace_codegen::read_text_file`).
 fn read(path: &Path) -> Result<String, PublicApiError> {
-    std::fs::read_to_string(path).map_err(|source| PublicApiError::Io {
-        path: path.to_owned(),
-        source,
+    marketplace_codegen::read_text_file(path, None, MAX_SNAPSHOT_BYTES).map_err(|error| match error
+    {
+        marketplace_codegen::CodegenError::Io { path, source } => {
+            PublicApiError::Io { path, source }
+        }
+        other => PublicApiError::Stale(other.to_string()),
     })
 }
 

@@ -23,6 +23,9 @@ pub const SHARED_REFERENCE: &str = "../shared/marketplace-api.md";
 /// the default where the shared one is absent.
 pub const SNAPSHOT_REFERENCE: &str = "spec/reference/marketplace-api.md";
 
+/// The largest reference read: the reference is about 40 KB.
+pub const MAX_REFERENCE_BYTES: u64 = 4 << 20;
+
 /// The reference audited against when `--reference` is not given, as shown in messages:
 /// [`SHARED_REFERENCE`] when it exists under `root`, else [`SNAPSHOT_REFERENCE`].
 pub fn default_reference(root: &Path) -> &'static str {
@@ -90,10 +93,16 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecAuditError> {
             (root.join(shown), shown.to_owned())
         }
     };
-    let text = std::fs::read_to_string(&path).map_err(|source| CodegenError::Io {
-        path: PathBuf::from(&shown),
-        source,
-    })?;
+    let text =
+        marketplace_codegen::read_text_file(&path, None, MAX_REFERENCE_BYTES).map_err(|error| {
+            match error {
+                CodegenError::Io { source, .. } => CodegenError::Io {
+                    path: PathBuf::from(&shown),
+                    source,
+                },
+                other => other,
+            }
+        })?;
     let reference = audit::parse_reference(&text, &shown)?;
     let sources = marketplace_codegen::load_spec_dir(&root.join(SPEC_DIR), SPEC_DIR)?;
     let api = marketplace_codegen::resolve(&sources)?;

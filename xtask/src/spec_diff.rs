@@ -1,18 +1,18 @@
 //! `cargo xtask spec-diff`: what a spec change does to the API and to the generated Rust.
 //!
-//! Both revisions are read with git (`git show REV:spec/…`; the head defaults to the work
-//! tree), resolved, compared rule by rule ([`marketplace_codegen::diff`]) and generated in
+//! Both revisions are read with git (through [`crate::git`], which verifies them and bounds
+//! what it reads; the head defaults to the work tree), resolved, compared rule by rule ([`marketplace_codegen::diff`]) and generated in
 //! memory; the report ends with the unified diff of the generated code. Nothing is written.
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
 
 use marketplace_codegen::diff::{self, Change, Impact, Side};
 use marketplace_codegen::{SpecSource, ir::Api};
 use serde::Serialize;
 
 use crate::codegen::{GENERATED_DIR, SPEC_DIR};
+use crate::git::{Commit, Git, GitError};
 
 /// The report's format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,14 +116,10 @@ pub struct Outcome {
 /// Why the command could not compare.
 #[derive(Debug, thiserror::Error)]
 pub enum SpecDiffError {
-    /// git failed (unknown revision, not a repository, …).
-    #[error("git {args}: {message}")]
-    Git {
-        /// The git arguments.
-        args: String,
-        /// What git said.
-        message: String,
-    },
+    /// git failed (a revision that names no commit, not a repository, a spec file at a
+    /// revision that is not a regular file or too large, …).
+    #[error(transparent)]
+    Git(#[from] GitError),
     /// A spec at one revision is invalid.
     #[error("the spec at {revision} is invalid:\n{errors}")]
     InvalidSpec {
@@ -140,18 +136,21 @@ pub enum SpecDiffError {
     Emit(#[from] marketplace_codegen::EmitError),
 }
 
-/// Runs the comparison in the repository at `root`.
+/// Runs the comparison in the repository at `root`. The revisions are verified to name
+/// commits before git reads anything at them (see [`crate::git`]).
 pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecDiffError> {
-    let base_rev = match &options.base {
-        Some(rev) => rev.clone(),
-        None => git(root, &["merge-base", "HEAD", "main"])?
-            .trim()
-            .to_owned(),
+    let git = Git::new(root);
+    let base = match &options.base {
+        Some(rev) => git.commit(rev)?,
+        None => git.merge_base_with_main()?,
     };
-    let base_label = describe(root, &base_rev);
-    let base_sources = sources_at(root, &base_rev)?;
+    let base_label = describe(&git, options.base.as_deref().unwrap_or("merge-base"), &base);
+    let base_sources = git.spec_files(&base, SPEC_DIR)?;
     let (head_label, head_sources) = match &options.head {
-        Some(rev) => (describe(root, rev), sources_at(root, rev)?),
+        Some(rev) => {
+            let head = git.commit(rev)?;
+            (describe(&git, rev, &head), git.spec_files(&head, SPEC_DIR)?)
+        }
         None => (
             "the work tree".to_owned(),
             marketplace_codegen::load_spec_dir(&root.join(SPEC_DIR), SPEC_DIR)?,
@@ -226,51 +225,13 @@ fn resolve(label: &str, sources: &[SpecSource]) -> Result<Api, SpecDiffError> {
     })
 }
 
-/// `git args` in `root`: its standard output, or what went wrong.
-pub(crate) fn git(root: &Path, args: &[&str]) -> Result<String, SpecDiffError> {
-    let failed = |message: String| SpecDiffError::Git {
-        args: args.join(" "),
-        message,
-    };
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .output()
-        .map_err(|error| failed(error.to_string()))?;
-    if !output.status.success() {
-        return Err(failed(
-            String::from_utf8_lossy(&output.stderr).trim().to_owned(),
-        ));
-    }
-    String::from_utf8(output.stdout).map_err(|error| failed(error.to_string()))
-}
-
-/// `abc1234 (subject)` for a revision, or the revision as given when git cannot say.
-fn describe(root: &Path, rev: &str) -> String {
-    match git(root, &["log", "-1", "--format=%h %s", rev]) {
-        Ok(line) if !line.trim().is_empty() => format!("{rev} ({})", line.trim()),
+/// `rev (abc1234 subject)` for a verified commit, or the revision as given when git cannot
+/// say.
+fn describe(git: &Git<'_>, rev: &str, commit: &Commit) -> String {
+    match git.describe(commit) {
+        Ok(line) if !line.is_empty() => format!("{rev} ({line})"),
         _ => rev.to_owned(),
     }
-}
-
-/// The spec files at a revision, read with git.
-fn sources_at(root: &Path, rev: &str) -> Result<Vec<SpecSource>, SpecDiffError> {
-    let listing = git(
-        root,
-        &["ls-tree", "--name-only", rev, &format!("{SPEC_DIR}/")],
-    )?;
-    let mut paths: Vec<&str> = listing.lines().filter(|p| p.ends_with(".yaml")).collect();
-    paths.sort_unstable();
-    paths
-        .into_iter()
-        .map(|path| {
-            Ok(SpecSource {
-                path: path.to_owned(),
-                text: git(root, &["show", &format!("{rev}:{path}")])?,
-            })
-        })
-        .collect()
 }
 
 /// The unified diff of the generated code of both sides, generated in memory.

@@ -99,6 +99,18 @@ pub enum WireAuditError {
     /// The proposals could not be judged.
     #[error(transparent)]
     SpecDiff(#[from] spec_diff::SpecDiffError),
+    /// The recordings hold no exchange to audit.
+    #[error(
+        "no exchange to audit: looked at {looked_at}; {} (nothing audited is not a pass: \
+         record traffic first, e.g. with MARKETPLACE_FAKE_RECORD_DIR)",
+        match exchanges { 0 => "they hold no exchange".to_owned(), n => format!("their {n} exchanges are all injected faults or refusals of requests outside the API") }
+    )]
+    Nothing {
+        /// The paths, with how many files and lines each held.
+        looked_at: String,
+        /// The exchanges read (all of them faults).
+        exchanges: usize,
+    },
     /// The proposed copy could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Write {
@@ -124,6 +136,13 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, WireAuditError> {
         .filter(|r| !is_fault(r))
         .map(|r| observation(root, r))
         .collect();
+    if observations.is_empty() {
+        // Nothing audited is not a pass.
+        return Err(WireAuditError::Nothing {
+            looked_at: looked_at(&options.recordings),
+            exchanges: recorded.len(),
+        });
+    }
     let audit = wire_audit::audit(&api, &sources, &observations);
     let mut report = report(&audit, recorded.len(), faults);
     let mut proposed = None;
@@ -146,6 +165,36 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, WireAuditError> {
         report,
         proposed,
     })
+}
+
+/// What the recordings named are, for the message that they held nothing: each path with
+/// how many recording files and lines it holds.
+fn looked_at(paths: &[PathBuf]) -> String {
+    let lines_of = |file: &Path, within: Option<&Path>| {
+        marketplace_codegen::read_text_file(file, within, recording::MAX_FILE_BYTES)
+            .map_or(0, |text| text.lines().count())
+    };
+    let described: Vec<String> = paths
+        .iter()
+        .map(|path| {
+            if path.is_dir() {
+                let files = marketplace_codegen::files_in(path, "jsonl", recording::MAX_FILES)
+                    .unwrap_or_default();
+                let lines: usize = files.iter().map(|file| lines_of(file, Some(path))).sum();
+                format!(
+                    "{} (a directory of {} .jsonl file{}, {lines} line{})",
+                    path.display(),
+                    files.len(),
+                    plural(files.len()),
+                    plural(lines)
+                )
+            } else {
+                let lines = lines_of(path, None);
+                format!("{} (1 file, {lines} line{})", path.display(), plural(lines))
+            }
+        })
+        .collect();
+    described.join(", ")
 }
 
 /// An exchange a test server marked as not the service's answer to an API request: a fault it
@@ -176,18 +225,19 @@ fn observation(root: &Path, recorded: &Recorded) -> Observation {
     } else {
         match ApiFailure::parse(body_text.as_bytes()) {
             Some(failure) => Some(Failure {
-                codes: failure
-                    .errors
-                    .iter()
-                    .filter_map(|e| e.code.as_ref())
-                    .chain(failure.code.as_ref())
-                    .map(|code| code.as_str().to_owned())
-                    .fold(Vec::new(), |mut codes, code| {
-                        if !codes.contains(&code) {
-                            codes.push(code);
-                        }
-                        codes
-                    }),
+                codes: {
+                    // Each code once, in order (a set: a body may list thousands).
+                    let mut seen = std::collections::HashSet::new();
+                    failure
+                        .errors
+                        .iter()
+                        .filter_map(|e| e.code.as_ref())
+                        .chain(failure.code.as_ref())
+                        .map(|code| code.as_str())
+                        .filter(|code| seen.insert(*code))
+                        .map(str::to_owned)
+                        .collect()
+                },
                 rcode: failure.rcode,
             }),
             None if success_status => None,

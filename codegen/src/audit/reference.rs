@@ -52,6 +52,8 @@
 
 use std::fmt;
 
+use std::collections::HashSet;
+
 use indexmap::IndexMap;
 
 use crate::diagnostic::{did_you_mean, write_errors};
@@ -229,6 +231,10 @@ impl fmt::Display for ReferenceErrors {
 
 /// Reads the reference's `text`, named `path` in messages.
 pub fn parse_reference(text: &str, path: &str) -> Result<Reference, ReferenceErrors> {
+    crate::diagnostic::with_suggestion_budget(|| read(text, path))
+}
+
+fn read(text: &str, path: &str) -> Result<Reference, ReferenceErrors> {
     let mut reader = Reader {
         reference: Reference {
             path: path.to_owned(),
@@ -243,6 +249,7 @@ pub fn parse_reference(text: &str, path: &str) -> Result<Reference, ReferenceErr
         heading: Heading::None,
         collections: Vec::new(),
         identical: Vec::new(),
+        copied: 0,
     };
     let lines: Vec<&str> = text.lines().collect();
     let mut next = 0;
@@ -292,6 +299,31 @@ struct Reader {
     collections: Vec<String>,
     /// `(method, its line, the method whose parameters it shares)`.
     identical: Vec<(String, usize, String)>,
+    /// The bytes of what rows naming several fields and shared parameters copied: what the
+    /// reader builds stays within a bound whatever the text repeats.
+    copied: u64,
+}
+
+/// The most bytes of copies the reader makes (a row's text for each name it lists, a method's
+/// parameters for each method that shares them): the reference's take a few kilobytes.
+const MAX_COPIED: u64 = 64 << 20;
+
+/// About how many bytes a type takes, for [`MAX_COPIED`].
+fn type_size(ty: &RefType) -> usize {
+    match ty {
+        RefType::PerMethod(per_method) => per_method
+            .iter()
+            .map(|(method, ty)| method.len() + type_size(ty))
+            .sum(),
+        RefType::Record(name) => name.len(),
+        RefType::Inline(fields) => fields.iter().map(|f| field_size(f) as usize).sum(),
+        RefType::List(Some(element)) => type_size(element),
+        _ => 8,
+    }
+}
+
+fn field_size(field: &RefField) -> u64 {
+    (field.name.len() + field.source.len() + type_size(&field.ty)) as u64
 }
 
 /// A failure to read one line, before it is given the reference's name.
@@ -479,10 +511,13 @@ impl Reader {
                 .all(|cell| !cell.is_empty() && cell.chars().all(|c| matches!(c, '-' | ':')))
         });
         if !separator_ok {
-            self.error(
-                first_line + 1,
-                "a table's second row must be its |---| separator",
-            );
+            // A table of one row has no second line to point at: its header is where it is.
+            let line = if rows.len() > 1 {
+                first_line + 1
+            } else {
+                first_line
+            };
+            self.error(line, "a table's second row must be its |---| separator");
             return;
         }
         let mut body = Vec::new();
@@ -544,6 +579,15 @@ impl Reader {
                 }
             };
             above = Some(ty.clone());
+            // Every name of a row gets a copy of the row and its type: bounded in all.
+            self.copied +=
+                (row.source.len() + type_size(&ty)) as u64 * names.split(',').count() as u64;
+            if self.copied > MAX_COPIED {
+                return Err(format!(
+                    "the tables' rows name fields whose copies of the row pass {MAX_COPIED} bytes \
+                     in all; refused"
+                ));
+            }
             for name in names.split(',').map(str::trim) {
                 if !is_identifier(name) {
                     self.error(row.line, format!("cannot read a field name from '{name}'"));
@@ -647,6 +691,17 @@ impl Reader {
         for (method, line, target) in std::mem::take(&mut self.identical) {
             match self.reference.methods.get(&target) {
                 Some(shared) if !shared.params.is_empty() => {
+                    self.copied += shared.params.iter().map(field_size).sum::<u64>();
+                    if self.copied > MAX_COPIED {
+                        self.error(
+                            line,
+                            format!(
+                                "the parameters shared with {target} pass {MAX_COPIED} bytes of \
+                                 copies in all; refused"
+                            ),
+                        );
+                        continue;
+                    }
                     let params = shared.params.clone();
                     if let Err(message) = self.set_params(&method, params) {
                         self.error(line, message);
@@ -668,9 +723,13 @@ impl Reader {
             collections,
             ..
         } = self;
+        let resources: Vec<String> = reference.resources.keys().cloned().collect();
+        let methods: Vec<String> = reference.methods.keys().cloned().collect();
         let mut checker = Checker {
-            resources: reference.resources.keys().cloned().collect(),
-            methods: reference.methods.keys().cloned().collect(),
+            resource_set: resources.iter().cloned().collect(),
+            method_set: methods.iter().cloned().collect(),
+            resources,
+            methods,
             problems: Vec::new(),
         };
         let mut lists: Vec<&mut Vec<RefField>> = vec![&mut reference.envelope];
@@ -684,6 +743,7 @@ impl Reader {
             lists.push(&mut method.params);
             lists.extend(method.data.as_mut());
         }
+        let collections: HashSet<String> = collections.into_iter().collect();
         for field in lists.into_iter().flatten() {
             apply_collections(field, &collections);
             checker.check(field);
@@ -709,7 +769,7 @@ impl Reader {
 
 /// A field named among "Collections documented as arrays" whose type is a resource, or not
 /// stated, is a collection of it.
-fn apply_collections(field: &mut RefField, collections: &[String]) {
+fn apply_collections(field: &mut RefField, collections: &HashSet<String>) {
     if let RefType::Inline(fields) = &mut field.ty {
         for inner in fields {
             apply_collections(inner, collections);
@@ -727,8 +787,12 @@ fn apply_collections(field: &mut RefField, collections: &[String]) {
 
 /// Checks that every resource and method a type names is documented.
 struct Checker {
+    /// In document order, for suggestions.
     resources: Vec<String>,
     methods: Vec<String>,
+    /// The same, to look names up in.
+    resource_set: HashSet<String>,
+    method_set: HashSet<String>,
     problems: Vec<(usize, String)>,
 }
 
@@ -739,7 +803,7 @@ impl Checker {
 
     fn check_type(&mut self, line: usize, ty: &RefType) {
         match ty {
-            RefType::Record(name) if !self.resources.contains(name) => {
+            RefType::Record(name) if !self.resource_set.contains(name) => {
                 let scalars = [
                     "string", "integer", "number", "decimal", "boolean", "object",
                 ];
@@ -750,7 +814,7 @@ impl Checker {
             }
             RefType::PerMethod(per_method) => {
                 for (method, ty) in per_method {
-                    if !self.methods.contains(method) {
+                    if !self.method_set.contains(method) {
                         let hint = did_you_mean(method, self.methods.iter().map(String::as_str));
                         self.problems
                             .push((line, format!("unknown method '{method}'{hint}")));
@@ -954,8 +1018,27 @@ fn after_separator(text: &str) -> Read<&str> {
         .ok_or_else(|| format!("expected ',' or 'and' before '{}'", text.trim()))
 }
 
+/// Where the first ` (`, `, ` or ` and ` of `text` starts (its length when none does), in one
+/// pass: searching for each in turn would read a long line once per item.
+fn first_stop(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    (0..bytes.len())
+        .find(|&at| {
+            let rest = &bytes[at..];
+            rest.starts_with(b" (") || rest.starts_with(b", ") || rest.starts_with(b" and ")
+        })
+        .unwrap_or(text.len())
+}
+
+/// How deep `an object with` may nest in a list (the reference nests one level).
+const MAX_OBJECT_DEPTH: usize = 8;
+
 /// Reads the items of a prose list.
 fn items(text: &str) -> Read<Vec<Item<'_>>> {
+    items_within(text, 0)
+}
+
+fn items_within(text: &str, depth: usize) -> Read<Vec<Item<'_>>> {
     const RENAMED: &str = "documented under the name ";
     const DELIVERED: &str = " and delivered under the name ";
     const OBJECT: &str = "an object with ";
@@ -966,7 +1049,12 @@ fn items(text: &str) -> Read<Vec<Item<'_>>> {
             let last = items
                 .last_mut()
                 .ok_or_else(|| format!("'{OBJECT}' names no field before it"))?;
-            last.object = Some(self::items(fields)?);
+            if depth >= MAX_OBJECT_DEPTH {
+                return Err(format!(
+                    "'{OBJECT}' nested more than {MAX_OBJECT_DEPTH} levels deep"
+                ));
+            }
+            last.object = Some(items_within(fields, depth + 1)?);
             break;
         }
         if let Some(names) = rest.strip_prefix(RENAMED) {
@@ -985,11 +1073,7 @@ fn items(text: &str) -> Read<Vec<Item<'_>>> {
             rest = after_separator(&names[end..])?;
             continue;
         }
-        let end = [" (", ", ", " and "]
-            .into_iter()
-            .filter_map(|stop| rest.find(stop))
-            .min()
-            .unwrap_or(rest.len());
+        let end = first_stop(rest);
         let phrase = &rest[..end];
         let mut after = &rest[end..];
         let mut inside = None;

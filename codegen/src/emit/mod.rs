@@ -9,6 +9,7 @@ mod method;
 mod record;
 mod service;
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 use proc_macro2::{Ident, Span, TokenStream};
@@ -52,6 +53,18 @@ pub enum EmitError {
 /// breaks an invariant of [`Api::check`] is refused before anything is emitted.
 pub fn generate(api: &Api) -> Result<Vec<GeneratedFile>, EmitError> {
     api.check()?;
+    take_not_identifiers();
+    let files = emit_files(api)?;
+    if let Some(name) = take_not_identifiers().into_iter().next() {
+        return Err(EmitError::Inconsistent(Inconsistency {
+            at: "generated code".to_owned(),
+            invariant: format!("'{name}' is not a Rust identifier"),
+        }));
+    }
+    Ok(files)
+}
+
+fn emit_files(api: &Api) -> Result<Vec<GeneratedFile>, EmitError> {
     let mut files = Vec::new();
     let mut exports = Vec::new();
     for (index, spec_file) in api.files.iter().enumerate() {
@@ -338,8 +351,27 @@ impl<'a> Module<'a> {
     }
 }
 
+thread_local! {
+    /// The names [`ident`] was given that are no identifier, during one [`generate`].
+    static NOT_IDENTIFIERS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The identifier `name`, checked (where `Ident::new` would panic). [`Api::check`], which
+/// [`generate`] runs first, guarantees every name the emitters pass is one; should one not be,
+/// it is noted and `generate` returns [`EmitError::Inconsistent`] instead of any code.
 pub(crate) fn ident(name: &str) -> Ident {
-    Ident::new(name, Span::call_site())
+    match syn::parse_str::<Ident>(name) {
+        Ok(ident) if ident == name => ident,
+        _ => {
+            NOT_IDENTIFIERS.with(|names| names.borrow_mut().push(name.to_owned()));
+            Ident::new("not_an_identifier", Span::call_site())
+        }
+    }
+}
+
+/// The names [`ident`] refused since the last call.
+fn take_not_identifiers() -> Vec<String> {
+    NOT_IDENTIFIERS.with(|names| std::mem::take(&mut *names.borrow_mut()))
 }
 
 /// `///` lines for a doc text (one attribute per line, so it prints as plain doc comments).

@@ -3,12 +3,14 @@
 //! An `Api` from `resolve` always passes; one edited afterwards (its fields are public) may
 //! not, and `generate` refuses it with the first broken invariant instead of emitting less.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use super::{
     Api, Encoding, Field, FieldEncoding, Id, Kind, Method, OAuth, ParamType, Presence, Record,
     Scalar, TypeRef,
 };
+use crate::naming;
 
 /// An invariant of the IR that does not hold: a bug in whatever built or edited the `Api`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,8 +35,15 @@ impl Api {
     /// carry a day or an instant), and a paged method's page and size parameters are counts,
     /// its items a list and its page count a count.
     pub fn check(&self) -> Result<(), Inconsistency> {
-        let checker = Checker { api: self };
+        let checker = Checker {
+            api: self,
+            methods: self.methods.iter().map(|m| m.name.as_str()).collect(),
+            records: self.records.iter().map(|r| (r.name.as_str(), r)).collect(),
+            enums: self.enums.iter().map(|e| e.name.as_str()).collect(),
+            errors: self.errors.iter().map(|e| e.code.as_str()).collect(),
+        };
         checker.files()?;
+        checker.identifiers()?;
         for record in &self.records {
             checker.record(record)?;
         }
@@ -60,6 +69,11 @@ impl Api {
 
 struct Checker<'a> {
     api: &'a Api,
+    /// The names ids refer to, so that each reference is looked up once.
+    methods: HashSet<&'a str>,
+    records: HashMap<&'a str, &'a Record>,
+    enums: HashSet<&'a str>,
+    errors: HashSet<&'a str>,
 }
 
 fn broken(at: &str, invariant: String) -> Result<(), Inconsistency> {
@@ -102,8 +116,73 @@ impl Checker<'_> {
         Ok(())
     }
 
+    /// Every name the emitters make an identifier of is one: each module, type, builder,
+    /// field, enum, variant, error code, method (its request type and constructors) and
+    /// parameter. `resolve` refuses a spec that breaks this with a located error.
+    fn identifiers(&self) -> Result<(), Inconsistency> {
+        let api = self.api;
+        let snake = |at: &str, name: &str| match naming::is_snake_identifier(name) {
+            true => Ok(()),
+            false => broken(at, format!("'{name}' is not a snake_case Rust identifier")),
+        };
+        let camel = |at: &str, name: &str| match naming::is_camel_identifier(name) {
+            true => Ok(()),
+            false => broken(
+                at,
+                format!("'{name}' is not an UpperCamelCase Rust identifier"),
+            ),
+        };
+        for file in &api.files {
+            if let Some(problem) = naming::module_name_problem(&file.module) {
+                return broken(&file.path, problem);
+            }
+        }
+        for record in &api.records {
+            let at = format!("types.{}", record.name);
+            camel(&at, &record.name)?;
+            camel(&at, &format!("{}Builder", record.name))?;
+            for field in &record.fields {
+                snake(
+                    &format!("{at}.fields.{}", field.wire_name),
+                    &field.rust_name,
+                )?;
+            }
+        }
+        for e in &api.enums {
+            let at = format!("enums.{}", e.name);
+            camel(&at, &e.name)?;
+            for value in &e.values {
+                camel(&format!("{at}.values.{}", value.wire), &value.variant)?;
+            }
+        }
+        for error in &api.errors {
+            camel(&format!("errors.{}", error.code), &error.variant)?;
+        }
+        for method in &api.methods {
+            let at = format!("methods.{}", method.name);
+            snake(&at, &method.rust_name)?;
+            camel(&at, &naming::request_type_name(method))?;
+            for param in &method.params {
+                snake(
+                    &format!("{at}.params.{}", param.wire_name),
+                    &param.rust_name,
+                )?;
+            }
+            if method
+                .at_least_one_of
+                .iter()
+                .all(|id| method.params.iter().any(|p| p.wire_name == *id))
+            {
+                for constructor in naming::constructor_names(method) {
+                    snake(&at, &constructor)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn method_exists(&self, at: &str, id: &Id<Method>) -> Result<(), Inconsistency> {
-        if self.api.methods.iter().any(|m| m.name == *id) {
+        if self.methods.contains(id.as_str()) {
             Ok(())
         } else {
             broken(
@@ -117,8 +196,8 @@ impl Checker<'_> {
         let found = match ty {
             TypeRef::Scalar(_) => true,
             TypeRef::List(element) => return self.type_exists(at, element),
-            TypeRef::Record(id) => self.api.records.iter().any(|r| r.name == *id),
-            TypeRef::Enum(id) => self.api.enums.iter().any(|e| e.name == *id),
+            TypeRef::Record(id) => self.records.contains_key(id.as_str()),
+            TypeRef::Enum(id) => self.enums.contains(id.as_str()),
         };
         if found {
             Ok(())
@@ -200,14 +279,15 @@ impl Checker<'_> {
         let at = format!("methods.{}", method.name);
         self.type_exists(&at, &TypeRef::Record(method.response.clone()))?;
         for code in &method.errors {
-            if !self.api.errors.iter().any(|e| e.code == *code) {
+            if !self.errors.contains(code.as_str()) {
                 return broken(
                     &at,
                     format!("refers to the error code {code}, which is not in the Api"),
                 );
             }
         }
-        let has_param = |id: &Id<_>| method.params.iter().any(|p| p.wire_name == *id);
+        let params: HashSet<&str> = method.params.iter().map(|p| p.wire_name.as_str()).collect();
+        let has_param = |id: &Id<_>| params.contains(id.as_str());
         for param in &method.at_least_one_of {
             if !has_param(param) {
                 return broken(
@@ -227,7 +307,12 @@ impl Checker<'_> {
                 None => return broken(&at, format!("{param} is not a parameter of the method")),
             }
         }
-        let response = self.api.record(&method.response);
+        let Some(response) = self.records.get(method.response.as_str()) else {
+            return broken(
+                &at,
+                format!("the response {} is not a record", method.response),
+            );
+        };
         let field = |id: &Id<Field>| response.fields.iter().find(|f| f.wire_name == *id);
         match field(&paging.items).map(|f| &f.ty) {
             Some(TypeRef::List(_)) => {}

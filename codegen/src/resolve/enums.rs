@@ -1,12 +1,30 @@
-//! The `enums` section: variants derived from the wire values, each once.
+//! The `enums` section, and the variants of every generated enum (the spec's enums and
+//! `ErrorCode`, whose variants come from the error codes): each derived from a wire value, a
+//! Rust variant name, once per enum.
 
 use std::collections::HashMap;
 
-use super::{Defined, Resolver, at};
+use super::{At, Defined, Resolver, at};
 use crate::diagnostic::ErrorKind;
 use crate::ir;
 use crate::model;
 use crate::naming;
+
+/// The variants of one generated enum, as they are derived.
+pub(super) struct Variants<'w> {
+    /// An open enum has `Other(String)` for unknown values.
+    open: bool,
+    taken: HashMap<String, &'w str>,
+}
+
+impl<'w> Variants<'w> {
+    pub(super) fn new(open: bool) -> Self {
+        Variants {
+            open,
+            taken: HashMap::new(),
+        }
+    }
+}
 
 impl Resolver<'_> {
     pub(super) fn enumeration(&mut self, e: &Defined<'_, model::EnumDef>) -> ir::Enum {
@@ -18,33 +36,14 @@ impl Resolver<'_> {
                 "an enum needs at least one value",
             );
         }
-        let mut variants: HashMap<String, &str> = HashMap::new();
+        let mut variants = Variants::new(e.def.open);
         let values = e
             .def
             .values
             .iter()
             .map(|(wire, doc)| {
-                let variant = naming::variant_name(wire);
                 let place = at(e.file, &["enums", e.name, "values", wire]);
-                if variant.is_empty() {
-                    self.report(
-                        ErrorKind::InvalidVariant,
-                        place,
-                        format!("cannot derive a Rust variant name from '{wire}'"),
-                    );
-                } else if e.def.open && variant == "Other" {
-                    self.report(
-                        ErrorKind::InvalidVariant,
-                        place,
-                        "the variant 'Other' is reserved for unknown values of an open enum",
-                    );
-                } else if let Some(previous) = variants.insert(variant.clone(), wire) {
-                    self.report(
-                        ErrorKind::DuplicateVariant,
-                        place,
-                        format!("'{wire}' and '{previous}' both become the variant '{variant}'"),
-                    );
-                }
+                let variant = self.variant(&mut variants, wire, place);
                 ir::EnumValue {
                     wire: wire.clone(),
                     variant,
@@ -59,5 +58,39 @@ impl Resolver<'_> {
             values,
             file: e.file,
         }
+    }
+
+    /// The variant of the wire value `wire`, checked: a Rust variant name, not `Other` in an
+    /// open enum, and no other value's.
+    pub(super) fn variant<'w>(
+        &mut self,
+        variants: &mut Variants<'w>,
+        wire: &'w str,
+        place: At<'_>,
+    ) -> String {
+        let variant = naming::variant_name(wire);
+        if !naming::is_camel_identifier(&variant) {
+            self.report(
+                ErrorKind::InvalidVariant,
+                place,
+                format!(
+                    "cannot derive a Rust variant name from '{wire}' (it gives '{variant}', not \
+                     an ASCII UpperCamelCase name)"
+                ),
+            );
+        } else if variants.open && variant == "Other" {
+            self.report(
+                ErrorKind::InvalidVariant,
+                place,
+                "the variant 'Other' is reserved for unknown values of an open enum",
+            );
+        } else if let Some(previous) = variants.taken.insert(variant.clone(), wire) {
+            self.report(
+                ErrorKind::DuplicateVariant,
+                place,
+                format!("'{wire}' and '{previous}' both become the variant '{variant}'"),
+            );
+        }
+        variant
     }
 }

@@ -9,6 +9,10 @@ use crate::diagnostic::{ErrorKind, did_you_mean};
 use crate::ir::{self, Id, Scalar, TypeRef};
 use crate::model;
 
+/// The most parameters `at_least_one_of` may name: each is a `Session` constructor that
+/// initializes every parameter, so generated code grows as their product.
+const MAX_ALTERNATIVES: usize = 8;
+
 /// The record types by name, and the type of each of their fields.
 pub(super) struct Records<'a, 'd> {
     pub(super) types: &'a IndexMap<&'d str, Defined<'d, model::TypeDef>>,
@@ -107,9 +111,23 @@ impl Resolver<'_> {
                 at(file, &["methods", name]).key("at_least_one_of"),
                 "at_least_one_of needs two or more parameters",
             );
+        } else if alternatives.len() > MAX_ALTERNATIVES {
+            // Each alternative is a constructor initializing every parameter.
+            self.report(
+                ErrorKind::InvalidAlternatives,
+                at(file, &["methods", name]).key("at_least_one_of"),
+                format!(
+                    "at_least_one_of names {} parameters, more than the {MAX_ALTERNATIVES} \
+                     constructors a method may have",
+                    alternatives.len()
+                ),
+            );
+            return Vec::new();
         }
+        let by_wire: HashMap<&str, &ir::Param> =
+            params.iter().map(|p| (p.wire_name.as_str(), p)).collect();
         for wanted in alternatives {
-            match params.iter().find(|p| p.wire_name == *wanted) {
+            match by_wire.get(wanted.as_str()) {
                 None => self.report(
                     ErrorKind::UnknownParameter,
                     at(file, &["methods", name]).key("at_least_one_of"),
@@ -169,13 +187,7 @@ impl Resolver<'_> {
             }
         }
         if let Some(response) = records.types.get(def.response.as_str()) {
-            let fields: Vec<(&str, &Option<TypeRef>)> = response
-                .def
-                .fields
-                .keys()
-                .map(String::as_str)
-                .zip(records.field_types[response.name].iter())
-                .collect();
+            let types = records.field_types.get(response.name);
             let wanted_fields = [
                 ("items", Some(&paging.items), "a list"),
                 ("total_pages", paging.total_pages.as_ref(), "a count"),
@@ -186,8 +198,17 @@ impl Resolver<'_> {
                     "items" => matches!(ty, TypeRef::List(_)),
                     _ => matches!(ty, TypeRef::Scalar(Scalar::Count)),
                 };
-                match fields.iter().find(|(wire, _)| *wire == wanted.as_str()) {
-                    Some((_, Some(ty))) if !fits(ty) => {
+                let found = response
+                    .def
+                    .fields
+                    .get_index_of(wanted.as_str())
+                    .map(|index| {
+                        types
+                            .and_then(|types| types.get(index))
+                            .and_then(Option::as_ref)
+                    });
+                match found {
+                    Some(Some(ty)) if !fits(ty) => {
                         self.report(
                             ErrorKind::InvalidPaging,
                             at(file, &path).key(key),
@@ -203,7 +224,10 @@ impl Resolver<'_> {
                             format!(
                                 "{} has no field '{wanted}'{}",
                                 def.response,
-                                did_you_mean(wanted, fields.iter().map(|(wire, _)| *wire))
+                                did_you_mean(
+                                    wanted,
+                                    response.def.fields.keys().map(String::as_str)
+                                )
                             ),
                         );
                         ok = false;

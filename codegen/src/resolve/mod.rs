@@ -21,6 +21,7 @@ use crate::diagnostic::{ErrorKind, SpecError, SpecErrors};
 use crate::ir::{self, TypeRef};
 use crate::location::SourceIndexes;
 use crate::model::SpecFile;
+use crate::naming;
 
 /// One spec file's text and the name to report it by (e.g. `spec/pay.yaml`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +34,10 @@ pub struct SpecSource {
 
 /// Parses and validates `sources` (in the order given) into one API.
 pub fn resolve(sources: &[SpecSource]) -> Result<ir::Api, SpecErrors> {
+    crate::diagnostic::with_suggestion_budget(|| resolve_within_budget(sources))
+}
+
+fn resolve_within_budget(sources: &[SpecSource]) -> Result<ir::Api, SpecErrors> {
     let mut resolver = Resolver {
         sources,
         locations: SourceIndexes::new(sources),
@@ -115,8 +120,19 @@ impl Resolver<'_> {
         });
     }
 
+    /// A problem with a whole file (its name): located by the file alone.
+    fn report_file(&mut self, kind: ErrorKind, file: usize, message: String) {
+        self.errors.push(SpecError {
+            kind,
+            file: self.sources[file].path.clone(),
+            location: None,
+            path: String::new(),
+            message,
+        });
+    }
+
     fn build(&mut self, files: &[SpecFile]) -> ir::Api {
-        let file_infos = self
+        let file_infos: Vec<ir::SpecFileInfo> = self
             .sources
             .iter()
             .zip(files)
@@ -126,6 +142,7 @@ impl Resolver<'_> {
                 doc: spec.doc.clone(),
             })
             .collect();
+        self.check_modules(&file_infos);
 
         let errors = self.collect(files, "errors", |spec| &spec.errors);
         let enums = self.collect(files, "enums", |spec| &spec.enums);
@@ -155,9 +172,11 @@ impl Resolver<'_> {
             .map_or("/api", |info| info.data_path.as_str())
             .to_owned();
         let enums: Vec<ir::Enum> = enums.values().map(|e| self.enumeration(e)).collect();
+        // `ErrorCode` is open: its variants are the codes', checked as any enum's.
+        let mut code_variants = enums::Variants::new(true);
         let errors: Vec<ir::ErrorCode> = errors
             .values()
-            .map(|e| self.error_code(e, &names))
+            .map(|e| self.error_code(e, &names, &mut code_variants))
             .collect();
         // Field types first: which records each method delivers depends on them.
         let field_types: HashMap<&str, Vec<Option<TypeRef>>> = types
@@ -172,7 +191,18 @@ impl Resolver<'_> {
             .values()
             .map(|m| self.method(m, &names, &data_path, &records))
             .collect();
-        let delivered_by = records::delivered_by(&methods, &types, &field_types);
+        let (delivered_by, passed) = records::delivered_by(&methods, &types, &field_types);
+        if let Some(method) = passed.map(|index| &methods[index]) {
+            self.report(
+                ErrorKind::TooLarge,
+                at(method.file, &["methods", method.name.as_str()]),
+                format!(
+                    "with this method, the methods deliver types more than {} times in all \
+                     (each method once for every type its response holds); refused",
+                    records::MAX_DELIVERIES
+                ),
+            );
+        }
         let records: Vec<ir::Record> = types
             .values()
             .map(|t| {
@@ -204,6 +234,30 @@ fn is_method_name(name: &str) -> bool {
                 && method.chars().all(|c| c.is_ascii_alphanumeric())
         }
         None => false,
+    }
+}
+
+impl Resolver<'_> {
+    /// Each file's module name is a Rust module name, and no other file's.
+    fn check_modules(&mut self, files: &[ir::SpecFileInfo]) {
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for (file, info) in files.iter().enumerate() {
+            if let Some(problem) = naming::module_name_problem(&info.module) {
+                self.report_file(ErrorKind::InvalidFileName, file, problem);
+            } else if let Some(&first) = seen.get(info.module.as_str()) {
+                let first = self.sources[first].path.clone();
+                self.report_file(
+                    ErrorKind::InvalidFileName,
+                    file,
+                    format!(
+                        "{first} already generates the module '{}'; rename one of them",
+                        info.module
+                    ),
+                );
+            } else {
+                seen.insert(&info.module, file);
+            }
+        }
     }
 }
 

@@ -36,11 +36,35 @@ pub(crate) const RESERVED_TYPE_NAMES: &[&str] = &[
     "Vec",
 ];
 
-/// The runtime's own methods of `Session`, which a data method's constructor must not take.
-const SESSION_METHODS: &[&str] = &["expires_at", "revoke", "token"];
+/// The runtime's own methods of `Session`, public or not, which a data method's constructor
+/// must not take (two inherent methods of one name do not compile). A test reads them from
+/// the runtime's source.
+const SESSION_METHODS: &[&str] = &[
+    "call",
+    "check_expiry",
+    "expires_at",
+    "get",
+    "page_concurrency",
+    "revoke",
+    "revoke_unscrubbed",
+    "scrubber",
+    "token",
+];
 
-/// The runtime's own methods of `Request`, which a parameter's setter must not take.
-const REQUEST_METHODS: &[&str] = &["customize", "items", "pages", "send"];
+/// The runtime's own methods of `Request`, public or not, which a parameter's setter must not
+/// take. A test reads them from the runtime's source.
+const REQUEST_METHODS: &[&str] = &[
+    "customize",
+    "items",
+    "new",
+    "pages",
+    "send",
+    "send_with_metadata",
+    "walk",
+];
+
+/// The methods of a record's builder besides its setters: a field must not take them.
+pub(super) const BUILDER_METHODS: &[&str] = &["build"];
 
 impl Resolver<'_> {
     pub(super) fn check_type_name(&mut self, file: usize, section: &str, name: &str) {
@@ -120,6 +144,24 @@ impl Resolver<'_> {
         for reserved in RESERVED_TYPE_NAMES {
             types.insert((*reserved).to_owned(), "a runtime type".to_owned());
         }
+        // A method without parameters is a unit struct, in the namespace of this constant.
+        types.insert(
+            "SERVICE".to_owned(),
+            "the spec's service constant".to_owned(),
+        );
+        for record in records.iter().filter(|r| !r.opaque) {
+            let builder = format!("{}Builder", record.name);
+            match types.get(&builder) {
+                Some(taken) => self.report(
+                    ErrorKind::RustNameTaken,
+                    at(record.file, &["types", record.name.as_str()]),
+                    format!("its builder '{builder}' is already {taken}; rename one of them"),
+                ),
+                None => {
+                    types.insert(builder, format!("the builder of the type {}", record.name));
+                }
+            }
+        }
         let mut constructors: HashMap<String, String> = SESSION_METHODS
             .iter()
             .map(|name| {
@@ -130,8 +172,21 @@ impl Resolver<'_> {
             })
             .collect();
         for method in methods.iter().filter(|m| !m.rust_name.is_empty()) {
+            self.check_param_names(method);
             let place = || at(method.file, &["methods", method.name.as_str()]);
             let request = request_type_name(method);
+            if !naming::is_camel_identifier(&request) {
+                self.report(
+                    ErrorKind::InvalidRustName,
+                    place(),
+                    format!(
+                        "its request type '{request}' (from the Rust name '{}') is not a Rust \
+                         type name; set another rust_name",
+                        method.rust_name
+                    ),
+                );
+                continue;
+            }
             match types.get(&request) {
                 Some(taken) => self.report(
                     ErrorKind::RustNameTaken,
@@ -189,6 +244,87 @@ impl Resolver<'_> {
                             .insert(constructor, format!("the constructor of {}", method.name));
                     }
                 }
+            }
+        }
+    }
+
+    /// Two parameters of a method must not become the same Rust field.
+    fn check_param_names(&mut self, method: &ir::Method) {
+        let mut taken: HashMap<&str, &str> = HashMap::new();
+        for param in &method.params {
+            if let Some(previous) = taken.insert(&param.rust_name, &param.wire_name) {
+                self.report(
+                    ErrorKind::RustNameTaken,
+                    at(
+                        method.file,
+                        &[
+                            "methods",
+                            method.name.as_str(),
+                            "params",
+                            param.wire_name.as_str(),
+                        ],
+                    ),
+                    format!(
+                        "'{}' and '{previous}' both become the Rust parameter '{}'; set rust_name",
+                        param.wire_name, param.rust_name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{REQUEST_METHODS, SESSION_METHODS};
+
+    /// The inherent methods of `type_name` in the runtime's `file`, public or not.
+    fn inherent_methods(file: &str, type_name: &str) -> Vec<String> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../generated-client/src")
+            .join(file);
+        let text = std::fs::read_to_string(&path).expect("the runtime's source");
+        let file = syn::parse_file(&text).expect("the runtime's source parses");
+        let mut names = Vec::new();
+        for item in file.items {
+            let syn::Item::Impl(block) = item else {
+                continue;
+            };
+            let syn::Type::Path(ty) = &*block.self_ty else {
+                continue;
+            };
+            let is_type = ty
+                .path
+                .segments
+                .last()
+                .is_some_and(|segment| segment.ident == type_name);
+            if block.trait_.is_some() || !is_type {
+                continue;
+            }
+            for member in block.items {
+                if let syn::ImplItem::Fn(function) = member {
+                    names.push(function.sig.ident.to_string());
+                }
+            }
+        }
+        names
+    }
+
+    /// A constructor or setter of the name of a runtime method would not compile: the lists
+    /// name every one.
+    #[test]
+    fn the_reserved_method_names_are_the_runtimes() {
+        for (file, type_name, reserved) in [
+            ("client.rs", "Session", SESSION_METHODS),
+            ("request.rs", "Request", REQUEST_METHODS),
+        ] {
+            let methods = inherent_methods(file, type_name);
+            assert!(!methods.is_empty(), "no method of {type_name} in {file}");
+            for method in methods {
+                assert!(
+                    reserved.contains(&method.as_str()),
+                    "{type_name}::{method} (in {file}) is missing from the reserved names"
+                );
             }
         }
     }

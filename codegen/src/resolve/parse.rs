@@ -1,19 +1,23 @@
 //! Reading one file: the pre-scan, the YAML parser, then serde into the [`SpecFile`] shape,
 //! each failure reported with its position.
 
+use serde_yaml::Value;
+
 use super::{Resolver, SpecSource};
 use crate::diagnostic::{ErrorKind, SpecError, did_you_mean};
 use crate::location::LineCol;
 use crate::model::SpecFile;
 use crate::prescan;
+use crate::text;
 
 impl Resolver<'_> {
     /// The file's sections, or an empty file after reporting why it cannot be read.
     pub(super) fn parse_file(&mut self, file: usize, source: &SpecSource) -> SpecFile {
-        // Hostile nesting would make the YAML parser take minutes; refuse it first.
+        // Hostile nesting or aliases would make the YAML parser take minutes or gigabytes;
+        // refuse them first.
         if let Err(refusal) = prescan::check(&source.text) {
             self.errors.push(SpecError {
-                kind: ErrorKind::TooLarge,
+                kind: refusal.kind,
                 file: source.path.clone(),
                 location: refusal.location,
                 path: String::new(),
@@ -21,7 +25,7 @@ impl Resolver<'_> {
             });
             return SpecFile::default();
         }
-        let value: serde_yaml::Value = match serde_yaml::from_str(&source.text) {
+        let value: Value = match serde_yaml::from_str(&source.text) {
             Ok(value) => value,
             Err(error) => {
                 let message = error.to_string();
@@ -45,6 +49,7 @@ impl Resolver<'_> {
         if value.is_null() {
             return SpecFile::default();
         }
+        self.control_characters(file, &value, &mut Vec::new());
         match serde_path_to_error::deserialize::<_, SpecFile>(value) {
             Ok(spec) => spec,
             Err(error) => {
@@ -80,6 +85,66 @@ impl Resolver<'_> {
                 SpecFile::default()
             }
         }
+    }
+}
+
+impl Resolver<'_> {
+    /// Reports every key and text of the file holding a control character (see
+    /// [`text::is_control`]), at its place. The walk's depth is bounded by the parser's
+    /// recursion limit.
+    fn control_characters(&mut self, file: usize, value: &Value, path: &mut Vec<String>) {
+        match value {
+            Value::String(text) => self.control_character(file, text, path),
+            Value::Sequence(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    path.push(index.to_string());
+                    self.control_characters(file, item, path);
+                    path.pop();
+                }
+            }
+            Value::Mapping(entries) => {
+                for (key, item) in entries {
+                    let key = match key {
+                        Value::String(text) => text.clone(),
+                        Value::Number(number) => number.to_string(),
+                        Value::Bool(flag) => flag.to_string(),
+                        _ => "?".to_owned(),
+                    };
+                    path.push(key);
+                    self.control_character(file, &path[path.len() - 1].clone(), path);
+                    self.control_characters(file, item, path);
+                    path.pop();
+                }
+            }
+            Value::Tagged(tagged) => {
+                self.control_character(file, &tagged.tag.to_string(), path);
+                self.control_characters(file, &tagged.value, path);
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+
+    fn control_character(&mut self, file: usize, text: &str, path: &[String]) {
+        let Some((index, c)) = text.chars().enumerate().find(|(_, c)| text::is_control(*c)) else {
+            return;
+        };
+        let location = self.locations.find(file, path);
+        let shown: Vec<String> = path
+            .iter()
+            .map(|segment| text::escape_controls(segment).into_owned())
+            .collect();
+        self.errors.push(SpecError {
+            kind: ErrorKind::ControlCharacter,
+            file: self.sources[file].path.clone(),
+            location,
+            path: shown.join("."),
+            message: format!(
+                "the text holds the control character U+{:04X} (character {}); generated doc \
+                 comments and literals would carry it: remove it",
+                c as u32,
+                index + 1
+            ),
+        });
     }
 }
 

@@ -1,9 +1,10 @@
 //! The `types` section: record types, their fields, the fields' types, encodings and presence.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use indexmap::IndexMap;
 
+use super::names::BUILDER_METHODS;
 use super::{Defined, Names, Resolver, at};
 use crate::diagnostic::{ErrorKind, did_you_mean, or_list};
 use crate::ir::{self, Encoding, FieldEncoding, Id, Presence, Scalar, TypeRef};
@@ -57,6 +58,7 @@ impl Resolver<'_> {
                 "a type needs fields; mark it `opaque: true` if the reference does not show them",
             );
         }
+        let delivery = Delivery::new(delivered_by);
         let mut rust_names: HashMap<String, &str> = HashMap::new();
         let fields = t
             .def
@@ -64,7 +66,18 @@ impl Resolver<'_> {
             .iter()
             .zip(types)
             .filter_map(|((wire, field), ty)| {
-                let field = self.field(t, wire, field, ty.clone()?, delivered_by, names)?;
+                let field = self.field(t, wire, field, ty.clone()?, &delivery, names)?;
+                if !t.def.opaque && BUILDER_METHODS.contains(&field.rust_name.as_str()) {
+                    self.report(
+                        ErrorKind::RustNameTaken,
+                        at(t.file, &["types", t.name, "fields", wire]),
+                        format!(
+                            "its builder's setter '{}' would take the builder's own method; set \
+                             rust_name",
+                            field.rust_name
+                        ),
+                    );
+                }
                 if let Some(previous) = rust_names.insert(field.rust_name.clone(), wire) {
                     self.report(
                         ErrorKind::RustNameTaken,
@@ -95,7 +108,7 @@ impl Resolver<'_> {
         wire: &str,
         field: &model::FieldDef,
         ty: TypeRef,
-        delivered_by: &[Id<ir::Method>],
+        delivered_by: &Delivery<'_>,
         names: &Names<'_>,
     ) -> Option<ir::Field> {
         let path = ["types", t.name, "fields", wire];
@@ -163,7 +176,7 @@ impl Resolver<'_> {
         path: &[&str],
         field: &model::FieldDef,
         record: &str,
-        delivered_by: &[Id<ir::Method>],
+        delivered_by: &Delivery<'_>,
     ) -> Presence {
         let ids = |methods: &[String]| methods.iter().map(Id::new).collect();
         match (&field.optional, &field.only_in, &field.absent_in) {
@@ -197,7 +210,7 @@ impl Resolver<'_> {
         path: &[&str],
         ty: &TypeRef,
         declared: Option<&EncodingDef>,
-        delivered_by: &[Id<ir::Method>],
+        delivered_by: &Delivery<'_>,
     ) -> Option<FieldEncoding> {
         let allowed: Vec<Encoding> = ty
             .kind()
@@ -254,7 +267,7 @@ impl Resolver<'_> {
                 let mut resolved = Vec::new();
                 let mut ok = true;
                 for (method, name) in per_method {
-                    if !delivered_by.iter().any(|m| m == method) {
+                    if !delivered_by.set.contains(method.as_str()) {
                         let mut full = path.to_vec();
                         full.push("encoding");
                         self.report(
@@ -262,8 +275,8 @@ impl Resolver<'_> {
                             at(file, &full).key(method),
                             format!(
                                 "'{method}' does not deliver this field{}; it is delivered by: {}",
-                                did_you_mean(method, delivered_by.iter().map(Id::as_str)),
-                                list_or_none(delivered_by)
+                                did_you_mean(method, delivered_by.methods.iter().map(Id::as_str)),
+                                list_or_none(delivered_by.methods)
                             ),
                         );
                         ok = false;
@@ -274,6 +287,7 @@ impl Resolver<'_> {
                     }
                 }
                 let missing: Vec<&str> = delivered_by
+                    .methods
                     .iter()
                     .filter(|m| !per_method.contains_key(m.as_str()))
                     .map(Id::as_str)
@@ -282,7 +296,10 @@ impl Resolver<'_> {
                     self.report(
                         ErrorKind::MissingEncoding,
                         at(file, path).key("encoding"),
-                        format!("the encoding is not given for: {}", missing.join(", ")),
+                        format!(
+                            "the encoding is not given for: {}",
+                            shortened_list(missing.iter().copied(), missing.len())
+                        ),
                     );
                     ok = false;
                 }
@@ -321,7 +338,7 @@ impl Resolver<'_> {
         key: &str,
         methods: &[String],
         record: &str,
-        delivered_by: &[Id<ir::Method>],
+        delivered_by: &Delivery<'_>,
     ) {
         if methods.is_empty() {
             self.report(
@@ -331,7 +348,7 @@ impl Resolver<'_> {
             );
         }
         for (i, method) in methods.iter().enumerate() {
-            if !delivered_by.iter().any(|m| m == method) {
+            if !delivered_by.set.contains(method.as_str()) {
                 let index = i.to_string();
                 let mut full = path.to_vec();
                 full.push(key);
@@ -341,8 +358,8 @@ impl Resolver<'_> {
                     at(file, &full),
                     format!(
                         "'{method}' does not deliver {record}{}; it is delivered by: {}",
-                        did_you_mean(method, delivered_by.iter().map(Id::as_str)),
-                        list_or_none(delivered_by)
+                        did_you_mean(method, delivered_by.methods.iter().map(Id::as_str)),
+                        list_or_none(delivered_by.methods)
                     ),
                 );
             }
@@ -382,19 +399,30 @@ fn parse_type(text: &str, names: &Names<'_>) -> Result<TypeRef, String> {
     ))
 }
 
-/// For each record, the methods whose response contains it (directly or nested), in method order.
+/// The most (method, record) pairs the methods may deliver in all: every pair is a line of the
+/// record's docs and a key the checks and the wire audit look up, and methods × records grows
+/// as the square of the spec's size. The spec has about fifty.
+pub(super) const MAX_DELIVERIES: usize = 1 << 20;
+
+/// For each record, the methods whose response contains it (directly or nested), in method
+/// order; with the index of the method that passed [`MAX_DELIVERIES`], where the count stopped.
 pub(super) fn delivered_by(
     methods: &[ir::Method],
     types: &IndexMap<&str, Defined<'_, model::TypeDef>>,
     field_types: &HashMap<&str, Vec<Option<TypeRef>>>,
-) -> HashMap<String, Vec<Id<ir::Method>>> {
+) -> (HashMap<String, Vec<Id<ir::Method>>>, Option<usize>) {
     let mut result: HashMap<String, Vec<Id<ir::Method>>> = HashMap::new();
-    for method in methods {
+    let mut pairs = 0usize;
+    for (index, method) in methods.iter().enumerate() {
         let mut stack = vec![method.response.as_str()];
         let mut seen = BTreeSet::new();
         while let Some(record) = stack.pop() {
             if !types.contains_key(record) || !seen.insert(record) {
                 continue;
+            }
+            pairs += 1;
+            if pairs > MAX_DELIVERIES {
+                return (result, Some(index));
             }
             result
                 .entry(record.to_owned())
@@ -411,17 +439,37 @@ pub(super) fn delivered_by(
             }
         }
     }
-    result
+    (result, None)
 }
 
+/// The methods, at most ten of them named (a message per error must not grow with the spec).
 fn list_or_none(methods: &[Id<ir::Method>]) -> String {
-    if methods.is_empty() {
-        "no method".to_owned()
-    } else {
-        methods
-            .iter()
-            .map(Id::as_str)
-            .collect::<Vec<_>>()
-            .join(", ")
+    match methods {
+        [] => "no method".to_owned(),
+        _ => shortened_list(methods.iter().map(Id::as_str), methods.len()),
+    }
+}
+
+/// The first ten of `items` (`count` in all), joined, then how many more.
+fn shortened_list<'a>(items: impl Iterator<Item = &'a str>, count: usize) -> String {
+    let shown: Vec<&str> = items.take(10).collect();
+    match count.saturating_sub(shown.len()) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
+}
+
+/// The methods that deliver a record, listed and as a set.
+pub(super) struct Delivery<'a> {
+    methods: &'a [Id<ir::Method>],
+    set: HashSet<&'a str>,
+}
+
+impl<'a> Delivery<'a> {
+    fn new(methods: &'a [Id<ir::Method>]) -> Self {
+        Delivery {
+            methods,
+            set: methods.iter().map(Id::as_str).collect(),
+        }
     }
 }

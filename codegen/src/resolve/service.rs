@@ -1,10 +1,10 @@
 //! The service-level sections: `api`, `oauth` and `errors`.
 
+use super::enums::Variants;
 use super::{Defined, Names, Resolver, at};
 use crate::diagnostic::{ErrorKind, did_you_mean};
 use crate::ir::{self, Id};
 use crate::model::{self, SpecFile};
-use crate::naming;
 
 impl Resolver<'_> {
     /// The `api` section, which at most one file declares.
@@ -92,11 +92,13 @@ impl Resolver<'_> {
     }
 
     /// One error code; the methods it names must exist.
-    pub(super) fn error_code(
+    pub(super) fn error_code<'d>(
         &mut self,
-        e: &Defined<'_, model::ErrorDef>,
+        e: &Defined<'d, model::ErrorDef>,
         names: &Names<'_>,
+        variants: &mut Variants<'d>,
     ) -> ir::ErrorCode {
+        let variant = self.variant(variants, e.name, at(e.file, &["errors", e.name]));
         if let Some(methods) = &e.def.methods {
             for (i, method) in methods.iter().enumerate() {
                 if !names.methods.contains(method.as_str()) {
@@ -114,7 +116,7 @@ impl Resolver<'_> {
         }
         ir::ErrorCode {
             code: e.name.to_owned(),
-            variant: naming::variant_name(e.name),
+            variant,
             doc: e.def.doc.clone(),
             kind: e.def.kind.clone(),
             methods: e

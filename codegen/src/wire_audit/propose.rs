@@ -17,6 +17,11 @@ pub struct Proposed {
     pub refused: Vec<String>,
 }
 
+/// The most edits written in one run: each one locates its place in the file afresh (the
+/// edits before it moved the lines), so their number multiplies the file's size; and no
+/// reviewer reads more in one spec diff.
+const MAX_EDITS: usize = 200;
+
 /// What a new item says of itself in the spec.
 const NEW_DOC: &str = "Not in the reference; seen in recorded traffic (cargo xtask wire-audit).";
 
@@ -43,11 +48,29 @@ pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Pro
             }
         }
     }
+    // Each method's proposed codes, in proposal order (looked up, not searched, per proposal).
+    let mut codes_by_method: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for proposal in &proposals {
+        if let Proposal::AddMethodError { method, code, .. } = proposal {
+            codes_by_method.entry(method).or_default().push(code);
+        }
+    }
+    let mut methods_written: BTreeSet<&str> = BTreeSet::new();
     let path = |parts: &[&str]| -> Vec<String> { parts.iter().map(|p| (*p).to_owned()).collect() };
+    let mut edits = 0usize;
     let mut apply =
         |file: usize,
          what: &Proposal,
          edit: &mut dyn FnMut(&mut YamlText) -> Result<(), String>| {
+            // Each edit re-reads its file's positions: a bounded number keeps this linear.
+            edits += 1;
+            if edits > MAX_EDITS {
+                refused.push(format!(
+                    "{what}: more than {MAX_EDITS} proposals in one run; review these, then \
+                     audit again"
+                ));
+                return;
+            }
             match files.get_mut(file) {
                 Some(text) => {
                     if let Err(reason) = edit(text) {
@@ -111,27 +134,20 @@ pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Pro
                 let Some(m) = api.methods.iter().find(|m| m.name == *method) else {
                     continue;
                 };
-                let mut list: Vec<String> = m.errors.iter().map(|c| c.to_string()).collect();
-                list.extend(
-                    proposals
-                        .iter()
-                        .filter_map(|p| match p {
-                            Proposal::AddMethodError {
-                                method: other,
-                                code,
-                                ..
-                            } if other == method => Some(code.clone()),
-                            _ => None,
-                        })
-                        .filter(|c| !m.errors.iter().any(|e| e == c.as_str())),
-                );
                 // Once per method: the first of its proposals writes every code.
-                let first = proposals.iter().find(|p| {
-                    matches!(p, Proposal::AddMethodError { method: other, .. } if other == method)
-                });
-                if first != Some(proposal) {
+                if !methods_written.insert(method.as_str()) {
                     continue;
                 }
+                let listed: BTreeSet<&str> = m.errors.iter().map(|e| e.as_str()).collect();
+                let mut list: Vec<String> = m.errors.iter().map(|c| c.to_string()).collect();
+                list.extend(
+                    codes_by_method
+                        .get(method.as_str())
+                        .into_iter()
+                        .flatten()
+                        .filter(|code| !listed.contains(*code))
+                        .map(|code| (*code).to_owned()),
+                );
                 apply(m.file, proposal, &mut |text| {
                     text.set(
                         &path(&["methods", method]),
@@ -182,8 +198,9 @@ pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Pro
             // A code for every method needs no list; one with a list gains the methods.
             if let Some(listed) = &declared.methods {
                 let mut all: Vec<String> = listed.iter().map(|m| m.to_string()).collect();
+                let mut present: BTreeSet<String> = all.iter().cloned().collect();
                 for method in methods {
-                    if !all.contains(&method) {
+                    if present.insert(method.clone()) {
                         all.push(method);
                     }
                 }

@@ -1,6 +1,6 @@
 //! The walk of each recorded answer beside the spec, and what it adds up to.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::{
     Coverage, Finding, FindingKind, Observation, Proposal, ProposedValue, example, json_words,
@@ -8,7 +8,9 @@ use super::{
 use crate::SpecSource;
 use crate::audit::SpecPlace;
 use crate::diff::wire::{Json, encodings_of, scalar_fits};
-use crate::ir::{Api, Encoding, Field, FieldEncoding, Kind, Presence, Record, Scalar, TypeRef};
+use crate::ir::{
+    self, Api, Encoding, Field, FieldEncoding, Kind, Presence, Record, Scalar, TypeRef,
+};
 use crate::location::SourceIndexes;
 
 /// What a finding is about in the spec.
@@ -58,6 +60,8 @@ struct Seen {
 /// A key the spec does not declare, over every object of its record.
 #[derive(Clone, Debug, Default)]
 struct Unknown {
+    /// Objects of the record that held the key.
+    seen: usize,
     kinds: BTreeSet<&'static str>,
     fraction: bool,
     null: bool,
@@ -66,8 +70,54 @@ struct Unknown {
     methods: BTreeSet<String>,
 }
 
+/// The spec's items by name, looked up once per value of the recordings rather than searched.
+struct Index<'a> {
+    records: HashMap<&'a str, &'a Record>,
+    enums: HashMap<&'a str, (&'a ir::Enum, HashSet<&'a str>)>,
+    methods: HashMap<&'a str, &'a ir::Method>,
+    errors: HashSet<&'a str>,
+    /// Per record, its fields by wire name and by documented name.
+    fields: HashMap<&'a str, HashMap<&'a str, &'a Field>>,
+}
+
+impl<'a> Index<'a> {
+    fn new(api: &'a Api) -> Self {
+        Index {
+            records: api.records.iter().map(|r| (r.name.as_str(), r)).collect(),
+            enums: api
+                .enums
+                .iter()
+                .map(|e| {
+                    let values = e.values.iter().map(|v| v.wire.as_str()).collect();
+                    (e.name.as_str(), (e, values))
+                })
+                .collect(),
+            methods: api.methods.iter().map(|m| (m.name.as_str(), m)).collect(),
+            errors: api.errors.iter().map(|e| e.code.as_str()).collect(),
+            fields: api
+                .records
+                .iter()
+                .map(|r| {
+                    let mut fields = HashMap::new();
+                    // The wire name wins over another field's documented name.
+                    for field in r.fields.iter().rev() {
+                        if let Some(documented) = &field.documented_as {
+                            fields.insert(documented.as_str(), field);
+                        }
+                    }
+                    for field in r.fields.iter().rev() {
+                        fields.insert(field.wire_name.as_str(), field);
+                    }
+                    (r.name.as_str(), fields)
+                })
+                .collect(),
+        }
+    }
+}
+
 pub(super) struct Walker<'a> {
     api: &'a Api,
+    index: Index<'a>,
     tallies: BTreeMap<Key, Tally>,
     seen: BTreeMap<(String, String, String), Seen>,
     /// The encodings each value of a field matched, per method (one set per distinct set).
@@ -91,6 +141,7 @@ impl<'a> Walker<'a> {
     pub(super) fn new(api: &'a Api) -> Self {
         Walker {
             api,
+            index: Index::new(api),
             tallies: BTreeMap::new(),
             seen: BTreeMap::new(),
             spellings: BTreeMap::new(),
@@ -120,7 +171,7 @@ impl<'a> Walker<'a> {
             source: &observation.source,
         };
         let success = (200..300).contains(&observation.status) && observation.failure.is_none();
-        let method = api.methods.iter().find(|m| m.name == method_name);
+        let method = self.index.methods.get(method_name).copied();
         if method_name.starts_with("oauth/") {
             if success {
                 self.coverage.skipped += 1;
@@ -188,7 +239,11 @@ impl<'a> Walker<'a> {
             }
         }
         match get("data") {
-            Some(data) => self.record(api.record(&method.response), data, "data", &at),
+            Some(data) => {
+                if let Some(record) = self.index.records.get(method.response.as_str()).copied() {
+                    self.record(record, data, "data", &at);
+                }
+            }
             None => {
                 let message = "the envelope has no data".to_owned();
                 self.tally(envelope("data"), None, at.source, message);
@@ -223,7 +278,7 @@ impl<'a> Walker<'a> {
             return;
         }
         for code in &failure.codes {
-            let known = self.api.errors.iter().any(|e| e.code == *code);
+            let known = self.index.errors.contains(code.as_str());
             let listed = match &declared {
                 Some(list) => list.contains(&code.as_str()),
                 None => known,
@@ -271,20 +326,31 @@ impl<'a> Walker<'a> {
             return;
         }
         *self.objects.entry(record.name.clone()).or_default() += 1;
-        for (key, value) in entries {
-            let declared = record
+        // Each declared key's first value and its place: one pass over the object.
+        let mut values: HashMap<&str, (usize, &Json)> = HashMap::with_capacity(entries.len());
+        for (place, (key, value)) in entries.iter().enumerate() {
+            let declared = self
+                .index
                 .fields
-                .iter()
-                .any(|f| f.wire_name == *key || f.documented_as.as_deref() == Some(key.as_str()));
-            if !declared {
+                .get(record.name.as_str())
+                .is_some_and(|fields| fields.contains_key(key.as_str()));
+            if declared {
+                values.entry(key.as_str()).or_insert((place, value));
+            } else {
                 self.unknown_key(record, key, value, &format!("{path}.{key}"), at);
             }
         }
         for field in &record.fields {
-            let value = entries
-                .iter()
-                .find(|(k, _)| *k == field.wire_name || field.documented_as.as_ref() == Some(k))
-                .map(|(_, v)| v);
+            // The first of its wire name and its documented name in the object.
+            let wire = values.get(field.wire_name.as_str()).copied();
+            let documented = field
+                .documented_as
+                .as_deref()
+                .and_then(|name| values.get(name).copied());
+            let value = match (wire, documented) {
+                (Some(a), Some(b)) => Some(if a.0 <= b.0 { a.1 } else { b.1 }),
+                (one, other) => one.or(other).map(|(_, value)| value),
+            };
             self.field(record, field, value, path, at);
         }
     }
@@ -294,6 +360,7 @@ impl<'a> Walker<'a> {
             .unknown
             .entry((record.name.clone(), key.to_owned()))
             .or_default();
+        unknown.seen += 1;
         unknown.methods.insert(at.method.to_owned());
         note_kind(unknown, value);
         let message = format!("{key} is not a field of {}", record.name);
@@ -424,9 +491,17 @@ impl<'a> Walker<'a> {
     ) {
         let api = self.api;
         match ty {
-            TypeRef::Record(id) => self.record(api.record(id), json, path, at),
+            TypeRef::Record(id) => {
+                if let Some(record) = self.index.records.get(id.as_str()).copied() {
+                    self.record(record, json, path, at);
+                }
+            }
             TypeRef::Enum(id) => {
-                let e = api.enumeration(id);
+                let Some((e, values)) = self.index.enums.get(id.as_str()) else {
+                    return;
+                };
+                let known = matches!(json, Json::Str(text) if values.contains(text.as_str()));
+                let e = *e;
                 match json {
                     Json::Str(text) if text.is_empty() => {
                         let message = format!("an empty string, which is no value of {}", e.name);
@@ -440,7 +515,7 @@ impl<'a> Walker<'a> {
                             message,
                         );
                     }
-                    Json::Str(text) if e.values.iter().any(|v| v.wire == *text) => {}
+                    Json::Str(_) if known => {}
                     Json::Str(text) => {
                         let how = if e.open {
                             "the client keeps it as Other"
@@ -672,10 +747,7 @@ impl<'a> Walker<'a> {
         for record in &api.records {
             for field in &record.fields {
                 let per_method: Vec<(&String, &Seen)> = self
-                    .seen
-                    .iter()
-                    .filter(|((r, f, _), _)| *r == record.name && *f == field.wire_name)
-                    .map(|((_, _, m), seen)| (m, seen))
+                    .seen_of(&record.name, &field.wire_name)
                     .filter(|(m, _)| presence(field, m).1)
                     .collect();
                 let objects: usize = per_method.iter().map(|(_, s)| s.objects).sum();
@@ -727,7 +799,7 @@ impl<'a> Walker<'a> {
         let api = self.api;
         let (file, path): (usize, Vec<String>) = match subject {
             Subject::Field { record, field } => {
-                let r = api.records.iter().find(|r| r.name == *record);
+                let r = self.index.records.get(record.as_str());
                 (
                     r.map_or(0, |r| r.file),
                     vec![
@@ -739,28 +811,27 @@ impl<'a> Walker<'a> {
                 )
             }
             Subject::Record { record, .. } => {
-                let r = api.records.iter().find(|r| r.name == *record);
+                let r = self.index.records.get(record.as_str());
                 (
                     r.map_or(0, |r| r.file),
                     vec!["types".into(), record.clone(), "fields".into()],
                 )
             }
             Subject::EnumValue { enumeration, .. } => {
-                let e = api.enums.iter().find(|e| e.name == *enumeration);
+                let e = self.index.enums.get(enumeration.as_str()).map(|(e, _)| e);
                 (
                     e.map_or(0, |e| e.file),
                     vec!["enums".into(), enumeration.clone(), "values".into()],
                 )
             }
             Subject::Method { method } => {
-                let m = api.methods.iter().find(|m| m.name == *method);
+                let m = self.index.methods.get(method.as_str());
                 (
                     m.map_or(0, |m| m.file),
                     vec!["methods".into(), method.clone()],
                 )
             }
-            Subject::Error { method, code } => match api.methods.iter().find(|m| m.name == *method)
-            {
+            Subject::Error { method, code } => match self.index.methods.get(method.as_str()) {
                 Some(m) => (
                     m.file,
                     vec!["methods".into(), method.clone(), "errors".into()],
@@ -842,7 +913,7 @@ impl<'a> Walker<'a> {
                 Some(Proposal::AddMethodError {
                     method: method.clone(),
                     code: code.clone(),
-                    declare: !api.errors.iter().any(|e| e.code == *code),
+                    declare: !self.index.errors.contains(code.as_str()),
                 })
             }
             (FindingKind::EnvelopeMismatch, Subject::Method { method }) if key.path == "api" => {
@@ -860,21 +931,27 @@ impl<'a> Walker<'a> {
     }
 
     fn field_of(&self, record: &str, field: &str) -> Option<&'a Field> {
-        let api = self.api;
-        api.records
-            .iter()
-            .find(|r| r.name == record)?
-            .fields
-            .iter()
-            .find(|f| f.wire_name == field)
+        let found = self.index.records.get(record)?;
+        found.fields.iter().find(|f| f.wire_name == field)
+    }
+
+    /// What was seen of a field, per method (a range of the map, not a scan of it).
+    fn seen_of<'s>(
+        &'s self,
+        record: &'s str,
+        field: &'s str,
+    ) -> impl Iterator<Item = (&'s String, &'s Seen)> + 's {
+        let from = (record.to_owned(), field.to_owned(), String::new());
+        self.seen
+            .range(from..)
+            .take_while(move |((r, f, _), _)| r == record && f == field)
+            .map(|((_, _, m), seen)| (m, seen))
     }
 
     /// The methods in whose every recorded answer the field was missing.
     fn absent_everywhere(&self, record: &str, field: &str) -> BTreeMap<String, (usize, usize)> {
-        self.seen
-            .iter()
-            .filter(|((r, f, _), _)| r == record && f == field)
-            .map(|((_, _, m), seen)| (m.clone(), (seen.present, seen.objects)))
+        self.seen_of(record, field)
+            .map(|(m, seen)| (m.clone(), (seen.present, seen.objects)))
             .collect()
     }
 
@@ -1004,19 +1081,7 @@ impl<'a> Walker<'a> {
             keys.push(("encoding".to_owned(), encoding));
         }
         let objects = self.objects.get(record).copied().unwrap_or(0);
-        let present = self
-            .tallies
-            .iter()
-            .filter(|(k, _)| {
-                k.kind == FindingKind::UnknownField
-                    && k.subject
-                        == Subject::Record {
-                            record: record.to_owned(),
-                            key: key.to_owned(),
-                        }
-            })
-            .map(|(_, t)| t.count)
-            .sum::<usize>();
+        let present = unknown.seen;
         if present < objects {
             keys.push((
                 "optional".to_owned(),
