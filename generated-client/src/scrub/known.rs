@@ -91,14 +91,23 @@ pub(crate) enum SecretSet {
     Nfa(NFA),
 }
 
-/// The most bytes of secrets a [`SecretSet`] keeps as a DFA.
+/// The most bytes of secrets a lasting [`SecretSet`] keeps as a DFA.
 const DFA_BYTES: usize = 4096;
+
+/// Whether a [`SecretSet`] serves many texts (a DFA is worth its build) or a few (one call's
+/// signature: a contiguous NFA builds faster).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lasting {
+    Yes,
+    No,
+}
 
 impl SecretSet {
     /// The set of `secrets` (empty ones left out); `None` when none is left, `Err` when it
     /// cannot be built (more states than it can number).
     pub(crate) fn build<'s>(
         secrets: impl IntoIterator<Item = &'s str>,
+        lasting: Lasting,
     ) -> Result<Option<SecretSet>, ()> {
         let values: Vec<Vec<u8>> = secrets
             .into_iter()
@@ -109,7 +118,7 @@ impl SecretSet {
             return Ok(None);
         }
         let bytes: usize = values.iter().map(Vec::len).sum();
-        let set = if bytes <= DFA_BYTES {
+        let set = if lasting == Lasting::Yes && bytes <= DFA_BYTES {
             DFA::builder()
                 .start_kind(StartKind::Both)
                 .build(&values)

@@ -42,7 +42,7 @@ use aho_corasick::dfa::DFA;
 use reqwest::header::{HeaderMap, HeaderValue};
 
 use crate::secret::{REDACTED, SECRET_WORDS, is_name_separator};
-use known::{Matcher, SecretSet};
+use known::{Lasting, Matcher, SecretSet};
 pub(crate) use registry::SecretRegistry;
 use scan::{Finding, Scan};
 use views::{Decoded, Unit};
@@ -184,7 +184,15 @@ impl<'a> Scrubber<'a> {
 
     /// This scrubber, cleaning the secrets `registry` remembers too.
     pub(crate) fn remembering(mut self, registry: &SecretRegistry) -> Self {
-        self.remembered = Some(registry.automaton());
+        let (automaton, covered) = registry.automaton_covering(&self.known.values);
+        // What the registry's automaton covers is not looked for twice: one call's own
+        // automaton is then its signature alone, quick to build.
+        for (value, covered) in self.known.values.iter_mut().zip(covered) {
+            if covered {
+                *value = "";
+            }
+        }
+        self.remembered = Some(automaton);
         self
     }
 
@@ -205,7 +213,7 @@ impl<'a> Scrubber<'a> {
     /// The automaton of the known secrets, built on first use.
     fn known_automaton(&self) -> Result<Option<&SecretSet>, ()> {
         self.known_automaton
-            .get_or_init(|| SecretSet::build(self.known.values()))
+            .get_or_init(|| SecretSet::build(self.known.values(), Lasting::No))
             .as_ref()
             .map(Option::as_ref)
             .map_err(|_| ())
@@ -317,12 +325,25 @@ impl<'a> Scrubber<'a> {
     /// Every span of `text` that holds a secret, in any view; `None` when the known secrets
     /// cannot be looked for, or the cleaning was cancelled.
     fn find(&self, text: &[u8]) -> Option<Vec<Finding>> {
-        let known = self.known_automaton().ok()?;
         let remembered = match &self.remembered {
             Some(Ok(automaton)) => automaton.as_ref().as_ref(),
             Some(Err(())) => return None,
             None => None,
         };
+        // A short text without escapes (a header value): the call's own few secrets are
+        // looked for as they are, without building their automaton.
+        if text.len() <= SHORT_TEXT
+            && !has_escape(text)
+            && !has_secret_word(text)
+            && !remembered.is_some_and(|set| set.in_plain(text))
+            && !self
+                .known
+                .values()
+                .any(|secret| contains_plain(text, secret))
+        {
+            return Some(Vec::new());
+        }
+        let known = self.known_automaton().ok()?;
         let automata: Vec<&SecretSet> = known.into_iter().chain(remembered).collect();
         if !may_hold_secrets(text, &automata) {
             return Some(Vec::new());
@@ -415,19 +436,40 @@ pub fn redact<'t>(text: &'t str, secrets: &[&crate::Secret]) -> Cow<'t, str> {
 /// of the views' bookkeeping, so a clean text (the usual answer) costs little; a text that
 /// fails it is read in full, so it decides nothing but how fast.
 fn may_hold_secrets(text: &[u8], known: &[&SecretSet]) -> bool {
-    if memchr::memchr3(b'%', b'\\', b'&', text).is_some() {
-        return true;
-    }
+    has_escape(text) || has_secret_word(text) || known.iter().any(|set| set.in_plain(text))
+}
+
+/// Texts up to this long are looked at without building the call's automaton.
+const SHORT_TEXT: usize = 1024;
+
+/// Whether `text` holds a byte that starts an escape (which only the views can read).
+fn has_escape(text: &[u8]) -> bool {
+    memchr::memchr3(b'%', b'\\', b'&', text).is_some()
+}
+
+/// Whether `text`, as it is, holds a secret word.
+fn has_secret_word(text: &[u8]) -> bool {
     let words = &*WORDS;
     let mut word = words.start_state(Anchored::No).unwrap_or(StateID::ZERO);
-    let has_word = text.iter().any(|&byte| {
+    text.iter().any(|&byte| {
         if is_name_separator(byte) {
             return false;
         }
         word = words.next_state(Anchored::No, word, byte);
         words.is_match(word)
-    });
-    has_word || known.iter().any(|set| set.in_plain(text))
+    })
+}
+
+/// Whether `text`, as it is, holds `secret`, a `+` and a space alike (as the automata match).
+fn contains_plain(text: &[u8], secret: &str) -> bool {
+    let same = |bytes: &[u8]| {
+        bytes
+            .iter()
+            .copied()
+            .map(scan::same_space)
+            .collect::<Vec<u8>>()
+    };
+    memchr::memmem::find(&same(text), &same(secret.as_bytes())).is_some()
 }
 
 /// How often a view reader looks whether it was cancelled, in bytes of the view.

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::known::SecretSet;
+use super::known::{Lasting, SecretSet};
 use crate::secret::Secret;
 
 /// How many token secrets and verifiers a client remembers besides its consumer secret.
@@ -79,10 +79,22 @@ impl SecretRegistry {
         state.automaton = None;
     }
 
-    /// The automaton of every remembered secret (`None` inside: none); `Err` when it cannot
-    /// be built.
-    pub(crate) fn automaton(&self) -> Result<Arc<Option<SecretSet>>, ()> {
+    /// The automaton of every remembered secret (`None` inside: none; `Err` when it cannot be
+    /// built), and which of `values` it covers (a scrubber then need not look for them again).
+    pub(crate) fn automaton_covering(
+        &self,
+        values: &[&str; 4],
+    ) -> (Result<Arc<Option<SecretSet>>, ()>, [bool; 4]) {
         let mut state = self.lock();
+        let covered = values.map(|value| {
+            !value.is_empty()
+                && (state.consumer.as_ref().is_some_and(|c| c.expose() == value)
+                    || state.values.iter().any(|held| held.expose() == value))
+        });
+        (Self::automaton_of(&mut state), covered)
+    }
+
+    fn automaton_of(state: &mut State) -> Result<Arc<Option<SecretSet>>, ()> {
         if let Some(automaton) = &state.automaton {
             return Ok(Arc::clone(automaton));
         }
@@ -92,7 +104,8 @@ impl SecretRegistry {
             .chain(&state.values)
             .map(Secret::expose)
             .collect();
-        let automaton = Arc::new(SecretSet::build(secrets)?);
+        // Built once and used by every call until the secrets change: the fastest kind.
+        let automaton = Arc::new(SecretSet::build(secrets, Lasting::Yes)?);
         state.automaton = Some(Arc::clone(&automaton));
         Ok(automaton)
     }
