@@ -6,17 +6,31 @@
 //!   errors (unknown types with suggestions), and long lines.
 //! - `reference/*`: the reference reader (`audit::parse_reference`) on resources with many
 //!   fields, long `data:` lines and many unreadable rows.
+//! - `generate/*`: generating the client from a resolved spec of n units (a unit: an error
+//!   code, an enum, two types with fields of every kind, a paged method and another one; see
+//!   `tests/support/synthetic.rs`).
+//! - `spec-diff/*`: `diff::diff` of two resolved specs of n units that differ in every item
+//!   (renamed types and methods included): both crates generated and read, every rule run.
+//! - `spec-audit/*`: `audit::audit` of a spec of n types, each with a `narrowed:` quote that is
+//!   looked up in a reference of n resources.
 //!
 //! `cargo bench -p marketplace-codegen --bench linear_readers`; figures in BENCHMARKS.md.
 
 #[path = "../../tests/benches/ratio.rs"]
 mod ratio;
+#[path = "../tests/support/synthetic.rs"]
+#[allow(
+    dead_code,
+    reason = "the expected changes are the tests' (large_specs.rs), not the bench's"
+)]
+mod synthetic;
 
 use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
 use criterion::Criterion;
-use marketplace_codegen::{SpecSource, audit, resolve};
+use marketplace_codegen::diff::{self, Side};
+use marketplace_codegen::{SpecSource, audit, generate, resolve};
 use ratio::{Row, Target, id};
 
 /// `units` repetitions of each shape, as spec files.
@@ -71,6 +85,18 @@ fn reference(units: usize) -> String {
 
 const SHAPES: [&str; 4] = ["valid", "aliases", "errors", "long"];
 const N: usize = 300;
+/// Units of the generation, spec-diff and spec-audit rows: a unit is heavier than a type of
+/// the loaders' rows (generated, formatted and read back with syn).
+const GENERATE_N: usize = 100;
+const DIFF_N: usize = 50;
+/// At 300 types the audit's automaton and indexes fit in a core's cache and at 3,000 they do
+/// not, which alone gives a ratio near 16: from 1,000 both sizes are out of it, and the ratio
+/// measures the algorithm (near 11).
+const AUDIT_N: usize = 1_000;
+
+fn resolved(sources: &[SpecSource]) -> marketplace_codegen::ir::Api {
+    resolve(sources).expect("the synthetic spec is valid")
+}
 
 fn main() {
     let started = SystemTime::now();
@@ -95,6 +121,40 @@ fn main() {
         });
     }
     group.finish();
+    let mut group = c.benchmark_group("generate");
+    for (name, units) in [("n", GENERATE_N), ("10n", 10 * GENERATE_N)] {
+        let api = resolved(&synthetic::api(units, synthetic::Side::Base));
+        group.bench_function(name, |b| b.iter(|| generate(black_box(&api)).is_ok()));
+    }
+    group.finish();
+    let mut group = c.benchmark_group("spec-diff");
+    for (name, units) in [("n", DIFF_N), ("10n", 10 * DIFF_N)] {
+        let base_sources = synthetic::api(units, synthetic::Side::Base);
+        let head_sources = synthetic::api(units, synthetic::Side::Head);
+        let (base, head) = (resolved(&base_sources), resolved(&head_sources));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let side = |api, sources| Side { api, sources };
+                diff::diff(
+                    side(black_box(&base), &base_sources),
+                    side(black_box(&head), &head_sources),
+                )
+                .map(|changes| changes.len())
+            })
+        });
+    }
+    group.finish();
+    let mut group = c.benchmark_group("spec-audit");
+    for (name, units) in [("n", AUDIT_N), ("10n", 10 * AUDIT_N)] {
+        let sources = synthetic::audited(units);
+        let api = resolved(&sources);
+        let reference = audit::parse_reference(&synthetic::reference(units), "bench.md")
+            .expect("the synthetic reference reads");
+        group.bench_function(name, |b| {
+            b.iter(|| audit::audit(black_box(&api), &sources, &reference).len())
+        });
+    }
+    group.finish();
     c.final_summary();
     let linear = Target {
         max_ratio: Some(15.0),
@@ -115,6 +175,9 @@ fn main() {
             row("spec: errors", "spec-errors"),
             row("spec: long lines", "spec-long"),
             row("reference reader", "reference"),
+            row("generation", "generate"),
+            row("spec-diff", "spec-diff"),
+            row("spec-audit: narrowed quotes", "spec-audit"),
         ],
     );
 }

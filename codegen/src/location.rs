@@ -21,13 +21,34 @@ pub struct LineCol {
     pub column: usize,
 }
 
-/// Where each path of one file is written.
-#[derive(Debug, Default)]
+/// Where each path of one file is written: a tree of path segments, each node holding where
+/// its key and its value start. A node stores its own segment only (not its whole path), and
+/// a lookup walks the path segment by segment, so building and asking are linear in what is
+/// read.
+#[derive(Debug)]
 pub(crate) struct LocationIndex {
+    /// The nodes; the first is the document's root (the empty path).
+    nodes: Vec<Node>,
+}
+
+#[derive(Debug, Default)]
+struct Node {
     /// Where the key of a mapping entry is written (`rate:` in `fields: { rate: ... }`).
-    keys: HashMap<Vec<String>, LineCol>,
+    key: Option<LineCol>,
     /// Where a value (scalar, mapping or sequence element) starts.
-    values: HashMap<Vec<String>, LineCol>,
+    value: Option<LineCol>,
+    /// The nodes one segment below, by segment.
+    children: HashMap<Box<str>, usize>,
+}
+
+const ROOT: usize = 0;
+
+impl Default for LocationIndex {
+    fn default() -> Self {
+        LocationIndex {
+            nodes: vec![Node::default()],
+        }
+    }
 }
 
 impl LocationIndex {
@@ -39,30 +60,58 @@ impl LocationIndex {
         builder.index
     }
 
+    /// The node at `segment` below `parent`, made when missing.
+    fn child_or_insert(&mut self, parent: usize, segment: &str) -> usize {
+        if let Some(&child) = self.nodes[parent].children.get(segment) {
+            return child;
+        }
+        let child = self.nodes.len();
+        self.nodes.push(Node::default());
+        self.nodes[parent].children.insert(segment.into(), child);
+        child
+    }
+
+    /// The nodes along `path` from the root's child down, as far as they exist.
+    fn walk<'p>(&'p self, path: &'p [String]) -> impl Iterator<Item = &'p Node> + 'p {
+        path.iter().scan(ROOT, |at, segment| {
+            *at = *self.nodes[*at].children.get(segment.as_str())?;
+            Some(&self.nodes[*at])
+        })
+    }
+
+    /// The node at exactly `path`.
+    fn node(&self, path: &[String]) -> Option<&Node> {
+        let mut at = ROOT;
+        for segment in path {
+            at = *self.nodes[at].children.get(segment.as_str())?;
+        }
+        self.nodes.get(at)
+    }
+
     /// The position of `path`: its key when it is a mapping entry, else its value.
     /// Falls back to the nearest ancestor that is known.
     pub(crate) fn find(&self, path: &[String]) -> Option<LineCol> {
-        (0..=path.len()).rev().find_map(|len| {
-            let prefix = &path[..len];
-            self.keys
-                .get(prefix)
-                .or_else(|| self.values.get(prefix))
-                .copied()
-        })
+        let root = &self.nodes[ROOT];
+        std::iter::once(root)
+            .chain(self.walk(path))
+            .filter_map(|node| node.key.or(node.value))
+            .last()
     }
 
     /// Where the key of the mapping entry at `path` is written, exactly (no ancestor).
     pub(crate) fn key(&self, path: &[String]) -> Option<LineCol> {
-        self.keys.get(path).copied()
+        self.node(path)?.key
     }
 
     /// The keys of the mapping at `path`, in the order they are written.
     pub(crate) fn children(&self, path: &[String]) -> Vec<(String, LineCol)> {
-        let mut children: Vec<(String, LineCol)> = self
-            .keys
+        let Some(node) = self.node(path) else {
+            return Vec::new();
+        };
+        let mut children: Vec<(String, LineCol)> = node
+            .children
             .iter()
-            .filter(|(key, _)| key.len() == path.len() + 1 && key.starts_with(path))
-            .map(|(key, at)| (key[path.len()].clone(), *at))
+            .filter_map(|(segment, &child)| Some((segment.to_string(), self.nodes[child].key?)))
             .collect();
         children.sort_by_key(|(_, at)| (at.line, at.column));
         children
@@ -71,7 +120,7 @@ impl LocationIndex {
     /// The position of the value at `path`, for tests of the index itself.
     #[cfg(test)]
     fn find_value(&self, path: &[String]) -> Option<LineCol> {
-        self.values.get(path).copied()
+        self.node(path)?.value
     }
 }
 
@@ -105,11 +154,21 @@ enum Frame {
     Sequence { next: usize },
 }
 
-#[derive(Default)]
 struct Builder {
     index: LocationIndex,
-    path: Vec<String>,
+    /// The nodes of the path being read, from the root.
+    path: Vec<usize>,
     frames: Vec<Frame>,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder {
+            index: LocationIndex::default(),
+            path: vec![ROOT],
+            frames: Vec::new(),
+        }
+    }
 }
 
 impl Builder {
@@ -118,19 +177,27 @@ impl Builder {
         matches!(self.frames.last(), Some(Frame::Mapping { key: None }))
     }
 
+    /// The node the path being read ends at.
+    fn here(&self) -> usize {
+        self.path.last().copied().unwrap_or(ROOT)
+    }
+
     /// A value node starts: record it and push its path segment.
     fn enter_value(&mut self, mark: Marker) {
-        match self.frames.last_mut() {
+        let segment = match self.frames.last_mut() {
             Some(Frame::Sequence { next }) => {
-                self.path.push(next.to_string());
                 *next += 1;
+                Some((*next - 1).to_string())
             }
-            Some(Frame::Mapping { key: Some(key) }) => self.path.push(key.clone()),
-            _ => {}
+            Some(Frame::Mapping { key: Some(key) }) => Some(key.clone()),
+            _ => None,
+        };
+        if let Some(segment) = segment {
+            let child = self.index.child_or_insert(self.here(), &segment);
+            self.path.push(child);
         }
-        self.index
-            .values
-            .insert(self.path.clone(), to_line_col(mark));
+        let here = self.here();
+        self.index.nodes[here].value = Some(to_line_col(mark));
     }
 
     /// A value node ends: pop its path segment and let the mapping expect the next key.
@@ -155,9 +222,8 @@ impl MarkedEventReceiver for Builder {
     fn on_event(&mut self, event: Event, mark: Marker) {
         match event {
             Event::Scalar(text, ..) if self.expects_key() => {
-                let mut key_path = self.path.clone();
-                key_path.push(text.clone());
-                self.index.keys.insert(key_path, to_line_col(mark));
+                let child = self.index.child_or_insert(self.here(), &text);
+                self.index.nodes[child].key = Some(to_line_col(mark));
                 if let Some(Frame::Mapping { key }) = self.frames.last_mut() {
                     *key = Some(text);
                 }

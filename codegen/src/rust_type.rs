@@ -1,7 +1,8 @@
 //! The Rust type of every field and parameter, as a value ([`RustTy`]), and the runtime decoder
 //! of every field: one mapping shared by the emitters (which print the type and name the
 //! decoder in `#[serde(with)]`) and by spec comparisons (whose wire model asks what that
-//! decoder accepts, and whose rules compare the types).
+//! decoder accepts, and whose rules compare the types). Records and enums are found through
+//! [`Find`]: callers in a loop pass a [`Lookup`](crate::ir::Lookup).
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -10,7 +11,7 @@ use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 
 use crate::ir::{
-    Api, DateForm, Encoding, Field, Id, Kind, Param, ParamType, Presence, Reader, Record, Scalar,
+    DateForm, Encoding, Field, Find, Id, Kind, Param, ParamType, Presence, Reader, Record, Scalar,
     TypeRef,
 };
 
@@ -174,7 +175,7 @@ impl ToTokens for RustTy {
 }
 
 /// The field's type before any `Option`, e.g. `Vec<Timesheet>` or `DayOrInstant`.
-pub fn value_type(api: &Api, field: &Field) -> RustTy {
+pub fn value_type(api: &dyn Find, field: &Field) -> RustTy {
     match &field.ty {
         // A list's encoding describes the container; its dates may come in either format.
         TypeRef::List(element) => type_of(api, element, &every_date_form()).vec(),
@@ -183,7 +184,7 @@ pub fn value_type(api: &Api, field: &Field) -> RustTy {
 }
 
 /// The field's type as declared in the struct, e.g. `Option<u64>`.
-pub fn field_type(api: &Api, field: &Field) -> RustTy {
+pub fn field_type(api: &dyn Find, field: &Field) -> RustTy {
     let value = value_type(api, field);
     if field.is_optional() {
         value.optional()
@@ -202,12 +203,12 @@ pub fn param_type(param: &Param) -> RustTy {
 }
 
 /// The type of a record.
-pub fn record_type(api: &Api, record: &Id<Record>) -> RustTy {
+pub fn record_type(api: &dyn Find, record: &Id<Record>) -> RustTy {
     type_of(api, &TypeRef::Record(record.clone()), &[])
 }
 
 /// The type of one item of a list, or of a record or enum: dates in either format.
-pub fn element_type(api: &Api, ty: &TypeRef) -> RustTy {
+pub fn element_type(api: &dyn Find, ty: &TypeRef) -> RustTy {
     type_of(api, ty, &every_date_form())
 }
 
@@ -222,7 +223,7 @@ fn every_date_form() -> Vec<DateForm> {
 
 /// A date's type follows from the forms it arrives in: `DD-MON-YY` text carries a day, epoch
 /// seconds an instant, and a field sent both ways needs both.
-fn type_of(api: &Api, ty: &TypeRef, dates: &[DateForm]) -> RustTy {
+fn type_of(api: &dyn Find, ty: &TypeRef, dates: &[DateForm]) -> RustTy {
     match ty {
         TypeRef::Scalar(Scalar::String) => RustTy::String,
         TypeRef::Scalar(Scalar::Integer) => RustTy::I64,

@@ -2,10 +2,13 @@
 //!
 //! Both revisions are read with git (through [`crate::git`], which verifies them and bounds
 //! what it reads; the head defaults to the work tree), resolved, compared rule by rule ([`marketplace_codegen::diff`]) and generated in
-//! memory; the report ends with the unified diff of the generated code. Nothing is written.
+//! memory; the report ends with the unified diff of the generated code, bounded in time
+//! ([`GENERATED_DIFF_TIMEOUT`]; the report says when it was cut short). Nothing is written.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use marketplace_codegen::diff::{self, Change, Impact, Side};
 use marketplace_codegen::{SpecSource, ir::Api};
@@ -234,36 +237,67 @@ fn describe(git: &Git<'_>, rev: &str, commit: &Commit) -> String {
     }
 }
 
+/// How long the diff of the generated code may take in all. Myers' diff costs the lines of a
+/// file times the lines that differ, which a hostile spec change makes quadratic in the spec;
+/// past this, what is left of each file is shown removed and added whole, and the report
+/// says so.
+pub const GENERATED_DIFF_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The unified diff of the generated code of both sides, generated in memory.
 fn generated_diff(base: &Api, head: &Api) -> Result<String, SpecDiffError> {
     let old = marketplace_codegen::generate(base)?;
     let new = marketplace_codegen::generate(head)?;
-    let mut names: Vec<&str> = old.iter().chain(&new).map(|f| f.path.as_str()).collect();
-    names.sort_unstable();
-    names.dedup();
+    let deadline = Instant::now() + GENERATED_DIFF_TIMEOUT;
+    Ok(files_diff(&old, &new, deadline))
+}
+
+/// The unified diff of two sets of generated files, file by file in name order, each diffed
+/// until `deadline` (see [`GENERATED_DIFF_TIMEOUT`]); a note at the end when it passed.
+fn files_diff(
+    old: &[marketplace_codegen::GeneratedFile],
+    new: &[marketplace_codegen::GeneratedFile],
+    deadline: Instant,
+) -> String {
+    fn by_name(files: &[marketplace_codegen::GeneratedFile]) -> BTreeMap<&str, &str> {
+        files
+            .iter()
+            .map(|f| (f.path.as_str(), f.contents.as_str()))
+            .collect()
+    }
+    let (old, new) = (by_name(old), by_name(new));
+    let names: BTreeSet<&str> = old.keys().chain(new.keys()).copied().collect();
     let mut out = String::new();
+    let mut cut_short = false;
     for name in names {
-        let text = |files: &[marketplace_codegen::GeneratedFile]| {
-            files
-                .iter()
-                .find(|f| f.path == name)
-                .map(|f| f.contents.clone())
-                .unwrap_or_default()
-        };
-        let (before, after) = (text(&old), text(&new));
+        let before = old.get(name).copied().unwrap_or_default();
+        let after = new.get(name).copied().unwrap_or_default();
         if before != after {
             let path = format!("{GENERATED_DIR}/{name}");
+            let diff = similar::TextDiff::configure()
+                .algorithm(similar::Algorithm::Myers)
+                .deadline(deadline)
+                .diff_lines(before, after);
+            // similar gives up on the rest at the deadline: the ops are complete, not minimal.
+            cut_short |= Instant::now() >= deadline;
             let _ = write!(
                 out,
                 "{}",
-                similar::TextDiff::from_lines(&before, &after)
-                    .unified_diff()
+                diff.unified_diff()
                     .context_radius(3)
                     .header(&format!("a/{path}"), &format!("b/{path}"))
             );
         }
     }
-    Ok(out)
+    if cut_short {
+        let _ = writeln!(
+            out,
+            "(spec-diff: the diff of the generated code took longer than {} s and was cut \
+             short: past that point, the changes of each file are shown as whole blocks \
+             removed and added, not line by line)",
+            GENERATED_DIFF_TIMEOUT.as_secs()
+        );
+    }
+    out
 }
 
 struct Report<'a> {
@@ -446,5 +480,54 @@ impl Report<'_> {
         };
         serde_json::to_string_pretty(&json)
             .unwrap_or_else(|error| format!("{{\"error\": \"{error}\"}}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use marketplace_codegen::GeneratedFile;
+
+    fn file(path: &str, contents: String) -> Vec<GeneratedFile> {
+        vec![GeneratedFile {
+            path: path.to_owned(),
+            contents,
+        }]
+    }
+
+    /// Lines that Myers' diff matches up one by one: every other line changed.
+    fn interleaved(lines: usize, changed: bool) -> String {
+        (0..lines)
+            .map(|i| match (i % 2, changed) {
+                (1, true) => format!("changed {i}\n"),
+                _ => format!("line {i}\n"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_generated_code_diff_is_line_by_line_before_its_deadline() {
+        let (old, new) = (interleaved(40, false), interleaved(40, true));
+        let far = Instant::now() + Duration::from_secs(3600);
+        let diff = files_diff(&file("a.rs", old), &file("a.rs", new), far);
+        assert!(!diff.contains("cut short"), "{diff}");
+        assert!(diff.contains(" line 2\n-line 3\n+changed 3\n"), "{diff}");
+    }
+
+    #[test]
+    fn a_generated_code_diff_past_its_deadline_is_cut_short_whole_and_says_so() {
+        let (old, new) = (interleaved(40, false), interleaved(40, true));
+        let past = Instant::now();
+        let diff = files_diff(&file("a.rs", old), &file("a.rs", new), past);
+        assert!(diff.contains("was cut short"), "{diff}");
+        // Past the deadline the rest is removed and added whole: every line still shows.
+        for i in 1..39 {
+            let line = match i % 2 {
+                1 => format!("+changed {i}\n"),
+                _ => format!("-line {i}\n"),
+            };
+            assert!(diff.contains(&line), "{line} in {diff}");
+        }
+        assert!(!diff.contains(" line 2\n-line 3\n"), "{diff}");
     }
 }

@@ -53,16 +53,20 @@
 //! - Parameters are judged the same way, by what the spec lets a caller send.
 //!
 //! The audit lives beside the IR because it judges the decoders the generator selects for each
-//! spec type, and it reuses the resolver's location index for spec positions.
+//! spec type, and it reuses the resolver's location index for spec positions. Spec items are
+//! found by name through maps ([`Lookup`], a field index per record), and every `narrowed:`
+//! quote is looked up in one pass over the reference, so the audit is linear in the spec and
+//! the reference.
 
+mod quotes;
 pub mod reference;
 mod width;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 
 use crate::SpecSource;
-use crate::ir::{self, Api, Field, Method, Record, TypeRef};
+use crate::ir::{self, Api, Field, Lookup, Method, Record, TypeRef};
 use crate::location::{LineCol, SourceIndexes};
 
 use reference::{RefField, RefMethod, RefType, Reference};
@@ -182,6 +186,8 @@ impl fmt::Display for Finding {
 pub fn audit(api: &Api, sources: &[SpecSource], reference: &Reference) -> Vec<Finding> {
     let mut auditor = Auditor {
         api,
+        lookup: api.lookup(),
+        fields: HashMap::new(),
         sources,
         locations: SourceIndexes::new(sources),
         reference,
@@ -189,8 +195,12 @@ pub fn audit(api: &Api, sources: &[SpecSource], reference: &Reference) -> Vec<Fi
     };
     auditor.run();
     let mut findings = auditor.findings;
-    let file_order = |file: &str| sources.iter().position(|s| s.path == file);
-    findings.sort_by_key(|finding| {
+    let mut files: HashMap<&str, usize> = HashMap::new();
+    for (at, source) in sources.iter().enumerate() {
+        files.entry(source.path.as_str()).or_insert(at);
+    }
+    let file_order = |file: &str| files.get(file).copied();
+    findings.sort_by_cached_key(|finding| {
         let spec = finding.spec.as_ref().map(|spec| {
             let at = spec.location.map(|l| (l.line, l.column));
             (file_order(&spec.file), at, spec.path.clone())
@@ -235,6 +245,10 @@ struct Typed<'t> {
 
 struct Auditor<'a> {
     api: &'a Api,
+    lookup: Lookup<'a>,
+    /// Per record audited (by address: an edited `Api` may repeat a name), its fields by the
+    /// names a documented field may match.
+    fields: HashMap<*const Record, FieldNames<'a>>,
     sources: &'a [SpecSource],
     locations: SourceIndexes<'a>,
     reference: &'a Reference,
@@ -249,17 +263,51 @@ impl SpecTypes for Auditor<'_> {
     }
 
     fn is_open(&self, enumeration: &str) -> bool {
-        self.api
-            .enums
-            .iter()
-            .find(|e| e.name == enumeration)
-            .is_none_or(|e| e.open)
+        self.lookup.enum_named(enumeration).is_none_or(|e| e.open)
+    }
+}
+
+/// A record's fields by wire name and by documented name: the first of each, by position.
+struct FieldNames<'a> {
+    wire: HashMap<&'a str, usize>,
+    documented: HashMap<&'a str, usize>,
+}
+
+impl<'a> FieldNames<'a> {
+    fn of(record: &'a Record) -> Self {
+        let mut names = FieldNames {
+            wire: HashMap::new(),
+            documented: HashMap::new(),
+        };
+        for (at, field) in record.fields.iter().enumerate() {
+            names.wire.entry(field.wire_name.as_str()).or_insert(at);
+            if let Some(documented) = &field.documented_as {
+                names.documented.entry(documented.as_str()).or_insert(at);
+            }
+        }
+        names
+    }
+
+    /// The first field (in record order) that is `documented` by its wire name, by its own
+    /// documented name, or that the reference says `documented` is delivered as.
+    fn matching(&self, documented: &RefField) -> Option<usize> {
+        let by_wire = self.wire.get(documented.name.as_str());
+        let by_documented = self.documented.get(documented.name.as_str());
+        let delivered_as = documented
+            .documented_as
+            .as_deref()
+            .and_then(|name| self.wire.get(name));
+        [by_wire, by_documented, delivered_as]
+            .into_iter()
+            .flatten()
+            .min()
+            .copied()
     }
 }
 
 impl<'a> Auditor<'a> {
     fn record_named(&self, name: &str) -> Option<&'a Record> {
-        self.api.records.iter().find(|r| r.name == name)
+        self.lookup.record_named(name)
     }
 
     fn spec_place(&self, file: usize, path: &[&str], key: Option<&str>) -> SpecPlace {
@@ -342,7 +390,7 @@ impl<'a> Auditor<'a> {
             }
         }
         for documented in reference.methods.values() {
-            if !self.api.methods.iter().any(|m| m.name == documented.name) {
+            if self.lookup.method_named(&documented.name).is_none() {
                 let heading = format!("### {}", documented.name);
                 let place = self.reference_place(documented.line, &heading);
                 let message = format!("method {} is not in the spec", documented.name);
@@ -416,12 +464,19 @@ impl<'a> Auditor<'a> {
         };
         let mut inline = Vec::new();
         let mut matched = BTreeSet::new();
-        for documented_field in fields {
-            let found = record.fields.iter().find(|f| {
-                f.wire_name == documented_field.name
-                    || f.documented_as.as_deref() == Some(&documented_field.name)
-                    || documented_field.documented_as.as_deref() == Some(&f.wire_name)
-            });
+        let names = self
+            .fields
+            .entry(std::ptr::from_ref(record))
+            .or_insert_with(|| FieldNames::of(record));
+        let found: Vec<Option<&'a Field>> = fields
+            .iter()
+            .map(|documented| {
+                names
+                    .matching(documented)
+                    .and_then(|at| record.fields.get(at))
+            })
+            .collect();
+        for (documented_field, found) in fields.iter().zip(found) {
             let here = self.reference_place(documented_field.line, &documented_field.source);
             let Some(field) = found.filter(|_| !record.opaque) else {
                 let key = if record.opaque { "opaque" } else { "fields" };
@@ -539,13 +594,15 @@ impl<'a> Auditor<'a> {
 
     fn params(&mut self, method: &'a Method, documented: &'a RefMethod) {
         let name = method.name.as_str();
+        let mut params = HashMap::new();
+        for param in &method.params {
+            params.entry(param.wire_name.as_str()).or_insert(param);
+        }
+        let documented_names: HashSet<&str> =
+            documented.params.iter().map(|p| p.name.as_str()).collect();
         for documented_param in &documented.params {
             let here = self.reference_place(documented_param.line, &documented_param.source);
-            let Some(param) = method
-                .params
-                .iter()
-                .find(|p| p.wire_name == documented_param.name)
-            else {
+            let Some(param) = params.get(documented_param.name.as_str()) else {
                 let place = self.spec_place(method.file, &["methods", name, "params"], None);
                 let message = format!(
                     "parameter {} ({}) is documented but not in the spec",
@@ -567,7 +624,7 @@ impl<'a> Auditor<'a> {
             });
         }
         for param in &method.params {
-            if !documented.params.iter().any(|p| p.name == param.wire_name) {
+            if !documented_names.contains(param.wire_name.as_str()) {
                 let path = ["methods", name, "params", &param.wire_name];
                 let place = self.spec_place(method.file, &path, None);
                 let heading = format!("### {name}");
@@ -620,8 +677,10 @@ impl<'a> Auditor<'a> {
                 continue;
             };
             let path = ["oauth", "endpoints", endpoint.name.as_str(), "response"];
+            let in_spec: HashSet<&String> = endpoint.response.iter().collect();
+            let documented: HashSet<&String> = variables.iter().collect();
             for variable in variables {
-                if !endpoint.response.contains(variable) {
+                if !in_spec.contains(variable) {
                     let place = self.spec_place(oauth.file, &path, None);
                     let message = format!("{variable} is documented but not in the spec");
                     self.report(
@@ -633,7 +692,7 @@ impl<'a> Auditor<'a> {
                 }
             }
             for (i, variable) in endpoint.response.iter().enumerate() {
-                if !variables.contains(variable) {
+                if !documented.contains(variable) {
                     let index = i.to_string();
                     let mut at = path.to_vec();
                     at.push(&index);
@@ -650,7 +709,7 @@ impl<'a> Auditor<'a> {
         }
     }
 
-    /// Every `narrowed:` quotes the reference word for word.
+    /// Every `narrowed:` quotes the reference word for word: every quote looked up at once.
     fn evidence_quotes(&mut self) {
         let mut evidence: Vec<(usize, [&str; 4], &str)> = Vec::new();
         for record in &self.api.records {
@@ -665,9 +724,18 @@ impl<'a> Auditor<'a> {
                 evidence.extend(param.narrowed.as_deref().map(|n| (method.file, path, n)));
             }
         }
+        let excerpts: Vec<&str> = evidence
+            .iter()
+            .flat_map(|(_, _, narrowed)| ir::quoted_excerpts(narrowed))
+            .filter(|excerpt| !excerpt.trim().is_empty())
+            .collect();
+        let mut contained = self.reference.contains_quotes(&excerpts).into_iter();
         for (file, path, narrowed) in evidence {
             for excerpt in ir::quoted_excerpts(narrowed) {
-                if !excerpt.trim().is_empty() && !self.reference.contains_quote(excerpt) {
+                if excerpt.trim().is_empty() {
+                    continue;
+                }
+                if contained.next() == Some(false) {
                     let place = self.spec_place(file, &path, Some("narrowed"));
                     let message = format!(
                         "narrowed: quotes \"{excerpt}\", which {} does not contain",

@@ -193,8 +193,15 @@ impl fmt::Display for RefType {
 impl Reference {
     /// Whether the reference contains `excerpt`, white space compared as one space.
     pub fn contains_quote(&self, excerpt: &str) -> bool {
-        let excerpt = normalize_space(excerpt);
-        !excerpt.is_empty() && self.normalized.contains(&excerpt)
+        self.contains_quotes(&[excerpt]) == [true]
+    }
+
+    /// For each of `excerpts`, whether the reference contains it, white space compared as one
+    /// space: all of them in one pass over the reference (see `quotes.rs`).
+    pub fn contains_quotes(&self, excerpts: &[&str]) -> Vec<bool> {
+        let normalized: Vec<String> = excerpts.iter().map(|e| normalize_space(e)).collect();
+        let normalized: Vec<&str> = normalized.iter().map(String::as_str).collect();
+        super::quotes::contained(&self.normalized, &normalized)
     }
 }
 

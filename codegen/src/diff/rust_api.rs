@@ -10,6 +10,7 @@
 //! gains a variant (neither can happen to a `#[non_exhaustive]` one).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 
 use quote::ToTokens;
 use syn::punctuated::Punctuated;
@@ -215,9 +216,21 @@ impl RustApi {
         self.items.insert(key, item);
     }
 
+    /// The items whose key starts with `prefix`: a range of the sorted keys.
+    fn with_prefix<'s, 'p>(
+        &'s self,
+        prefix: &'p str,
+    ) -> impl Iterator<Item = (&'s String, &'s Item)> + use<'s, 'p> {
+        self.items
+            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+            .take_while(move |(key, _)| key.starts_with(prefix))
+    }
+
     /// The inherent methods of `ty`, by key.
     pub fn methods_of<'a>(&'a self, ty: &'a str) -> impl Iterator<Item = (&'a str, &'a Method)> {
-        self.items.iter().filter_map(move |(key, item)| match item {
+        let prefix = format!("{ty}::");
+        let keys: Vec<(&'a String, &'a Item)> = self.with_prefix(&prefix).collect();
+        keys.into_iter().filter_map(move |(key, item)| match item {
             Item::Method(method) if key.split_once("::").is_some_and(|(t, _)| t == ty) => {
                 Some((key.as_str(), method))
             }
@@ -263,27 +276,24 @@ impl RustApi {
         broken
     }
 
-    /// How many fields (or variants) a struct (or enum) has.
+    /// How many fields (or variants) a struct (or enum) has: two ranges of the sorted keys.
     fn members(&self, ty: &str) -> usize {
         let (fields, variants) = (format!("{ty}."), format!("{ty}::"));
-        self.items
-            .iter()
-            .filter(|(key, item)| match item {
-                Item::Field { .. } => key.starts_with(&fields),
-                Item::Variant { .. } => key.starts_with(&variants),
-                _ => false,
-            })
-            .count()
+        let fields = self
+            .with_prefix(&fields)
+            .filter(|(_, item)| matches!(item, Item::Field { .. }))
+            .count();
+        let variants = self
+            .with_prefix(&variants)
+            .filter(|(_, item)| matches!(item, Item::Variant { .. }))
+            .count();
+        fields + variants
     }
 }
 
 /// An item with the names of renamed types replaced by their new names.
 fn renamed(item: &Item, renames: &BTreeMap<String, String>) -> Item {
-    let text = |text: &String| {
-        renames.iter().fold(text.clone(), |text, (from, to)| {
-            rename_word(&text, from, to)
-        })
-    };
+    let text = |text: &String| rename_words(text, renames);
     match item {
         Item::Field { ty } => Item::Field { ty: text(ty) },
         Item::Variant { fields } => Item::Variant {
@@ -307,21 +317,38 @@ fn renamed(item: &Item, renames: &BTreeMap<String, String>) -> Item {
     }
 }
 
-/// `text` with the whole word `from` replaced by `to`.
-fn rename_word(text: &str, from: &str, to: &str) -> String {
+/// `text` with every whole word that `renames` renames replaced, in one pass: as the renames
+/// applied one after the other in key order would (a word renamed to a later rename's old name
+/// is renamed again; the new names are type names, words themselves).
+fn rename_words(text: &str, renames: &BTreeMap<String, String>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
     for c in text.chars().chain(std::iter::once(' ')) {
         if c.is_ascii_alphanumeric() || c == '_' {
             word.push(c);
         } else {
-            out.push_str(if word == from { to } else { &word });
+            out.push_str(renamed_word(&word, renames));
             word.clear();
             out.push(c);
         }
     }
     out.pop();
     out
+}
+
+/// What the renames, applied in key order, make of one word.
+fn renamed_word<'w>(word: &'w str, renames: &'w BTreeMap<String, String>) -> &'w str {
+    let mut word = word;
+    let mut last: Option<&str> = None;
+    // Each step moves to a later key, so this ends.
+    while let Some((from, to)) = renames.get_key_value(word) {
+        if last.is_some_and(|last| from.as_str() <= last) {
+            break;
+        }
+        last = Some(from);
+        word = to;
+    }
+    word
 }
 
 fn public(vis: &syn::Visibility) -> bool {
@@ -368,6 +395,26 @@ mod tests {
             .into_iter()
             .collect();
         assert_eq!(broken, ["A", "E"]);
+    }
+
+    #[test]
+    fn words_are_renamed_in_one_pass_as_one_rename_after_the_other() {
+        let renames: BTreeMap<String, String> = [("A", "B"), ("B", "C"), ("D", "A")]
+            .into_iter()
+            .map(|(from, to)| (from.to_owned(), to.to_owned()))
+            .collect();
+        let sequential = |text: &str| {
+            renames.iter().fold(text.to_owned(), |text, (from, to)| {
+                let words: Vec<String> = text
+                    .split(' ')
+                    .map(|w| if w == from { to.clone() } else { w.to_owned() })
+                    .collect();
+                words.join(" ")
+            })
+        };
+        for text in ["A", "B", "D", "A B D", "Vec < D >", "AB A_ D"] {
+            assert_eq!(rename_words(text, &renames), sequential(text), "{text}");
+        }
     }
 
     #[test]

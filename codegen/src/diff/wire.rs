@@ -25,9 +25,12 @@
 //! `zero_is_none`, nothing when optional or absent in that method; records and lists
 //! recursively, one variation at a time.
 
+use std::cell::Cell;
+use std::collections::HashMap;
+
 use crate::ir::{
-    Api, DateForm, Encoding, Field, JsonForm, JsonKind, Kind, Method, Param, ParamType, Presence,
-    Reader, Record, Scalar, TypeRef,
+    DateForm, Encoding, Field, FieldEncoding, Find, JsonForm, JsonKind, Kind, Method, Param,
+    ParamType, Presence, Reader, Record, Scalar, TypeRef,
 };
 use crate::rust_type::{self, Decoder, RustTy};
 
@@ -192,13 +195,103 @@ pub struct Sample {
     pub data: Json,
 }
 
+/// What the model may build for the questions of one spec diff, and whether it ran out.
+///
+/// The model writes out each document a server may send, one variation at a time, so what it
+/// builds for a record is about the square of the record's size, and nested records multiply
+/// (up to [`MAX_DEPTH`] levels): a hostile spec makes it as large as it likes. The budget is
+/// counted in bytes, roughly (a value, a key or a string's bytes, a name of a method the model
+/// looks for), before anything is built; once spent, every question asked with it is answered
+/// `None`, for the caller to judge conservatively. A count, not a clock: the answers are a
+/// function of the specs.
+#[derive(Debug)]
+pub struct Budget {
+    left: Cell<usize>,
+    spent: Cell<bool>,
+}
+
+/// What a value costs besides its strings' bytes.
+const VALUE_COST: usize = 64;
+
+impl Budget {
+    /// A budget of `bytes`.
+    pub fn new(bytes: usize) -> Budget {
+        Budget {
+            left: Cell::new(bytes),
+            spent: Cell::new(false),
+        }
+    }
+
+    /// No bound (for tests and tools that look at the model on small specs).
+    pub fn unlimited() -> Budget {
+        Budget::new(usize::MAX)
+    }
+
+    /// Whether the budget ran out.
+    pub fn spent(&self) -> bool {
+        self.spent.get()
+    }
+
+    /// Takes `cost` from what is left; `false` (and spent from now on) when it is not there.
+    fn take(&self, cost: usize) -> bool {
+        if self.spent.get() || cost > self.left.get() {
+            self.spent.set(true);
+            self.left.set(0);
+            return false;
+        }
+        self.left.set(self.left.get() - cost);
+        true
+    }
+
+    /// Takes what a copy of `json` costs, measured no further than what is left.
+    fn take_copy(&self, json: &Json) -> bool {
+        match cost_within(json, self.left.get()) {
+            Some(cost) => self.take(cost),
+            None => self.take(usize::MAX),
+        }
+    }
+}
+
+/// What a copy of `json` costs, or `None` past `limit` (found after looking at no more than
+/// `limit` of it).
+fn cost_within(json: &Json, limit: usize) -> Option<usize> {
+    let mut cost = 0usize;
+    let mut stack = vec![json];
+    while let Some(json) = stack.pop() {
+        cost = cost.checked_add(VALUE_COST)?;
+        match json {
+            Json::Absent | Json::Null | Json::Bool(_) => {}
+            Json::Number(text) | Json::Str(text) => cost = cost.checked_add(text.len())?,
+            Json::Object(entries) => {
+                for (key, value) in entries {
+                    cost = cost.checked_add(key.len())?;
+                    stack.push(value);
+                }
+            }
+            Json::List { items, .. } => stack.extend(items),
+        }
+        if cost > limit {
+            return None;
+        }
+    }
+    Some(cost)
+}
+
 /// Every response document the server of `api` may send for `method`: a baseline with every
 /// field at its first value, then one variation at a time.
-pub fn samples(api: &Api, method: &Method) -> Vec<Sample> {
+pub fn samples(api: &dyn Find, method: &Method) -> Vec<Sample> {
+    samples_within(api, method, &Budget::unlimited()).unwrap_or_default()
+}
+
+/// [`samples`] within `budget`: `None` when it runs out.
+pub fn samples_within(api: &dyn Find, method: &Method, budget: &Budget) -> Option<Vec<Sample>> {
     let Some(record) = record(api, method.response.as_str()) else {
-        return Vec::new();
+        return Some(Vec::new());
     };
-    let (baseline, variations) = record_values(api, record, &method.name, 0);
+    let (baseline, variations) = record_values(api, record, &method.name, 0, budget);
+    if budget.spent() {
+        return None;
+    }
     let mut samples = vec![Sample {
         what: "baseline".to_owned(),
         data: baseline,
@@ -208,31 +301,42 @@ pub fn samples(api: &Api, method: &Method) -> Vec<Sample> {
             .into_iter()
             .map(|(what, data)| Sample { what, data }),
     );
-    samples
+    Some(samples)
 }
 
 /// Whether the decoder of `record` in the crate of `api` accepts `json`.
-pub fn record_accepts(api: &Api, record: &Record, json: &Json) -> bool {
+pub fn record_accepts(api: &dyn Find, record: &Record, json: &Json) -> bool {
     let Json::Object(entries) = json else {
         return false;
     };
     if record.opaque {
         return true;
     }
+    // Where each key is first sent: a field reads the first of its wire name and its alias.
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
+    for (at, (key, value)) in entries.iter().enumerate() {
+        if *value != Json::Absent {
+            first.entry(key.as_str()).or_insert(at);
+        }
+    }
     record.fields.iter().all(|field| {
-        let value = entries
-            .iter()
-            .find(|(key, value)| {
-                *value != Json::Absent
-                    && (*key == field.wire_name || field.documented_as.as_ref() == Some(key))
-            })
+        let wire = first.get(field.wire_name.as_str());
+        let alias = field
+            .documented_as
+            .as_deref()
+            .and_then(|alias| first.get(alias));
+        let value = wire
+            .into_iter()
+            .chain(alias)
+            .min()
+            .and_then(|&at| entries.get(at))
             .map_or(&Json::Absent, |(_, value)| value);
         field_accepts(api, field, value)
     })
 }
 
 /// Whether the decoder of `field` in the crate of `api` accepts `json` (absent included).
-pub fn field_accepts(api: &Api, field: &Field, json: &Json) -> bool {
+pub fn field_accepts(api: &dyn Find, field: &Field, json: &Json) -> bool {
     match json {
         Json::Absent => return rust_type::absent_is_none(field),
         Json::Null if field.is_optional() => return true,
@@ -254,7 +358,7 @@ pub fn field_accepts(api: &Api, field: &Field, json: &Json) -> bool {
 
 /// Whether a value of type `ty` decodes from `json`; `lenient_text` is whether a `string` takes
 /// a number (the runtime's text decoder) rather than serde's `String`.
-fn value_accepts(api: &Api, ty: &TypeRef, lenient_text: bool, json: &Json) -> bool {
+fn value_accepts(api: &dyn Find, ty: &TypeRef, lenient_text: bool, json: &Json) -> bool {
     match ty {
         TypeRef::Scalar(Scalar::String) => {
             matches!(json, Json::Str(_)) || (lenient_text && matches!(json, Json::Number(_)))
@@ -277,8 +381,8 @@ fn value_accepts(api: &Api, ty: &TypeRef, lenient_text: bool, json: &Json) -> bo
         }
         // A date inside a list is a DayOrInstant.
         TypeRef::Scalar(Scalar::Date) => date_accepts(&RustTy::DayOrInstant, json),
-        TypeRef::Enum(name) => match (json, api.enums.iter().find(|e| e.name == *name)) {
-            (Json::Str(text), Some(e)) => e.open || e.values.iter().any(|v| &v.wire == text),
+        TypeRef::Enum(name) => match (json, api.enum_named(name.as_str())) {
+            (Json::Str(text), Some(e)) => e.open || api.lists(e, text),
             _ => false,
         },
         TypeRef::Record(name) => {
@@ -346,7 +450,7 @@ pub fn encodings_of(kind: Kind, json: &Json) -> Vec<Encoding> {
 
 /// Whether a value of `scalar` can be read from `json` by the runtime's lenient decoder of
 /// the type (text: a string or a number kept as its text; a date: either format).
-pub fn scalar_fits(api: &Api, scalar: Scalar, json: &Json) -> bool {
+pub fn scalar_fits(api: &dyn Find, scalar: Scalar, json: &Json) -> bool {
     value_accepts(api, &TypeRef::Scalar(scalar), true, json)
 }
 
@@ -396,11 +500,26 @@ fn number(json: &Json) -> Option<Number> {
 }
 
 /// Every value the server of `api` may send for `field` in `method`'s response.
-pub fn field_sends(api: &Api, field: &Field, method: &str) -> Vec<Json> {
-    let (baseline, variations) = field_values(api, field, method, 0);
-    std::iter::once(baseline)
-        .chain(variations.into_iter().map(|(_, json)| json))
-        .collect()
+pub fn field_sends(api: &dyn Find, field: &Field, method: &str) -> Vec<Json> {
+    field_sends_within(api, field, method, &Budget::unlimited()).unwrap_or_default()
+}
+
+/// [`field_sends`] within `budget`: `None` when it runs out.
+pub fn field_sends_within(
+    api: &dyn Find,
+    field: &Field,
+    method: &str,
+    budget: &Budget,
+) -> Option<Vec<Json>> {
+    let (baseline, variations) = field_values(api, field, method, 0, budget);
+    if budget.spent() {
+        return None;
+    }
+    Some(
+        std::iter::once(baseline)
+            .chain(variations.into_iter().map(|(_, json)| json))
+            .collect(),
+    )
 }
 
 /// How deep records nest before the model stops (specs cannot nest records in a cycle, but the
@@ -409,11 +528,23 @@ const MAX_DEPTH: usize = 8;
 
 /// A field's first value (the baseline) and its variations, each named by its path.
 fn field_values(
-    api: &Api,
+    api: &dyn Find,
     field: &Field,
     method: &str,
     depth: usize,
+    budget: &Budget,
 ) -> (Json, Vec<(String, Json)>) {
+    // The lists of methods looked through, and the values below.
+    let named = match &field.presence {
+        Presence::OnlyIn(methods) | Presence::AbsentIn(methods) => methods.len(),
+        Presence::Always | Presence::Optional(_) => 0,
+    } + match &field.encoding {
+        FieldEncoding::PerMethod(per_method) => per_method.len(),
+        FieldEncoding::Itself | FieldEncoding::Uniform(_) => 0,
+    };
+    if !budget.take(VALUE_COST.saturating_add(named.saturating_mul(VALUE_COST))) {
+        return (Json::Absent, Vec::new());
+    }
     let delivered = match &field.presence {
         Presence::OnlyIn(methods) => methods.iter().any(|m| m == method),
         Presence::AbsentIn(methods) => !methods.iter().any(|m| m == method),
@@ -425,7 +556,7 @@ fn field_values(
     let encodings = field.encoding.in_method(method);
     let (baseline, mut variations) = match &field.ty {
         TypeRef::List(element) => {
-            let (first, element_variations) = element_values(api, element, depth);
+            let (first, element_variations) = element_values(api, element, depth, budget);
             let list = |keyed, items| Json::List { keyed, items };
             let mut variations = Vec::new();
             let mut shapes = encodings
@@ -433,6 +564,9 @@ fn field_values(
                 .map(|e| e.info().json == JsonForm::IndexObject);
             let keyed = shapes.next().unwrap_or(true);
             for other in shapes {
+                if !budget.take_copy(&first) {
+                    break;
+                }
                 variations.push((String::new(), list(other, vec![first.clone()])));
             }
             variations.push((String::new(), list(keyed, Vec::new())));
@@ -451,7 +585,7 @@ fn field_values(
             let first = values.next().map_or(Json::Null, |(_, json)| json);
             (first, values.collect())
         }
-        ty => element_values(api, ty, depth),
+        ty => element_values(api, ty, depth, budget),
     };
     if field.nullable {
         variations.push((String::new(), Json::Null));
@@ -474,16 +608,27 @@ fn field_values(
 }
 
 /// A record's, enum's or list element's first value and variations.
-fn element_values(api: &Api, ty: &TypeRef, depth: usize) -> (Json, Vec<(String, Json)>) {
+fn element_values(
+    api: &dyn Find,
+    ty: &TypeRef,
+    depth: usize,
+    budget: &Budget,
+) -> (Json, Vec<(String, Json)>) {
     match ty {
         TypeRef::Record(name) => match record(api, name.as_str()) {
-            Some(r) if depth < MAX_DEPTH => record_values(api, r, "", depth + 1),
+            Some(r) if depth < MAX_DEPTH => record_values(api, r, "", depth + 1, budget),
             _ => (Json::Object(Vec::new()), Vec::new()),
         },
         TypeRef::Enum(name) => {
-            let Some(e) = api.enums.iter().find(|e| e.name == *name) else {
+            let Some(e) = api.enum_named(name.as_str()) else {
                 return (Json::Null, Vec::new());
             };
+            let cost = e.values.iter().fold(VALUE_COST, |cost, v| {
+                cost.saturating_add(VALUE_COST.saturating_add(v.wire.len()))
+            });
+            if !budget.take(cost) {
+                return (Json::Null, Vec::new());
+            }
             let mut values = e.values.iter().map(|v| Json::Str(v.wire.clone()));
             if e.open {
                 // Only an open enum's server sends values the spec does not list.
@@ -517,7 +662,7 @@ fn element_values(api: &Api, ty: &TypeRef, depth: usize) -> (Json, Vec<(String, 
             )
         }
         TypeRef::List(inner) => {
-            let (first, _) = element_values(api, inner, depth);
+            let (first, _) = element_values(api, inner, depth, budget);
             (
                 Json::List {
                     keyed: false,
@@ -531,10 +676,11 @@ fn element_values(api: &Api, ty: &TypeRef, depth: usize) -> (Json, Vec<(String, 
 
 /// A record's baseline object and its variations (one field varied at a time).
 fn record_values(
-    api: &Api,
+    api: &dyn Find,
     record: &Record,
     method: &str,
     depth: usize,
+    budget: &Budget,
 ) -> (Json, Vec<(String, Json)>) {
     if record.opaque {
         return (
@@ -542,11 +688,25 @@ fn record_values(
             Vec::new(),
         );
     }
-    let fields: Vec<(Json, Vec<(String, Json)>)> = record
-        .fields
-        .iter()
-        .map(|field| field_values(api, field, method, depth))
-        .collect();
+    let mut fields: Vec<(Json, Vec<(String, Json)>)> = Vec::with_capacity(record.fields.len());
+    for field in &record.fields {
+        if budget.spent() {
+            return (Json::Object(Vec::new()), Vec::new());
+        }
+        fields.push(field_values(api, field, method, depth, budget));
+    }
+    // Every variation is a copy of the baseline: its cost is paid before each copy.
+    let mut baseline_cost = VALUE_COST;
+    for (field, (first, _)) in record.fields.iter().zip(&fields) {
+        match cost_within(first, usize::MAX) {
+            Some(cost) if budget.take(cost.saturating_add(field.wire_name.len())) => {
+                baseline_cost = baseline_cost
+                    .saturating_add(cost)
+                    .saturating_add(field.wire_name.len());
+            }
+            _ => return (Json::Object(Vec::new()), Vec::new()),
+        }
+    }
     let baseline: Vec<(String, Json)> = record
         .fields
         .iter()
@@ -556,8 +716,14 @@ fn record_values(
     let mut variations = Vec::new();
     for (index, (field, (_, field_variations))) in record.fields.iter().zip(&fields).enumerate() {
         for (path, json) in field_variations {
+            let named = path.len().saturating_add(field.wire_name.len());
+            if !budget.take(baseline_cost.saturating_add(named)) || !budget.take_copy(json) {
+                return (Json::Object(baseline), variations);
+            }
             let mut object = baseline.clone();
-            object[index].1 = json.clone();
+            if let Some(entry) = object.get_mut(index) {
+                entry.1 = json.clone();
+            }
             variations.push((
                 format!("{} = {}", join(&field.wire_name, path), json_brief(json)),
                 Json::Object(object),
@@ -618,8 +784,8 @@ fn scalar_values(scalar: Scalar, encoding: Encoding) -> Vec<Json> {
     }
 }
 
-fn record<'a>(api: &'a Api, name: &str) -> Option<&'a Record> {
-    api.records.iter().find(|r| r.name == name)
+fn record<'a>(api: &'a dyn Find, name: &str) -> Option<&'a Record> {
+    api.record_named(name)
 }
 
 // ---- requests --------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 //! Human words for the values a change compares: ranges, sets, options, encodings.
 
+use std::collections::HashSet;
+
 use crate::ir::{BeyondLast, Field, Paging, Param, Presence};
 
 /// `at least 1, at most 25`, `at most 20`, `any value`.
@@ -34,16 +36,20 @@ pub fn list<T: AsRef<str>>(items: &[T]) -> String {
 }
 
 /// What was added to and removed from a set: `+ E_X, - E_Y`.
-pub fn set_change<T: AsRef<str> + PartialEq>(old: &[T], new: &[T]) -> String {
+pub fn set_change<T: AsRef<str>>(old: &[T], new: &[T]) -> String {
+    fn set<T: AsRef<str>>(items: &[T]) -> HashSet<&str> {
+        items.iter().map(AsRef::as_ref).collect()
+    }
+    let (old_set, new_set) = (set(old), set(new));
     let added: Vec<&str> = new
         .iter()
-        .filter(|x| !old.contains(x))
         .map(AsRef::as_ref)
+        .filter(|x| !old_set.contains(x))
         .collect();
     let removed: Vec<&str> = old
         .iter()
-        .filter(|x| !new.contains(x))
         .map(AsRef::as_ref)
+        .filter(|x| !new_set.contains(x))
         .collect();
     let mut parts = Vec::new();
     if !added.is_empty() {

@@ -130,7 +130,7 @@ impl BuilderField {
         );
         BuilderField {
             name: ident(&field.rust_name),
-            value_type: module.ty(&rust_type::value_type(module.api, field)),
+            value_type: module.ty(&rust_type::value_type(module.lookup, field)),
             kind,
             into,
         }

@@ -4,6 +4,8 @@
 //! the `Page` impl of the response. Sending, paging and the call options are the runtime's
 //! (`marketplace_client::request`), once for every method.
 
+use std::collections::HashSet;
+
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
@@ -20,8 +22,8 @@ pub(super) fn emit(module: &mut Module<'_>, method: &Method) -> TokenStream {
         module.uses(used);
     }
     let name = ident(&type_name);
-    let response = module.ty(&rust_type::record_type(module.api, &method.response));
-    let paging = module.api.paging_of(method);
+    let response = module.ty(&rust_type::record_type(module.lookup, &method.response));
+    let paging = module.lookup.paging_of(method);
 
     let fields = method.params.iter().map(|param| {
         let field = ident(&param.rust_name);
@@ -172,9 +174,10 @@ fn constructors(module: &mut Module<'_>, method: &Method, name: &Ident) -> Token
             .iter()
             .map(|p| module.ty(&rust_type::param_type(p)))
             .collect();
+        let arg_wire_names: HashSet<&str> = args.iter().map(|a| a.wire_name.as_str()).collect();
         let inits = method.params.iter().map(|param| {
             let field = ident(&param.rust_name);
-            let is_arg = args.iter().any(|a| a.wire_name == param.wire_name);
+            let is_arg = arg_wire_names.contains(param.wire_name.as_str());
             match (
                 is_arg,
                 alternative.is_some_and(|a| a.wire_name == param.wire_name),
@@ -305,7 +308,7 @@ fn paged(
         BeyondLast::AboveTotal => quote! { paging::BeyondLast::AboveTotal },
         BeyondLast::AtOrAboveTotal => quote! { paging::BeyondLast::AtOrAboveTotal },
     };
-    let item = module.ty(&rust_type::element_type(module.api, parts.item_type()));
+    let item = module.ty(&rust_type::element_type(module.lookup, parts.item_type()));
     let items = ident(&parts.items.rust_name);
     // An optional items field holds no items when absent; an optional count is no count.
     let (borrowed, owned) = if parts.items.is_optional() {

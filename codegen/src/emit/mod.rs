@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{ToTokens, quote};
 
-use crate::ir::{Api, Inconsistency};
+use crate::ir::{Api, Enum, Inconsistency, Lookup, Method, Record};
 use crate::rust_type::{Import, RustTy};
 
 /// The command that regenerates the client; generated headers and stale-check messages name it.
@@ -64,21 +64,54 @@ pub fn generate(api: &Api) -> Result<Vec<GeneratedFile>, EmitError> {
     Ok(files)
 }
 
+/// The items each spec file declares, in spec order.
+struct Declared<'a> {
+    enums: Vec<&'a Enum>,
+    records: Vec<&'a Record>,
+    methods: Vec<&'a Method>,
+}
+
 fn emit_files(api: &Api) -> Result<Vec<GeneratedFile>, EmitError> {
+    let lookup = api.lookup();
+    // Each item to its file once, rather than every item looked at for every file.
+    let mut declared: Vec<Declared<'_>> = api
+        .files
+        .iter()
+        .map(|_| Declared {
+            enums: Vec::new(),
+            records: Vec::new(),
+            methods: Vec::new(),
+        })
+        .collect();
+    for e in &api.enums {
+        if let Some(file) = declared.get_mut(e.file) {
+            file.enums.push(e);
+        }
+    }
+    for record in &api.records {
+        if let Some(file) = declared.get_mut(record.file) {
+            file.records.push(record);
+        }
+    }
+    for method in &api.methods {
+        if let Some(file) = declared.get_mut(method.file) {
+            file.methods.push(method);
+        }
+    }
     let mut files = Vec::new();
     let mut exports = Vec::new();
-    for (index, spec_file) in api.files.iter().enumerate() {
-        let mut module = Module::new(api, index);
+    for ((index, spec_file), declared) in api.files.iter().enumerate().zip(declared) {
+        let mut module = Module::new(&lookup, index);
         let mut items = TokenStream::new();
         items.extend(service::emit(&mut module));
-        for e in api.enums.iter().filter(|e| e.file == index) {
+        for e in declared.enums {
             items.extend(enumeration::emit(&mut module, e));
         }
-        for record in api.records.iter().filter(|r| r.file == index) {
+        for record in declared.records {
             items.extend(record::emit(&mut module, record));
             items.extend(builder::emit(&mut module, record));
         }
-        for method in api.methods.iter().filter(|m| m.file == index) {
+        for method in declared.methods {
             items.extend(method::emit(&mut module, method));
         }
         let doc = spec_file
@@ -192,6 +225,8 @@ fn space_members(text: &str) -> String {
 /// What one module's items need imported, and what it exports.
 pub(crate) struct Module<'a> {
     pub(crate) api: &'a Api,
+    /// The `Api`'s items by name, for the types items name.
+    pub(crate) lookup: &'a Lookup<'a>,
     pub(crate) file: usize,
     uses: BTreeSet<Use>,
     exports: Vec<String>,
@@ -226,9 +261,10 @@ pub(crate) enum Use {
 }
 
 impl<'a> Module<'a> {
-    fn new(api: &'a Api, file: usize) -> Self {
+    fn new(lookup: &'a Lookup<'a>, file: usize) -> Self {
         Module {
-            api,
+            api: lookup.api(),
+            lookup,
             file,
             uses: BTreeSet::new(),
             exports: Vec::new(),

@@ -64,7 +64,7 @@ pub(super) fn emit(module: &mut Module<'_>, record: &Record) -> TokenStream {
 
 fn emit_field(module: &mut Module<'_>, field: &Field, rename: bool) -> TokenStream {
     let name = ident(&field.rust_name);
-    let ty = module.ty(&rust_type::field_type(module.api, field));
+    let ty = module.ty(&rust_type::field_type(module.lookup, field));
     let decoder = rust_type::decoder(field);
     let optional = field.is_optional();
 

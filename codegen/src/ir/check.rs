@@ -39,6 +39,17 @@ impl Api {
             api: self,
             methods: self.methods.iter().map(|m| m.name.as_str()).collect(),
             records: self.records.iter().map(|r| (r.name.as_str(), r)).collect(),
+            fields: self
+                .records
+                .iter()
+                .map(|r| {
+                    let mut fields = HashMap::with_capacity(r.fields.len());
+                    for field in &r.fields {
+                        fields.entry(field.wire_name.as_str()).or_insert(field);
+                    }
+                    (r.name.as_str(), fields)
+                })
+                .collect(),
             enums: self.enums.iter().map(|e| e.name.as_str()).collect(),
             errors: self.errors.iter().map(|e| e.code.as_str()).collect(),
         };
@@ -72,6 +83,8 @@ struct Checker<'a> {
     /// The names ids refer to, so that each reference is looked up once.
     methods: HashSet<&'a str>,
     records: HashMap<&'a str, &'a Record>,
+    /// Per record, its fields by wire name (the first of each).
+    fields: HashMap<&'a str, HashMap<&'a str, &'a Field>>,
     enums: HashSet<&'a str>,
     errors: HashSet<&'a str>,
 }
@@ -168,10 +181,12 @@ impl Checker<'_> {
                     &param.rust_name,
                 )?;
             }
+            let params: HashSet<&str> =
+                method.params.iter().map(|p| p.wire_name.as_str()).collect();
             if method
                 .at_least_one_of
                 .iter()
-                .all(|id| method.params.iter().any(|p| p.wire_name == *id))
+                .all(|id| params.contains(id.as_str()))
             {
                 for constructor in naming::constructor_names(method) {
                     snake(&at, &constructor)?;
@@ -313,7 +328,9 @@ impl Checker<'_> {
                 format!("the response {} is not a record", method.response),
             );
         };
-        let field = |id: &Id<Field>| response.fields.iter().find(|f| f.wire_name == *id);
+        // The response's fields by wire name: a paged method costs a lookup, not a scan.
+        let fields = self.fields.get(method.response.as_str());
+        let field = |id: &Id<Field>| fields.and_then(|fields| fields.get(id.as_str()).copied());
         match field(&paging.items).map(|f| &f.ty) {
             Some(TypeRef::List(_)) => {}
             Some(_) => {

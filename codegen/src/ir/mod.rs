@@ -3,15 +3,18 @@
 //! Built by [`crate::resolve`] from the spec files; read by the emitters (and by any tool that
 //! compares two versions of the spec). Everything is in spec order, so output is deterministic.
 //! Items refer to each other by checked [`Id`]s; [`Api::check`] states every invariant the
-//! emitters rely on, and `generate` refuses an `Api` that breaks one.
+//! emitters rely on, and `generate` refuses an `Api` that breaks one. Loops over items look
+//! others up through a [`Lookup`] (constant time), not by scanning the `Api`.
 
 mod check;
 mod encoding;
 mod id;
+mod lookup;
 
 pub use check::Inconsistency;
 pub use encoding::{DateForm, ENCODINGS, Encoding, EncodingInfo, JsonForm, JsonKind, Kind, Reader};
 pub use id::Id;
+pub use lookup::{Find, Lookup};
 
 /// The whole API, merged from all spec files.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,36 +36,23 @@ pub struct Api {
 }
 
 impl Api {
-    /// The record `id` names. Every id of an `Api` from `resolve` names an item of it (see
-    /// [`Api::check`]); an id from elsewhere is a bug of the caller.
+    /// The record `id` names, by a scan (in a loop, use a [`Lookup`]). Every id of an `Api`
+    /// from `resolve` names an item of it (see [`Api::check`]); an id from elsewhere is a bug
+    /// of the caller.
     pub fn record(&self, id: &Id<Record>) -> &Record {
-        self.records
-            .iter()
-            .find(|record| record.name == *id)
+        self.record_named(id.as_str())
             .unwrap_or_else(|| panic!("{id:?} names no record of this Api (see Api::check)"))
     }
 
-    /// The enum `id` names.
+    /// The enum `id` names, by a scan (in a loop, use a [`Lookup`]).
     pub fn enumeration(&self, id: &Id<Enum>) -> &Enum {
-        self.enums
-            .iter()
-            .find(|e| e.name == *id)
+        self.enum_named(id.as_str())
             .unwrap_or_else(|| panic!("{id:?} names no enum of this Api (see Api::check)"))
     }
 
-    /// The module (spec file stem) that declares the record or enum `ty` names; `None` for
-    /// scalars and lists.
-    pub fn module_of(&self, ty: &TypeRef) -> Option<&str> {
-        let file = match ty {
-            TypeRef::Record(id) => self.record(id).file,
-            TypeRef::Enum(id) => self.enumeration(id).file,
-            TypeRef::Scalar(_) | TypeRef::List(_) => return None,
-        };
-        Some(&self.files[file].module)
-    }
-
     /// The parts of a paged method: its page and size parameters and the response fields
-    /// with the items and the page count. `None` for a method that does not page.
+    /// with the items and the page count. `None` for a method that does not page. By scans
+    /// (in a loop, use [`Lookup::paging_of`]).
     pub fn paging_of<'a>(&'a self, method: &'a Method) -> Option<PagingParts<'a>> {
         let paging = method.paging.as_ref()?;
         let response = self.record(&method.response);

@@ -1,6 +1,6 @@
 //! The `types` section: record types, their fields, the fields' types, encodings and presence.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use indexmap::IndexMap;
 
@@ -406,40 +406,91 @@ pub(super) const MAX_DELIVERIES: usize = 1 << 20;
 
 /// For each record, the methods whose response contains it (directly or nested), in method
 /// order; with the index of the method that passed [`MAX_DELIVERIES`], where the count stopped.
+///
+/// The records a response holds are walked once per response type, not once per method (the
+/// methods of one response deliver the same records), and each record's fields once, into the
+/// distinct records they name.
 pub(super) fn delivered_by(
     methods: &[ir::Method],
     types: &IndexMap<&str, Defined<'_, model::TypeDef>>,
     field_types: &HashMap<&str, Vec<Option<TypeRef>>>,
 ) -> (HashMap<String, Vec<Id<ir::Method>>>, Option<usize>) {
+    let children = record_children(types, field_types);
+    let mut held: HashMap<&str, Vec<&str>> = HashMap::new();
     let mut result: HashMap<String, Vec<Id<ir::Method>>> = HashMap::new();
     let mut pairs = 0usize;
     for (index, method) in methods.iter().enumerate() {
-        let mut stack = vec![method.response.as_str()];
-        let mut seen = BTreeSet::new();
-        while let Some(record) = stack.pop() {
-            if !types.contains_key(record) || !seen.insert(record) {
-                continue;
-            }
+        let response = method.response.as_str();
+        let records = held
+            .entry(response)
+            .or_insert_with(|| records_held(response, &children));
+        for record in records.iter() {
             pairs += 1;
             if pairs > MAX_DELIVERIES {
                 return (result, Some(index));
             }
             result
-                .entry(record.to_owned())
+                .entry((*record).to_owned())
                 .or_default()
                 .push(Id::new(method.name.as_str()));
-            for ty in field_types[record].iter().flatten() {
-                let mut ty = ty;
-                while let TypeRef::List(element) = ty {
-                    ty = element;
-                }
-                if let TypeRef::Record(name) = ty {
-                    stack.push(name.as_str());
-                }
-            }
         }
     }
     (result, None)
+}
+
+/// Each record's fields' record types (in lists too), each once: where a type is named twice,
+/// the later place is kept, which is where a walk that stacks every field's type in order
+/// first reaches it.
+fn record_children<'a>(
+    types: &IndexMap<&'a str, Defined<'a, model::TypeDef>>,
+    field_types: &'a HashMap<&str, Vec<Option<TypeRef>>>,
+) -> HashMap<&'a str, Vec<&'a str>> {
+    types
+        .keys()
+        .map(|&record| {
+            let mut seen = HashSet::new();
+            let mut named: Vec<&str> = field_types
+                .get(record)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .rev()
+                .filter_map(|ty| {
+                    let mut ty = ty;
+                    while let TypeRef::List(element) = ty {
+                        ty = element;
+                    }
+                    match ty {
+                        TypeRef::Record(name) if types.contains_key(name.as_str()) => {
+                            Some(name.as_str())
+                        }
+                        _ => None,
+                    }
+                })
+                .filter(|name| seen.insert(*name))
+                .collect();
+            named.reverse();
+            (record, named)
+        })
+        .collect()
+}
+
+/// The records `response` holds, itself first, in the order of a depth-first walk that stacks
+/// each record's field types in order.
+fn records_held<'a>(response: &'a str, children: &HashMap<&'a str, Vec<&'a str>>) -> Vec<&'a str> {
+    let mut held = Vec::new();
+    let mut seen = HashSet::new();
+    let mut stack = vec![response];
+    while let Some(record) = stack.pop() {
+        let Some(named) = children.get(record) else {
+            continue;
+        };
+        if seen.insert(record) {
+            held.push(record);
+            stack.extend(named);
+        }
+    }
+    held
 }
 
 /// The methods, at most ten of them named (a message per error must not grow with the spec).

@@ -18,7 +18,7 @@
 mod propose;
 mod walk;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 use crate::SpecSource;
@@ -339,18 +339,18 @@ pub fn audit(api: &Api, sources: &[SpecSource], observations: &[Observation]) ->
         walker.observe(observation);
     }
     let (mut findings, coverage) = walker.finish(&SourceIndexes::new(sources), sources);
-    let file_order = |file: &str| sources.iter().position(|s| s.path == file);
-    findings.sort_by(|a, b| {
-        let key = |f: &Finding| {
-            (
-                file_order(&f.spec.file),
-                f.spec.location.map(|at| (at.line, at.column)),
-                f.kind,
-                f.method.clone(),
-                f.json_path.clone(),
-            )
-        };
-        key(a).cmp(&key(b))
+    let mut files: HashMap<&str, usize> = HashMap::new();
+    for (at, source) in sources.iter().enumerate() {
+        files.entry(source.path.as_str()).or_insert(at);
+    }
+    findings.sort_by_cached_key(|f| {
+        (
+            files.get(f.spec.file.as_str()).copied(),
+            f.spec.location.map(|at| (at.line, at.column)),
+            f.kind,
+            f.method.clone(),
+            f.json_path.clone(),
+        )
     });
     Audit { findings, coverage }
 }

@@ -30,6 +30,8 @@ const NEW_DOC: &str = "Not in the reference; seen in recorded traffic (cargo xta
 /// with every method that answered them. The caller resolves the result: an edit the spec
 /// format refuses shows there, with its position.
 pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Proposed {
+    // Items named by proposals, looked up rather than searched per proposal.
+    let lookup = api.lookup();
     let mut files: Vec<YamlText> = sources.iter().map(|s| YamlText::new(&s.text)).collect();
     let mut refused = Vec::new();
     let proposals: BTreeSet<&Proposal> = proposals.iter().collect();
@@ -87,7 +89,7 @@ pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Pro
                 field,
                 keys,
             } => {
-                let Some(r) = api.records.iter().find(|r| r.name == *record) else {
+                let Some(r) = lookup.record_named(record) else {
                     continue;
                 };
                 let body = YamlValue::Entries(
@@ -105,7 +107,7 @@ pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Pro
                 set,
                 remove,
             } => {
-                let Some(r) = api.records.iter().find(|r| r.name == *record) else {
+                let Some(r) = lookup.record_named(record) else {
                     continue;
                 };
                 let at = path(&["types", record, "fields", field]);
@@ -122,7 +124,7 @@ pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Pro
                 });
             }
             Proposal::AddEnumValue { enumeration, value } => {
-                let Some(e) = api.enums.iter().find(|e| e.name == *enumeration) else {
+                let Some(e) = lookup.enum_named(enumeration) else {
                     continue;
                 };
                 apply(e.file, proposal, &mut |text| {
@@ -131,7 +133,7 @@ pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Pro
                 });
             }
             Proposal::AddMethodError { method, .. } => {
-                let Some(m) = api.methods.iter().find(|m| m.name == *method) else {
+                let Some(m) = lookup.method_named(method) else {
                     continue;
                 };
                 // Once per method: the first of its proposals writes every code.
@@ -158,7 +160,7 @@ pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Pro
                 });
             }
             Proposal::SetMethodKey { method, key, value } => {
-                let Some(m) = api.methods.iter().find(|m| m.name == *method) else {
+                let Some(m) = lookup.method_named(method) else {
                     continue;
                 };
                 apply(m.file, proposal, &mut |text| {
@@ -194,7 +196,7 @@ pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Pro
             apply(errors_file, &what, &mut |text| {
                 text.append(&path(&["errors"]), code, &YamlValue::Entries(body.clone()))
             });
-        } else if let Some(declared) = api.errors.iter().find(|e| e.code == code) {
+        } else if let Some(declared) = lookup.error_named(code) {
             // A code for every method needs no list; one with a list gains the methods.
             if let Some(listed) = &declared.methods {
                 let mut all: Vec<String> = listed.iter().map(|m| m.to_string()).collect();

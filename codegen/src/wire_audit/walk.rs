@@ -1,6 +1,7 @@
 //! The walk of each recorded answer beside the spec, and what it adds up to.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 use super::{
     Coverage, Finding, FindingKind, Observation, Proposal, ProposedValue, example, json_words,
@@ -78,6 +79,37 @@ struct Index<'a> {
     errors: HashSet<&'a str>,
     /// Per record, its fields by wire name and by documented name.
     fields: HashMap<&'a str, HashMap<&'a str, &'a Field>>,
+    /// Error codes by code (the first of each).
+    codes: HashMap<&'a str, &'a ir::ErrorCode>,
+    /// Per method, the codes it declares (shared with each of its error answers).
+    method_errors: HashMap<&'a str, Rc<HashSet<&'a str>>>,
+    /// Per field that names methods (by its address), the methods it names.
+    named: HashMap<*const Field, Named<'a>>,
+}
+
+/// The methods a field names: in `only_in` or `absent_in`, and with an encoding of their own.
+#[derive(Default)]
+struct Named<'a> {
+    listed: HashSet<&'a str>,
+    encodings: HashMap<&'a str, Encoding>,
+}
+
+impl<'a> Named<'a> {
+    fn of(field: &'a Field) -> Option<Self> {
+        let mut named = Named::default();
+        match &field.presence {
+            Presence::OnlyIn(methods) | Presence::AbsentIn(methods) => {
+                named.listed = methods.iter().map(|m| m.as_str()).collect();
+            }
+            Presence::Always | Presence::Optional(_) => {}
+        }
+        if let FieldEncoding::PerMethod(per_method) = &field.encoding {
+            for (method, encoding) in per_method {
+                named.encodings.entry(method.as_str()).or_insert(*encoding);
+            }
+        }
+        (!named.listed.is_empty() || !named.encodings.is_empty()).then_some(named)
+    }
 }
 
 impl<'a> Index<'a> {
@@ -111,6 +143,62 @@ impl<'a> Index<'a> {
                     (r.name.as_str(), fields)
                 })
                 .collect(),
+            codes: {
+                let mut codes = HashMap::new();
+                for error in &api.errors {
+                    codes.entry(error.code.as_str()).or_insert(error);
+                }
+                codes
+            },
+            method_errors: api
+                .methods
+                .iter()
+                .map(|m| {
+                    let codes = m.errors.iter().map(|c| c.as_str()).collect();
+                    (m.name.as_str(), Rc::new(codes))
+                })
+                .collect(),
+            named: api
+                .records
+                .iter()
+                .flat_map(|r| &r.fields)
+                .filter_map(|f| Named::of(f).map(|named| (std::ptr::from_ref(f), named)))
+                .collect(),
+        }
+    }
+
+    /// Whether `field` must and may be present in `method`'s answers, by the spec.
+    fn presence(&self, field: &Field, method: &str) -> (bool, bool) {
+        let listed = || match self.named.get(&std::ptr::from_ref(field)) {
+            Some(named) => named.listed.contains(method),
+            // Not a field of the indexed `Api`: its list, read through.
+            None => match &field.presence {
+                Presence::OnlyIn(methods) | Presence::AbsentIn(methods) => {
+                    methods.iter().any(|m| *m == method)
+                }
+                Presence::Always | Presence::Optional(_) => false,
+            },
+        };
+        match &field.presence {
+            Presence::Always => (true, true),
+            Presence::Optional(_) => (false, true),
+            Presence::OnlyIn(_) => (false, listed()),
+            Presence::AbsentIn(_) => {
+                let here = !listed();
+                (here, here)
+            }
+        }
+    }
+
+    /// The encodings `field` is sent with in `method`'s answers, as
+    /// [`FieldEncoding::in_method`] gives them, looked up.
+    fn encodings_in(&self, field: &Field, method: &str) -> Vec<Encoding> {
+        match (&field.encoding, self.named.get(&std::ptr::from_ref(field))) {
+            (FieldEncoding::PerMethod(_), Some(named)) => match named.encodings.get(method) {
+                Some(encoding) => vec![*encoding],
+                None => field.encoding.distinct(),
+            },
+            _ => field.encoding.in_method(method),
         }
     }
 }
@@ -190,11 +278,8 @@ impl<'a> Walker<'a> {
         };
         self.recorded.insert(method.name.clone());
         if !success {
-            self.error(
-                observation,
-                &at,
-                Some(method.errors.iter().map(|c| c.as_str()).collect()),
-            );
+            let declared = self.index.method_errors.get(method.name.as_str()).cloned();
+            self.error(observation, &at, Some(declared.unwrap_or_default()));
             return;
         }
         self.coverage.answers += 1;
@@ -253,7 +338,12 @@ impl<'a> Walker<'a> {
 
     /// An error answer: every code it lists must be declared for the method (`declared`:
     /// the method's list; `None` for an OAuth endpoint, which any declared code may answer).
-    fn error(&mut self, observation: &Observation, at: &At<'_>, declared: Option<Vec<&str>>) {
+    fn error(
+        &mut self,
+        observation: &Observation,
+        at: &At<'_>,
+        declared: Option<Rc<HashSet<&str>>>,
+    ) {
         self.coverage.errors += 1;
         let method = at.method.to_owned();
         let failure = observation.failure.clone().unwrap_or_default();
@@ -280,7 +370,7 @@ impl<'a> Walker<'a> {
         for code in &failure.codes {
             let known = self.index.errors.contains(code.as_str());
             let listed = match &declared {
-                Some(list) => list.contains(&code.as_str()),
+                Some(list) => list.contains(code.as_str()),
                 None => known,
             };
             if listed {
@@ -385,7 +475,7 @@ impl<'a> Walker<'a> {
         at: &At<'_>,
     ) {
         let method = at.method;
-        let (must, may) = presence(field, method);
+        let (must, may) = self.index.presence(field, method);
         let seen = self
             .seen
             .entry(per_method(record, field, method))
@@ -424,7 +514,7 @@ impl<'a> Walker<'a> {
             }
             return;
         }
-        let encodings = field.encoding.in_method(method);
+        let encodings = self.index.encodings_in(field, method);
         self.value(record, Some(field), &field.ty, &encodings, value, &path, at);
     }
 
@@ -748,14 +838,16 @@ impl<'a> Walker<'a> {
             for field in &record.fields {
                 let per_method: Vec<(&String, &Seen)> = self
                     .seen_of(&record.name, &field.wire_name)
-                    .filter(|(m, _)| presence(field, m).1)
+                    .filter(|(m, _)| self.index.presence(field, m).1)
                     .collect();
                 let objects: usize = per_method.iter().map(|(_, s)| s.objects).sum();
                 let present: usize = per_method.iter().map(|(_, s)| s.present).sum();
                 if objects == 0 || present > 0 {
                     continue;
                 }
-                let must = per_method.iter().any(|(m, _)| presence(field, m).0);
+                let must = per_method
+                    .iter()
+                    .any(|(m, _)| self.index.presence(field, m).0);
                 if must {
                     // Reported as missing already.
                     continue;
@@ -837,10 +929,11 @@ impl<'a> Walker<'a> {
                     vec!["methods".into(), method.clone(), "errors".into()],
                 ),
                 None => {
-                    let file = api
-                        .errors
-                        .iter()
-                        .find(|e| e.code == *code)
+                    let file = self
+                        .index
+                        .codes
+                        .get(code.as_str())
+                        .copied()
                         .or(api.errors.first())
                         .map(|e| e.file)
                         .or(api.info.as_ref().map(|i| i.file))
@@ -931,8 +1024,10 @@ impl<'a> Walker<'a> {
     }
 
     fn field_of(&self, record: &str, field: &str) -> Option<&'a Field> {
-        let found = self.index.records.get(record)?;
-        found.fields.iter().find(|f| f.wire_name == field)
+        // The map holds documented names too, but a wire name wins over them: the field under
+        // `field` is the first of that wire name when there is one.
+        let found = self.index.fields.get(record)?.get(field).copied()?;
+        (found.wire_name == field).then_some(found)
     }
 
     /// What was seen of a field, per method (a range of the map, not a scan of it).
@@ -992,7 +1087,7 @@ impl<'a> Walker<'a> {
             return Some(self.as_text(record, field));
         }
         let kind = f.ty.kind()?;
-        let r = self.api.records.iter().find(|r| r.name == record)?;
+        let r = self.index.records.get(record).copied()?;
         let methods: Vec<String> = match &f.encoding {
             FieldEncoding::PerMethod(per_method) => {
                 per_method.iter().map(|(m, _)| m.to_string()).collect()
@@ -1001,12 +1096,12 @@ impl<'a> Walker<'a> {
                 .delivered_by
                 .iter()
                 .map(|m| m.to_string())
-                .filter(|m| presence(f, m).1)
+                .filter(|m| self.index.presence(f, m).1)
                 .collect(),
         };
         let mut proposed = Vec::new();
         for method in &methods {
-            let declared = f.encoding.in_method(method);
+            let declared = self.index.encodings_in(f, method);
             let sets = self
                 .spellings
                 .get(&(record.to_owned(), field.to_owned(), method.clone()))
@@ -1110,19 +1205,6 @@ fn per_method(record: &Record, field: &Field, method: &str) -> (String, String, 
         field.wire_name.clone(),
         method.to_owned(),
     )
-}
-
-/// Whether a field must and may be present in `method`'s answers, by the spec.
-fn presence(field: &Field, method: &str) -> (bool, bool) {
-    match &field.presence {
-        Presence::Always => (true, true),
-        Presence::Optional(_) => (false, true),
-        Presence::OnlyIn(methods) => (false, methods.iter().any(|m| *m == method)),
-        Presence::AbsentIn(methods) => {
-            let here = !methods.iter().any(|m| *m == method);
-            (here, here)
-        }
-    }
 }
 
 /// The presence the evidence says (`seen`: per method, answers with the field and answers

@@ -13,13 +13,14 @@ pub const RULE: Rule = Rule {
 /// for a type narrower than the reference's (`narrowed` of a field or a parameter).
 pub fn check(cx: &mut Context<'_>) {
     let (base, head) = (cx.base.api, cx.head.api);
+    let mut head_files = std::collections::HashMap::new();
+    for (index, file) in head.files.iter().enumerate() {
+        head_files
+            .entry(file.path.as_str())
+            .or_insert((index, file));
+    }
     for (index, old) in base.files.iter().enumerate() {
-        if let Some((new_index, new)) = head
-            .files
-            .iter()
-            .enumerate()
-            .find(|(_, f)| f.path == old.path)
-        {
+        if let Some(&(new_index, new)) = head_files.get(old.path.as_str()) {
             let (a, b) = (
                 old.doc.clone().unwrap_or_default(),
                 new.doc.clone().unwrap_or_default(),
@@ -70,7 +71,7 @@ pub fn check(cx: &mut Context<'_>) {
         }
     }
     for old in &base.errors {
-        let Some(new) = head.errors.iter().find(|e| e.code == old.code) else {
+        let Some(new) = cx.head_lookup.error_named(&old.code) else {
             continue;
         };
         let (o, n) = (
@@ -107,12 +108,14 @@ pub fn check(cx: &mut Context<'_>) {
             Context::enum_place(old),
             Context::enum_place(new),
         );
+        let mut values = std::collections::HashMap::new();
+        for value in &new.values {
+            values
+                .entry((value.wire.as_str(), value.variant.as_str()))
+                .or_insert(value);
+        }
         for a in &old.values {
-            if let Some(b) = new
-                .values
-                .iter()
-                .find(|v| v.wire == a.wire && v.variant == a.variant)
-            {
+            if let Some(b) = values.get(&(a.wire.as_str(), a.variant.as_str())) {
                 cx.doc(
                     &format!("{}::{}", new.name, b.variant),
                     &a.doc,
@@ -181,8 +184,9 @@ pub fn check(cx: &mut Context<'_>) {
             Context::method_place(old),
             Context::method_place(new),
         );
+        let new_params = super::params_by_wire(new);
         for a in &old.params {
-            if let Some(b) = new.params.iter().find(|p| p.wire_name == a.wire_name) {
+            if let Some(&b) = new_params.get(a.wire_name.as_str()) {
                 let subject = format!("{}: parameter {}", new.name, b.wire_name);
                 let (o, n) = (super::param_place(old, a), super::param_place(new, b));
                 cx.doc(&subject, &a.doc, &b.doc, o.clone(), n.clone());

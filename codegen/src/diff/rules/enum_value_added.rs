@@ -10,12 +10,9 @@ pub const RULE: Rule = Rule {
 /// An old closed enum refuses the new value; an open one keeps it in `Other`.
 pub fn check(cx: &mut Context<'_>) {
     for (old, new) in cx.enums.clone() {
+        let known = super::Values::of(old);
         for value in &new.values {
-            if old
-                .values
-                .iter()
-                .any(|v| v.wire == value.wire || v.variant == value.variant)
-            {
+            if known.has(value) {
                 continue;
             }
             let wire = !old.open;

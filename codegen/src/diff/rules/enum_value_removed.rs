@@ -10,12 +10,9 @@ pub const RULE: Rule = Rule {
 /// The new server no longer sends it; old decoders are unaffected.
 pub fn check(cx: &mut Context<'_>) {
     for (old, new) in cx.enums.clone() {
+        let kept = super::Values::of(new);
         for value in &old.values {
-            if new
-                .values
-                .iter()
-                .any(|v| v.wire == value.wire || v.variant == value.variant)
-            {
+            if kept.has(value) {
                 continue;
             }
             cx.push(

@@ -11,15 +11,12 @@ pub const RULE: Rule = Rule {
 /// closed one refuses it.
 pub fn check(cx: &mut Context<'_>) {
     for (old, new) in cx.enums.clone() {
+        let (old_values, new_values) = (super::Values::of(old), super::Values::of(new));
         for value in &old.values {
-            let Some(respelled) = new
-                .values
-                .iter()
-                .find(|v| v.variant == value.variant && v.wire != value.wire)
-            else {
+            let Some(respelled) = new_values.respelled(value) else {
                 continue;
             };
-            let wire = !old.open && !old.values.iter().any(|v| v.wire == respelled.wire);
+            let wire = !old.open && !old_values.wires.contains(respelled.wire.as_str());
             let seen = if wire {
                 "the old closed enum refuses it".to_owned()
             } else {

@@ -8,9 +8,9 @@ pub const RULE: Rule = Rule {
 };
 
 pub fn check(cx: &mut Context<'_>) {
-    let (base, head) = (cx.base.api, cx.head.api);
+    let head = cx.head.api;
     for new in &head.errors {
-        if base.errors.iter().any(|e| e.code == new.code) {
+        if cx.base_lookup.error_named(&new.code).is_some() {
             continue;
         }
         cx.push(

@@ -9,9 +9,9 @@ pub const RULE: Rule = Rule {
 
 /// Unknown codes are kept as `ErrorCode::Other`, so the wire is unaffected.
 pub fn check(cx: &mut Context<'_>) {
-    let (base, head) = (cx.base.api, cx.head.api);
+    let base = cx.base.api;
     for old in &base.errors {
-        if head.errors.iter().any(|e| e.code == old.code) {
+        if cx.head_lookup.error_named(&old.code).is_some() {
             continue;
         }
         cx.push(

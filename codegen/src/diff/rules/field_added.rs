@@ -23,7 +23,7 @@ pub fn check(cx: &mut Context<'_>) {
                     "{}.{} was added ({})",
                     new_record.name,
                     field.rust_name,
-                    crate::rust_type::field_type(cx.head.api, field)
+                    crate::rust_type::field_type(&cx.head_lookup, field)
                 ),
             );
         }

@@ -9,7 +9,8 @@ pub const RULE: Rule = Rule {
 
 pub fn check(cx: &mut Context<'_>) {
     let renames = cx.renames.clone();
-    let (base, head) = (cx.base.api, cx.head.api);
+    // The rule's own lookups: `check_fields` holds the context.
+    let (base, head) = (cx.base.api.lookup(), cx.head.api.lookup());
     super::check_fields(
         cx,
         RULE.id,
@@ -17,8 +18,8 @@ pub fn check(cx: &mut Context<'_>) {
         |sent, new| sent.encoding = new.encoding.clone(),
         |p| {
             let (old_type, new_type) = (
-                crate::rust_type::value_type(base, p.old),
-                crate::rust_type::value_type(head, p.new),
+                crate::rust_type::value_type(&base, p.old),
+                crate::rust_type::value_type(&head, p.new),
             );
             format!(
                 "{}.{}: sent as {} -> {}{}",

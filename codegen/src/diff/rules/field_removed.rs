@@ -12,7 +12,7 @@ pub fn check(cx: &mut Context<'_>) {
     for (old_record, new_record) in cx.records.clone() {
         let (_, removed, _) = cx.fields(old_record, new_record);
         for field in removed {
-            let wire = !wire::field_accepts(cx.base.api, field, &wire::Json::Absent);
+            let wire = !wire::field_accepts(&cx.base_lookup, field, &wire::Json::Absent);
             cx.push(
                 RULE.id,
                 Surface::Response,

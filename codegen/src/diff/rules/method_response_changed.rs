@@ -19,10 +19,7 @@ pub fn check(cx: &mut Context<'_>) {
         .map(|p| (p.old, p.new))
         .collect();
     for (old, new) in pairs {
-        let old_record = cx.base.api.records.iter().find(|r| r.name == old.response);
-        let wire = wire::samples(cx.head.api, new).iter().any(|sample| {
-            !old_record.is_some_and(|r| wire::record_accepts(cx.base.api, r, &sample.data))
-        });
+        let wire = cx.response_breaks(old, new);
         let claims = cx.method_claims(old);
         cx.push(
             RULE.id,

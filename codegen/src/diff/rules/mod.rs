@@ -1,7 +1,8 @@
 //! One rule per file: each finds one kind of difference, says which part of the wire and which
 //! public Rust items it touches, and words it; the models decide the verdicts. Adding a change
 //! kind is adding a file here, a line to `rules!` below, and a fixture pair in
-//! `xtask/tests/spec-diff/`.
+//! `xtask/tests/spec-diff/`. A rule pairs the members of an item pair (parameters, values,
+//! codes) through a map or a set of the other side, never a search of it per member.
 
 mod prelude {
     pub(super) use super::super::context::{Claim, Context, FieldPair};
@@ -142,8 +143,8 @@ fn check_type_change(cx: &mut context_alias::Context<'_>, rule: &'static str, ki
             sent.encoding = pair.new.encoding.clone();
             let wire = cx.field_breaks(&pair, &sent);
             let (old_type, new_type) = (
-                crate::rust_type::value_type(cx.base.api, pair.old),
-                crate::rust_type::value_type(cx.head.api, pair.new),
+                crate::rust_type::value_type(&cx.base_lookup, pair.old),
+                crate::rust_type::value_type(&cx.head_lookup, pair.new),
             );
             let sends = if wire {
                 "; old decoders refuse some values the new server sends"
@@ -219,12 +220,9 @@ fn check_params(
     use prelude::*;
     let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
     for (old_method, new_method) in pairs {
+        let new_params = params_by_wire(new_method);
         for old in &old_method.params {
-            let Some(new) = new_method
-                .params
-                .iter()
-                .find(|p| p.wire_name == old.wire_name)
-            else {
+            let Some(&new) = new_params.get(old.wire_name.as_str()) else {
                 continue;
             };
             if !changed(old_method, old, new_method, new) {
@@ -297,6 +295,54 @@ fn check_presence(
 /// Whether a field may now be `null` where it could not before.
 fn became_nullable(pair: &prelude::FieldPair<'_>) -> bool {
     pair.new.nullable && !pair.old.nullable
+}
+
+/// An enum's values as sets of their wire spellings and variants, and by variant in order.
+struct Values<'a> {
+    wires: std::collections::HashSet<&'a str>,
+    variants: std::collections::HashMap<&'a str, Vec<&'a crate::ir::EnumValue>>,
+}
+
+impl<'a> Values<'a> {
+    fn of(e: &'a crate::ir::Enum) -> Self {
+        let mut variants: std::collections::HashMap<&str, Vec<&crate::ir::EnumValue>> =
+            std::collections::HashMap::new();
+        for value in &e.values {
+            variants
+                .entry(value.variant.as_str())
+                .or_default()
+                .push(value);
+        }
+        Values {
+            wires: e.values.iter().map(|v| v.wire.as_str()).collect(),
+            variants,
+        }
+    }
+
+    /// Whether some value has `value`'s spelling or its variant.
+    fn has(&self, value: &crate::ir::EnumValue) -> bool {
+        self.wires.contains(value.wire.as_str())
+            || self.variants.contains_key(value.variant.as_str())
+    }
+
+    /// The first value with `value`'s variant and another spelling.
+    fn respelled(&self, value: &crate::ir::EnumValue) -> Option<&'a crate::ir::EnumValue> {
+        // Spellings are distinct within an enum: at most one value of the variant is skipped.
+        self.variants
+            .get(value.variant.as_str())?
+            .iter()
+            .find(|v| v.wire != value.wire)
+            .copied()
+    }
+}
+
+/// A method's parameters by wire name (the first of each, as a search in order finds it).
+fn params_by_wire(method: &prelude::Method) -> std::collections::HashMap<&str, &prelude::Param> {
+    let mut params = std::collections::HashMap::with_capacity(method.params.len());
+    for param in &method.params {
+        params.entry(param.wire_name.as_str()).or_insert(param);
+    }
+    params
 }
 
 /// Whether a parameter is a constructor argument: required, and not one of the alternatives

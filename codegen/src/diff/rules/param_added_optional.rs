@@ -10,13 +10,9 @@ pub const RULE: Rule = Rule {
 pub fn check(cx: &mut Context<'_>) {
     let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
     for (old_method, new_method) in pairs {
+        let old_params = super::params_by_wire(old_method);
         for new in &new_method.params {
-            if old_method
-                .params
-                .iter()
-                .any(|p| p.wire_name == new.wire_name)
-                || super::required(new_method, new)
-            {
+            if old_params.contains_key(new.wire_name.as_str()) || super::required(new_method, new) {
                 continue;
             }
             let claims = cx.param_claims(old_method, &new.rust_name);

@@ -11,12 +11,9 @@ pub const RULE: Rule = Rule {
 pub fn check(cx: &mut Context<'_>) {
     let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
     for (old_method, new_method) in pairs {
+        let new_params = super::params_by_wire(new_method);
         for old in &old_method.params {
-            if new_method
-                .params
-                .iter()
-                .any(|p| p.wire_name == old.wire_name)
-            {
+            if new_params.contains_key(old.wire_name.as_str()) {
                 continue;
             }
             let claims = cx.param_claims(old_method, &old.rust_name);

@@ -8,12 +8,13 @@ pub const RULE: Rule = Rule {
 };
 
 pub fn check(cx: &mut Context<'_>) {
-    let (base, head) = (cx.base.api, cx.head.api);
-    let known = |name: &String| cx.renames.values().any(|n| n == name);
+    let head = cx.head.api;
+    let targets: std::collections::HashSet<&String> = cx.renames.values().collect();
+    let known = |name: &String| targets.contains(name);
     let records: Vec<_> = head
         .records
         .iter()
-        .filter(|r| !base.records.iter().any(|b| b.name == r.name) && !known(&r.name))
+        .filter(|r| cx.base_lookup.record_named(&r.name).is_none() && !known(&r.name))
         .map(|r| {
             (
                 Context::record_place(r),
@@ -24,7 +25,7 @@ pub fn check(cx: &mut Context<'_>) {
     let enums: Vec<_> = head
         .enums
         .iter()
-        .filter(|e| !base.enums.iter().any(|b| b.name == e.name) && !known(&e.name))
+        .filter(|e| cx.base_lookup.enum_named(&e.name).is_none() && !known(&e.name))
         .map(|e| (Context::enum_place(e), format!("enum {} was added", e.name)))
         .collect();
     for (place, message) in records.into_iter().chain(enums) {

@@ -9,12 +9,12 @@ pub const RULE: Rule = Rule {
 
 /// The wire is judged where the references to it changed (fields, responses).
 pub fn check(cx: &mut Context<'_>) {
-    let (base, head) = (cx.base.api, cx.head.api);
+    let base = cx.base.api;
     let gone = |name: &String| !cx.renames.contains_key(name);
     let records: Vec<_> = base
         .records
         .iter()
-        .filter(|r| !head.records.iter().any(|h| h.name == r.name) && gone(&r.name))
+        .filter(|r| cx.head_lookup.record_named(&r.name).is_none() && gone(&r.name))
         .map(|r| {
             (
                 r.name.clone(),
@@ -26,7 +26,7 @@ pub fn check(cx: &mut Context<'_>) {
     let enums: Vec<_> = base
         .enums
         .iter()
-        .filter(|e| !head.enums.iter().any(|h| h.name == e.name) && gone(&e.name))
+        .filter(|e| cx.head_lookup.enum_named(&e.name).is_none() && gone(&e.name))
         .map(|e| {
             (
                 e.name.clone(),
