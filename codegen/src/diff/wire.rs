@@ -199,7 +199,7 @@ pub struct Sample {
 ///
 /// The model writes out each document a server may send, one variation at a time, so what it
 /// builds for a record is about the square of the record's size, and nested records multiply
-/// (up to [`MAX_DEPTH`] levels): a hostile spec makes it as large as it likes. The budget is
+/// (up to `MAX_DEPTH` levels): a hostile spec makes it as large as it likes. The budget is
 /// counted in bytes, roughly (a value, a key or a string's bytes, a name of a method the model
 /// looks for), before anything is built; once spent, every question asked with it is answered
 /// `None`, for the caller to judge conservatively. A count, not a clock: the answers are a
