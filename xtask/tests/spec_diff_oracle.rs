@@ -3,7 +3,12 @@
 //! - **Rust**: a caller of every public item of the base crate (each type, field, variant,
 //!   constant, method, setter and stream, each trait impl), generated from the base crate's
 //!   items, is compiled against the head crate. It fails to compile exactly when the tool says
-//!   the pair breaks the Rust API.
+//!   the pair breaks the Rust API, or when the meaning check below finds an old call that
+//!   sends something else.
+//! - **Meaning**: each constructor the base and head crates share with the same integer
+//!   arguments is called through both with the arguments 1, 2, 3, …, and the parameters each
+//!   request holds are compared by wire name: a call that still compiles but sends its values
+//!   under other names (two required parameters that swapped places) is semver-major.
 //! - **Wire**: every response document the head spec lets the server send (each declared
 //!   encoding of each field, absent, `null`, `0`, each enum value) is decoded with the base
 //!   crate's real types, and every base document with the head types. Each decode agrees with
@@ -11,7 +16,11 @@
 //!   response change breaks.
 //! - **Paging**: the runtime's own page stream (`marketplace_client::paging`), walked as the
 //!   base crate walks it against pages served by the head spec's rules, gets every item exactly
-//!   when the tool says no paging change breaks.
+//!   when the tool says no paging change breaks, starting where the base crate starts.
+//!
+//! Not judged here: the `runtime` surface (the OAuth flow, token expiry, HTTPS, clock
+//! correction), whose verdicts come from what the runtime does with each constant
+//! (`rules/service_changed.rs`, `rules/error_code_kind_changed.rs`).
 //!
 //! Both crates of every pair are generated into one scratch workspace under `target/tmp/`
 //! (`client_copy`): one copy of the client crate's runtime holding every variant as a module
@@ -28,7 +37,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use marketplace_codegen::diff::paging::{self as paging_model, Server};
-use marketplace_codegen::diff::rust_api::{Item, RustApi};
+use marketplace_codegen::diff::rust_api::{self, Item, RustApi};
 use marketplace_codegen::diff::wire::{self, Sample};
 mod client_copy;
 mod fixture_pairs;
@@ -56,10 +65,20 @@ fn pairs() -> Vec<Pair> {
         .into_iter()
         .map(|name| {
             let (base, head, changes) = fixture_pairs::load(&name);
+            // The variants share one crate, and the OAuth service generates an inherent
+            // `Client::builder` per variant: they are compiled without it. The compile and
+            // decode oracles judge data types and methods; the service constants' verdicts
+            // (`service-changed`) come from what the runtime does with each
+            // (`rules/service_changed.rs`), which no oracle here runs.
+            let without_oauth = |api: &Api| {
+                let mut api = api.clone();
+                api.oauth = None;
+                generate(&api).unwrap()
+            };
             Pair {
                 ident: name.replace('-', "_"),
-                base_files: generate(&base).unwrap(),
-                head_files: generate(&head).unwrap(),
+                base_files: without_oauth(&base),
+                head_files: without_oauth(&head),
                 name,
                 base,
                 head,
@@ -84,19 +103,31 @@ fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
     let built = build(&scratch);
     let mut failures = Vec::new();
 
-    // Rust: the callers of each pair compile exactly when the tool says nothing breaks.
+    // Rust: the tool says breaking exactly when the base crate's callers do not compile
+    // against the head crate, or compile and send something else (a call of the same
+    // constructor, run through both crates, sends other values under some wire name).
+    let meaning = meaning_changes(&built, &pairs);
     for pair in &pairs {
         let errors = built.errors.get(&format!("caller-{}", pair.name));
+        let changed = meaning.get(pair.name.as_str());
         let tool = breaks(pair, None, |c| c.rust);
-        if tool != errors.is_some() {
+        if tool != (errors.is_some() || changed.is_some()) {
+            let oracle = match (errors, changed) {
+                (Some(e), _) => format!("they do not compile:\n{}", e.join("\n")),
+                (None, Some(calls)) => format!(
+                    "they compile, and these calls send something else: {}",
+                    calls.join("; ")
+                ),
+                (None, None) => {
+                    "the base crate's callers compile against the head crate and every old \
+                     call sends what it sent"
+                        .to_owned()
+                }
+            };
             failures.push(format!(
-                "{} (Rust): the tool says {}, the compiler says {}",
+                "{} (Rust): the tool says {}, the oracle says {oracle}",
                 pair.name,
                 if tool { "breaking" } else { "non-breaking" },
-                errors.map_or(
-                    "the base crate's callers compile against the head crate".to_owned(),
-                    |e| { format!("they do not:\n{}", e.join("\n")) }
-                ),
             ));
         }
     }
@@ -201,7 +232,7 @@ fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
             for items in 0..=3 * requested {
                 let server = Server::of(new, items, requested);
                 let real = runtime_walk(old, &server);
-                let model = paging_model::walk(old.paging.as_ref().unwrap(), &server, requested);
+                let model = paging_model::walk(old, &server, requested);
                 if real != model {
                     failures.push(format!(
                         "{} (paging, {} items): the model's walk gives {model:?}, the runtime's {real:?}",
@@ -271,7 +302,7 @@ fn runtime_walk(base: &Method, server: &Server) -> Option<Vec<u64>> {
     let spec = base.paging.as_ref().unwrap();
     let walk = paging::Walk {
         method: "oracle",
-        first_page: 1,
+        first_page: paging_model::first_page(base),
         beyond_last: match spec.beyond_last {
             BeyondLast::AboveTotal => paging::BeyondLast::AboveTotal,
             BeyondLast::AtOrAboveTotal => paging::BeyondLast::AtOrAboveTotal,
@@ -282,15 +313,23 @@ fn runtime_walk(base: &Method, server: &Server) -> Option<Vec<u64>> {
     let reads_count = spec.total_pages.is_some();
     let server = *server;
     let fetch = move |page: u64| {
-        let page = FakePage {
-            items: server.page(page),
-            total_pages: if reads_count {
-                server.total_pages()
-            } else {
-                None
-            },
-        };
-        async move { Ok::<_, marketplace_client::Error>(page) }
+        // A page number the server refuses is an error answer, as the service's would be.
+        let answer = server
+            .page(page)
+            .map(|items| FakePage {
+                items,
+                total_pages: if reads_count {
+                    server.total_pages()
+                } else {
+                    None
+                },
+            })
+            .ok_or_else(|| marketplace_client::Error::Paging {
+                method: "oracle",
+                after_page: page,
+                reason: format!("the server refuses page {page}"),
+            });
+        async move { answer }
     };
     let stream = paging::items(paging::pages(walk, fetch));
     futures::executor::block_on(stream.collect_all()).ok()
@@ -299,16 +338,31 @@ fn runtime_walk(base: &Method, server: &Server) -> Option<Vec<u64>> {
 // ---- the scratch workspace ----------------------------------------------------------------------
 
 fn write_workspace(scratch: &Path, pairs: &[Pair]) {
-    let mut members = vec!["decode".to_owned()];
+    let mut members = vec!["decode".to_owned(), "meaning".to_owned()];
     members.extend(pairs.iter().map(|p| format!("callers/{}", p.name)));
     client_copy::write_workspace(scratch, "oracle-client", &members);
-    let variants: Vec<(String, Vec<GeneratedFile>)> = pairs
+    let mut variants: Vec<(String, Vec<GeneratedFile>)> = pairs
         .iter()
         .flat_map(|pair| {
             [("base", &pair.base_files), ("head", &pair.head_files)]
                 .map(|(side, files)| (format!("{}_{side}", pair.ident), files.clone()))
         })
         .collect();
+    // One variant holds the OAuth service alone (the variants are compiled without theirs):
+    // its `Client::builder` makes the meaning oracle's client.
+    let mut service = pairs
+        .iter()
+        .map(|pair| &pair.base)
+        .find(|api| api.oauth.is_some())
+        .expect("a fixture pair with an OAuth service")
+        .clone();
+    (
+        service.errors,
+        service.enums,
+        service.records,
+        service.methods,
+    ) = Default::default();
+    variants.push(("service".to_owned(), generate(&service).unwrap()));
     client_copy::write_client(scratch, "oracle-client", &variants);
 
     // One caller crate per pair: the base crate's items, used through the head crate.
@@ -324,6 +378,8 @@ fn write_workspace(scratch: &Path, pairs: &[Pair]) {
         );
         write(&dir.join("src/lib.rs"), &caller(&pair.ident, &items));
     }
+
+    write_meaning(scratch, pairs);
 
     // The decoder: any variant's response types, by name, on samples read from stdin.
     let mut arms = String::new();
@@ -503,11 +559,188 @@ fn caller(ident: &str, items: &RustApi) -> String {
 
 // ---- building and decoding ------------------------------------------------------------------
 
+// ---- the meaning oracle ---------------------------------------------------------------------
+
+/// The calls the meaning oracle makes: each constructor the base and head crates of a pair both
+/// have with the same argument types, all integers (so one call compiles against both), as
+/// `(method, constructor, argument count)`.
+fn same_shape_constructors(pair: &Pair) -> Vec<(String, String, usize)> {
+    let (base, head) = (
+        RustApi::from_files(&pair.base_files).unwrap(),
+        RustApi::from_files(&pair.head_files).unwrap(),
+    );
+    let mut calls = Vec::new();
+    for method in &pair.base.methods {
+        let key = format!("Session::{}()", method.rust_name);
+        let (Some(Item::Method(old)), Some(Item::Method(new))) =
+            (base.items.get(&key), head.items.get(&key))
+        else {
+            continue;
+        };
+        let types = |m: &rust_api::Method| {
+            m.params
+                .iter()
+                .map(|(_, ty)| ty.clone())
+                .collect::<Vec<_>>()
+        };
+        let integers = types(old).iter().all(|ty| ty == "u64" || ty == "i64");
+        if types(old) == types(new) && integers && !old.params.is_empty() {
+            calls.push((
+                method.name.clone(),
+                method.rust_name.clone(),
+                old.params.len(),
+            ));
+        }
+    }
+    calls
+}
+
+/// A binary that makes each call of [`same_shape_constructors`] through the base and the head
+/// crate, with the arguments 1, 2, 3, …, and prints each request's parameters (`Debug`):
+/// `pair<TAB>method<TAB>side<TAB>request`.
+fn write_meaning(scratch: &Path, pairs: &[Pair]) {
+    let mut calls = String::new();
+    for pair in pairs {
+        for (method, function, arity) in same_shape_constructors(pair) {
+            let args: Vec<String> = (1..=arity).map(|n| n.to_string()).collect();
+            for side in ["base", "head"] {
+                let _ = writeln!(
+                    calls,
+                    "    println!(\"{{}}\\t{{}}\\t{{}}\\t{{:?}}\", {name:?}, {method:?}, {side:?}, \
+                     marketplace_client::variants::{ident}_{side}::Session(session.clone()).{function}({args}));",
+                    name = pair.name,
+                    ident = pair.ident,
+                    args = args.join(", ")
+                );
+            }
+        }
+    }
+    write(
+        &scratch.join("meaning/Cargo.toml"),
+        "[package]\nname = \"meaning\"\nversion = \"0.0.0\"\nedition.workspace = true\npublish = false\n\n[dependencies]\nmarketplace-client.workspace = true\n",
+    );
+    write(
+        &scratch.join("meaning/src/main.rs"),
+        &format!(
+            r#"//! Each old call, made through the base and the head crate: what each request holds.
+fn main() {{
+    let client = marketplace_client::Client::builder(
+        "http://127.0.0.1:9",
+        marketplace_client::ConsumerCredentials::new("key", "secret"),
+    )
+    .build()
+    .expect("a client");
+    let token = marketplace_client::oauth::AccessToken::new("token", "token-secret", marketplace_client::jiff::Timestamp::now());
+    let session = client.session(token);
+{calls}}}
+"#
+        ),
+    );
+}
+
+/// The parameters a request holds, by wire name: the `Debug` of its method's fields (`name:
+/// value` pairs of the generated struct), each field named by the Rust name of a parameter of
+/// `method`. Unset parameters (`None`) are left out.
+fn sent(request: &str, method: &Method) -> BTreeMap<String, String> {
+    let wire_of: BTreeMap<&str, &str> = method
+        .params
+        .iter()
+        .map(|p| (p.rust_name.as_str(), p.wire_name.as_str()))
+        .collect();
+    // The request's `method: GetX { … }` field (a struct name follows), not a `method: "…"`
+    // of the session's service.
+    let Some(start) = request
+        .match_indices("method: ")
+        .map(|(at, _)| at)
+        .find(|&at| request[at + "method: ".len()..].starts_with(|c: char| c.is_ascii_uppercase()))
+    else {
+        return BTreeMap::new();
+    };
+    let body = &request[start..];
+    let (Some(open), Some(close)) = (body.find('{'), body.find('}')) else {
+        return BTreeMap::new();
+    };
+    body[open + 1..close]
+        .split(',')
+        .filter_map(|pair| pair.split_once(':'))
+        .filter_map(|(name, value)| {
+            let (name, value) = (name.trim(), value.trim());
+            let wire = wire_of.get(name)?;
+            (value != "None").then(|| {
+                (
+                    (*wire).to_owned(),
+                    value
+                        .trim_start_matches("Some(")
+                        .trim_end_matches(')')
+                        .to_owned(),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Per pair, the old calls that send something else through the head crate.
+fn meaning_changes<'p>(
+    built: &client_copy::Built,
+    pairs: &'p [Pair],
+) -> BTreeMap<&'p str, Vec<String>> {
+    let binary = built
+        .executables
+        .get("meaning")
+        .expect("the meaning binary built");
+    let output = Command::new(binary)
+        .output()
+        .expect("the meaning binary runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    let mut requests: BTreeMap<(&str, &str, &str), &str> = BTreeMap::new();
+    for line in text.lines() {
+        let mut parts = line.splitn(4, '\t');
+        let (Some(pair), Some(method), Some(side), Some(request)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            panic!("a line of the meaning binary: {line}");
+        };
+        requests.insert((pair, method, side), request);
+    }
+    let mut changed: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for pair in pairs {
+        for (method, function, _) in same_shape_constructors(pair) {
+            let key = |side| (pair.name.as_str(), method.as_str(), side);
+            let (Some(base_request), Some(head_request)) =
+                (requests.get(&key("base")), requests.get(&key("head")))
+            else {
+                panic!("{}: {method} was not called through both crates", pair.name);
+            };
+            let (Some(old), Some(new)) = (
+                pair.base.methods.iter().find(|m| m.name == method),
+                pair.head.methods.iter().find(|m| m.name == method),
+            ) else {
+                continue;
+            };
+            let (before, after) = (sent(base_request, old), sent(head_request, new));
+            if before != after {
+                changed
+                    .entry(pair.name.as_str())
+                    .or_default()
+                    .push(format!("{function}(..) sent {before:?}, now {after:?}"));
+            }
+        }
+    }
+    changed
+}
+
 fn build(scratch: &Path) -> client_copy::Built {
     let built = client_copy::build(scratch);
     assert!(
-        !built.errors.contains_key("marketplace-client") && !built.errors.contains_key("decode"),
-        "the variants or the decoder do not compile: {:#?}",
+        !built.errors.contains_key("marketplace-client")
+            && !built.errors.contains_key("decode")
+            && !built.errors.contains_key("meaning"),
+        "the variants, the decoder or the meaning binary do not compile: {:#?}",
         built.errors
     );
     built

@@ -268,6 +268,7 @@ impl<'a> Context<'a> {
     /// A documentation-only change, when the texts differ.
     pub fn doc(&mut self, what: &str, old: &str, new: &str, base: Place<'_>, head: Place<'_>) {
         if old.trim() != new.trim() {
+            let (old, new) = super::words::text_change(old, new);
             self.push(
                 rule::DOC_CHANGED,
                 Surface::None,
@@ -275,11 +276,7 @@ impl<'a> Context<'a> {
                 &[],
                 Some(base),
                 Some(head),
-                format!(
-                    "{what}: {} -> {}",
-                    super::words::short(old),
-                    super::words::short(new)
-                ),
+                format!("{what}: {old} -> {new}"),
             );
         }
     }

@@ -11,7 +11,13 @@
 //!   accepts; the requests an old app sends against what the new server takes; and a walk of
 //!   an old app's page stream against the new server's pages ([`paging`]);
 //! - [`rust_api`]: the public items of the old and the new generated code, read with `syn`
-//!   (names, signatures, fields, variants, trait impls, `#[non_exhaustive]`).
+//!   (names, signatures with argument names and positions, fields, variants, trait impls,
+//!   `#[non_exhaustive]`);
+//! - for the runtime around the data calls (OAuth flow, token expiry, HTTPS, clock correction),
+//!   the rule that reads each constant says what the old crate does with it, by direction.
+//!
+//! [`properties::PROPERTIES`] classifies every property of the IR by what consumes it, with the
+//! rules that judge it; its test changes each one both ways and holds the diff to reporting it.
 //!
 //! `xtask/tests/spec_diff_oracle.rs` holds both models to what really happens: callers of the
 //! old crate compiled against the new one, and samples of the new spec decoded with the old
@@ -19,6 +25,7 @@
 
 mod context;
 pub mod paging;
+pub mod properties;
 mod rules;
 pub mod rust_api;
 pub mod wire;
@@ -110,6 +117,9 @@ pub enum Surface {
     Request,
     /// Page streams: whether an old app's stream still gets every item.
     Paging,
+    /// The runtime around the data calls: the OAuth flow (its endpoints and answers), token
+    /// expiry, HTTPS and clock correction, as the old crate runs them against the new server.
+    Runtime,
     /// Nothing on the wire (Rust names, documentation).
     None,
 }

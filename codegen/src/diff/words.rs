@@ -120,6 +120,39 @@ pub fn short(doc: &str) -> String {
     }
 }
 
+/// Two texts, each on one line and quoted, cut to where they differ: the common start and end
+/// are left out (`…`) but for a few words of context, so that two long texts that differ in
+/// their last word do not read the same.
+pub fn text_change(old: &str, new: &str) -> (String, String) {
+    const CONTEXT: usize = 20;
+    const MOST: usize = 80;
+    let flat = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (old, new) = (flat(old), flat(new));
+    let (a, b): (Vec<char>, Vec<char>) = (old.chars().collect(), new.chars().collect());
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let rest = a.len().min(b.len()) - prefix;
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(rest)
+        .take_while(|(x, y)| x == y)
+        .count();
+    let start = prefix.saturating_sub(CONTEXT);
+    let cut = |chars: &[char]| {
+        let end = (chars.len() - suffix + CONTEXT).min(chars.len());
+        let mut shown: String = chars[start..end].iter().take(MOST).collect();
+        if start > 0 {
+            shown.insert(0, '…');
+        }
+        if end - start > MOST || end < chars.len() {
+            shown.push('…');
+        }
+        format!("\"{shown}\"")
+    };
+    (cut(&a), cut(&b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,5 +164,39 @@ mod tests {
         assert_eq!(set_change(&["a", "b"], &["b", "c"]), "added c; removed a");
         assert_eq!(option(Some(3)), "3");
         assert_eq!(option::<u8>(None), "none");
+    }
+
+    #[test]
+    fn a_text_change_shows_where_the_texts_differ() {
+        let list = |last: &str| {
+            format!("pay/getTimesheets, pay/getTimesheet, pay/getStatusReports, pay/{last}")
+        };
+        let (old, new) = text_change(&list("getInvoice"), &list("getPayment"));
+        assert_ne!(old, new);
+        assert!(
+            old.contains("getInvoice") && new.contains("getPayment"),
+            "{old} {new}"
+        );
+        assert!(old.starts_with("\"…"), "{old}");
+        assert_eq!(
+            text_change("A.", "B."),
+            ("\"A.\"".to_owned(), "\"B.\"".to_owned())
+        );
+        let (old, new) = text_change(
+            "Same start. Old middle. Same end.",
+            "Same start. New. Same end.",
+        );
+        assert!(
+            old.contains("Old middle") && new.contains("New."),
+            "{old} {new}"
+        );
+        // Texts of any length, differing anywhere, never read the same.
+        for at in [0, 10, 200] {
+            let text = "word ".repeat(60);
+            let mut other = text.clone();
+            other.replace_range(at..at + 4, "WORD");
+            let (a, b) = text_change(&text, &other);
+            assert_ne!(a, b, "a change at {at}");
+        }
     }
 }

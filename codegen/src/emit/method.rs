@@ -11,7 +11,7 @@ use quote::quote;
 
 use super::{Module, Use, code_list, doc, ident, narrowed_note, paragraphs};
 use crate::diagnostic::or_list;
-use crate::ir::{BeyondLast, Method, PagingParts, Param, ParamType};
+use crate::ir::{BeyondLast, Method, PagingParts, Param, ParamType, first_page};
 use crate::naming::{constructor_names, request_type_name};
 use crate::rust_type::{self, RustTy};
 
@@ -121,14 +121,21 @@ fn type_doc(method: &Method, paging: Option<&PagingParts<'_>>) -> String {
     paragraphs(notes)
 }
 
-/// `impl Session { pub fn get_x(&self, required...) -> Request<GetX> }`, or one constructor per
-/// alternative of `at_least_one_of`.
-fn constructors(module: &mut Module<'_>, method: &Method, name: &Ident) -> TokenStream {
-    let required: Vec<&Param> = method
+/// The arguments every constructor of `method` takes, in order (after the alternative of
+/// `at_least_one_of` a constructor selects by, if any): its required parameters in spec order.
+/// The spec diff reads their order from here (`param-order-changed`).
+pub(crate) fn constructor_args(method: &Method) -> Vec<&Param> {
+    method
         .params
         .iter()
         .filter(|p| !is_field_optional(method, p))
-        .collect();
+        .collect()
+}
+
+/// `impl Session { pub fn get_x(&self, required...) -> Request<GetX> }`, or one constructor per
+/// alternative of `at_least_one_of`.
+fn constructors(module: &mut Module<'_>, method: &Method, name: &Ident) -> TokenStream {
+    let required = constructor_args(method);
     let mut base_doc = vec![method.doc.clone(), format!("`GET {}`", method.path)];
     if !method.errors.is_empty() {
         base_doc.push(format!("Documented errors: {}.", code_list(&method.errors)));
@@ -286,11 +293,6 @@ fn data_method(method: &Method, name: &Ident, response: &TokenStream) -> TokenSt
             }
         }
     }
-}
-
-/// The page a stream starts at: the page parameter's default, else its minimum, else 1.
-fn first_page(page: &Param) -> i64 {
-    page.default.or(page.min).unwrap_or(1)
 }
 
 /// `impl PagedMethod for GetX` and `impl Page for XList`.

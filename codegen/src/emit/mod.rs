@@ -5,7 +5,7 @@
 
 mod builder;
 mod enumeration;
-mod method;
+pub(crate) mod method;
 mod record;
 mod service;
 

@@ -270,6 +270,13 @@ pub fn quoted_excerpts(sentence: &str) -> impl Iterator<Item = &str> {
     sentence.split('"').skip(1).step_by(2)
 }
 
+/// The page a paged method's stream starts at, given its page parameter: the parameter's
+/// default, else its minimum, else 1. The generated `FIRST_PAGE` and the spec diff's paging
+/// model both read it here.
+pub fn first_page(page: &Param) -> i64 {
+    page.default.or(page.min).unwrap_or(1)
+}
+
 /// A field's type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TypeRef {

@@ -7,8 +7,8 @@ pub const RULE: Rule = Rule {
     summary: "Only documentation changed.",
 };
 
-/// Every spec key that only documents: module, service, OAuth and endpoint docs, error docs,
-/// kinds and methods, enum, value, type, field, method and parameter docs, the names the
+/// Every spec key that only documents: module, service, OAuth and endpoint docs, error docs
+/// and the methods that return them, enum, value, type, field, method and parameter docs, the names the
 /// reference uses (`documented_as` of a type, `documented_type` of a field), and the evidence
 /// for a type narrower than the reference's (`narrowed` of a field or a parameter).
 pub fn check(cx: &mut Context<'_>) {
@@ -79,26 +79,33 @@ pub fn check(cx: &mut Context<'_>) {
             (new.file, vec!["errors", new.code.as_str()]),
         );
         cx.doc(&old.code, &old.doc, &new.doc, o.clone(), n.clone());
-        let kind = |e: &crate::ir::ErrorCode| words::option(e.kind.as_ref());
-        cx.doc(
-            &format!("{} kind", old.code),
-            &kind(old),
-            &kind(new),
-            o.clone(),
-            n.clone(),
-        );
-        let methods = |e: &crate::ir::ErrorCode| {
-            e.methods
-                .as_ref()
-                .map_or("every method".to_owned(), |m| words::list(m))
-        };
-        cx.doc(
-            &format!("{} is returned by", old.code),
-            &methods(old),
-            &methods(new),
-            o,
-            n,
-        );
+        // The methods that return a code only document it (the old crate decodes every code
+        // from every method); a list shows what was added and removed.
+        if old.methods != new.methods {
+            let names = |e: &crate::ir::ErrorCode| -> Option<Vec<String>> {
+                e.methods
+                    .as_ref()
+                    .map(|m| m.iter().map(|id| id.as_str().to_owned()).collect())
+            };
+            let change = match (names(old), names(new)) {
+                (Some(a), Some(b)) => words::set_change(&a, &b),
+                (a, b) => {
+                    let words = |m: Option<Vec<String>>| {
+                        m.map_or("every method".to_owned(), |m| words::list(&m))
+                    };
+                    format!("{} -> {}", words(a), words(b))
+                }
+            };
+            cx.push(
+                RULE.id,
+                Surface::None,
+                false,
+                &[],
+                Some(o),
+                Some(n),
+                format!("{} is returned by: {change}", old.code),
+            );
+        }
     }
     for (old, new) in cx.enums.clone() {
         cx.doc(

@@ -40,10 +40,13 @@ rules! {
     PARAM_BECAME_OPTIONAL => param_became_optional,
     PARAM_TYPE_CHANGED => param_type_changed,
     PARAM_RUST_NAME_CHANGED => param_rust_name_changed,
+    PARAM_WIRE_NAME_CHANGED => param_wire_name_changed,
     PARAM_DEFAULT_CHANGED => param_default_changed,
     PARAM_CAP_CHANGED => param_cap_changed,
     PARAM_EITHER_OR_CHANGED => param_either_or_changed,
+    PARAM_ORDER_CHANGED => param_order_changed,
     PAGING_CHANGED => paging_changed,
+    PAGING_FIRST_PAGE_CHANGED => paging_first_page_changed,
     FIELD_ADDED => field_added,
     FIELD_REMOVED => field_removed,
     FIELD_TYPE_CHANGED => field_type_changed,
@@ -67,6 +70,7 @@ rules! {
     TYPE_RENAMED => type_renamed,
     ERROR_CODE_ADDED => error_code_added,
     ERROR_CODE_REMOVED => error_code_removed,
+    ERROR_CODE_KIND_CHANGED => error_code_kind_changed,
     SERVICE_CHANGED => service_changed,
     DOC_CHANGED => doc_changed,
 }
@@ -221,8 +225,13 @@ fn check_params(
     let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
     for (old_method, new_method) in pairs {
         let new_params = params_by_wire(new_method);
+        let renamed = WireRenames::of(old_method, new_method);
         for old in &old_method.params {
-            let Some(&new) = new_params.get(old.wire_name.as_str()) else {
+            let new = new_params
+                .get(old.wire_name.as_str())
+                .copied()
+                .or_else(|| renamed.new_of(old));
+            let Some(new) = new else {
                 continue;
             };
             if !changed(old_method, old, new_method, new) {
@@ -343,6 +352,61 @@ fn params_by_wire(method: &prelude::Method) -> std::collections::HashMap<&str, &
         params.entry(param.wire_name.as_str()).or_insert(param);
     }
     params
+}
+
+/// The parameters whose wire name changed while their Rust name stayed (the setter or the
+/// constructor argument is the same to a caller): each parameter of `old` that `new` lacks by
+/// wire name, paired with the parameter of `new` that `old` lacks by wire name and that has its
+/// Rust name. `param-wire-name-changed` reports them; the added and removed rules leave them,
+/// and the rules of a parameter's properties compare them as one parameter.
+struct WireRenames<'a> {
+    pairs: Vec<(&'a prelude::Param, &'a prelude::Param)>,
+    /// By the old parameter's address: its new parameter.
+    new_of_old: std::collections::HashMap<*const prelude::Param, &'a prelude::Param>,
+    /// The new parameters' addresses.
+    renamed_to: std::collections::HashSet<*const prelude::Param>,
+}
+
+impl<'a> WireRenames<'a> {
+    fn of(old: &'a prelude::Method, new: &'a prelude::Method) -> Self {
+        let (old_by_wire, new_by_wire) = (params_by_wire(old), params_by_wire(new));
+        let mut gone: std::collections::HashMap<&str, &prelude::Param> =
+            std::collections::HashMap::new();
+        for param in &old.params {
+            if !new_by_wire.contains_key(param.wire_name.as_str()) {
+                gone.entry(param.rust_name.as_str()).or_insert(param);
+            }
+        }
+        let pairs: Vec<(&prelude::Param, &prelude::Param)> = new
+            .params
+            .iter()
+            .filter(|p| !old_by_wire.contains_key(p.wire_name.as_str()))
+            .filter_map(|p| gone.remove(p.rust_name.as_str()).map(|o| (o, p)))
+            .collect();
+        WireRenames {
+            new_of_old: pairs
+                .iter()
+                .map(|&(o, n)| (std::ptr::from_ref(o), n))
+                .collect(),
+            renamed_to: pairs.iter().map(|&(_, n)| std::ptr::from_ref(n)).collect(),
+            pairs,
+        }
+    }
+
+    /// The new parameter an old one was renamed to.
+    fn new_of(&self, old: &prelude::Param) -> Option<&'a prelude::Param> {
+        self.new_of_old.get(&std::ptr::from_ref(old)).copied()
+    }
+
+    /// Whether `old` was renamed (so it is not removed).
+    fn renamed_from(&self, old: &prelude::Param) -> bool {
+        self.new_of(old).is_some()
+    }
+
+    /// Whether `new` is a renamed parameter (so it is not added).
+    fn renamed_to(&self, new: &prelude::Param) -> bool {
+        self.renamed_to.contains(&std::ptr::from_ref(new))
+    }
 }
 
 /// Whether a parameter is a constructor argument: required, and not one of the alternatives

@@ -12,8 +12,9 @@ pub fn check(cx: &mut Context<'_>) {
     let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
     for (old_method, new_method) in pairs {
         let new_params = super::params_by_wire(new_method);
+        let renamed = super::WireRenames::of(old_method, new_method);
         for old in &old_method.params {
-            if new_params.contains_key(old.wire_name.as_str()) {
+            if new_params.contains_key(old.wire_name.as_str()) || renamed.renamed_from(old) {
                 continue;
             }
             let claims = cx.param_claims(old_method, &old.rust_name);

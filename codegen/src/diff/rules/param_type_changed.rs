@@ -14,11 +14,16 @@ pub fn check(cx: &mut Context<'_>) {
         |_, o, _, n| o.ty != n.ty,
         |_, o, _, n| (Surface::Request, !wire::param_accepts(o, n)),
         |o, n| {
-            format!(
-                "{} -> {}",
-                crate::rust_type::param_type(o),
-                crate::rust_type::param_type(n)
-            )
+            let (old_rust, new_rust) = (
+                crate::rust_type::param_type(o).to_string(),
+                crate::rust_type::param_type(n).to_string(),
+            );
+            let rust = if old_rust == new_rust {
+                format!("{new_rust} in Rust either way")
+            } else {
+                format!("{old_rust} -> {new_rust} in Rust")
+            };
+            format!("{} -> {} ({rust})", o.ty.spec_name(), n.ty.spec_name())
         },
     );
 }
