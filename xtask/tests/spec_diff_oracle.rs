@@ -8,7 +8,10 @@
 //! - **Meaning**: each constructor the base and head crates share with the same integer
 //!   arguments is called through both with the arguments 1, 2, 3, …, and the parameters each
 //!   request holds are compared by wire name: a call that still compiles but sends its values
-//!   under other names (two required parameters that swapped places) is semver-major.
+//!   under other names (two required parameters that swapped places) is semver-major. Each
+//!   call is then sent (to a closed port) with each optional integer parameter at the base
+//!   crate's minimum and cap: a value the head crate refuses before sending, where the base
+//!   crate sent it, is semver-major too.
 //! - **Wire**: every response document the head spec lets the server send (each declared
 //!   encoding of each field, absent, `null`, `0`, each enum value) is decoded with the base
 //!   crate's real types, and every base document with the head types. Each decode agrees with
@@ -595,39 +598,94 @@ fn same_shape_constructors(pair: &Pair) -> Vec<(String, String, usize)> {
     calls
 }
 
+/// The optional integer parameters a call of [`same_shape_constructors`] can set through the
+/// same setter in both crates, each with the values at the base crate's bounds (its minimum and
+/// its cap): `(wire name, setter, value)`.
+fn bound_probes(pair: &Pair, method: &str) -> Vec<(String, String, i64)> {
+    let (Some(old), Some(new)) = (
+        pair.base.methods.iter().find(|m| m.name == method),
+        pair.head.methods.iter().find(|m| m.name == method),
+    ) else {
+        return Vec::new();
+    };
+    let integer = |p: &marketplace_codegen::ir::Param| {
+        !matches!(p.ty, marketplace_codegen::ir::ParamType::Date)
+    };
+    let mut probes = Vec::new();
+    for param in old.params.iter().filter(|p| !p.required && integer(p)) {
+        let Some(counterpart) = new.params.iter().find(|p| {
+            p.wire_name == param.wire_name && p.rust_name == param.rust_name && !p.required
+        }) else {
+            continue;
+        };
+        if counterpart.ty != param.ty {
+            continue;
+        }
+        for value in [param.min, param.max].into_iter().flatten() {
+            probes.push((param.wire_name.clone(), param.rust_name.clone(), value));
+        }
+    }
+    probes
+}
+
 /// A binary that makes each call of [`same_shape_constructors`] through the base and the head
-/// crate, with the arguments 1, 2, 3, …, and prints each request's parameters (`Debug`):
-/// `pair<TAB>method<TAB>side<TAB>request`.
+/// crate, with the arguments 1, 2, 3, …, and prints each request's parameters (`Debug`); then
+/// sends each call with each [`bound_probes`] value set (to a closed port: what matters is
+/// whether the crate refuses the value before sending). Lines:
+/// `pair<TAB>method<TAB>side<TAB>probe<TAB>result`, the probe `call` (the result the request)
+/// or `wire=value` (`refused` or `sent`).
 fn write_meaning(scratch: &Path, pairs: &[Pair]) {
     let mut calls = String::new();
     for pair in pairs {
         for (method, function, arity) in same_shape_constructors(pair) {
             let args: Vec<String> = (1..=arity).map(|n| n.to_string()).collect();
+            let probes = bound_probes(pair, &method);
             for side in ["base", "head"] {
+                let call = format!(
+                    "marketplace_client::variants::{}_{side}::Session(session.clone()).{function}({})",
+                    pair.ident,
+                    args.join(", ")
+                );
                 let _ = writeln!(
                     calls,
-                    "    println!(\"{{}}\\t{{}}\\t{{}}\\t{{:?}}\", {name:?}, {method:?}, {side:?}, \
-                     marketplace_client::variants::{ident}_{side}::Session(session.clone()).{function}({args}));",
+                    "    println!(\"{{}}\\t{{}}\\t{{}}\\tcall\\t{{:?}}\", {name:?}, {method:?}, {side:?}, {call});",
                     name = pair.name,
-                    ident = pair.ident,
-                    args = args.join(", ")
                 );
+                for (wire, setter, value) in &probes {
+                    let _ = writeln!(
+                        calls,
+                        "    println!(\"{{}}\\t{{}}\\t{{}}\\t{{}}\\t{{}}\", {name:?}, {method:?}, {side:?}, \"{wire}={value}\", outcome(runtime.block_on({call}.{setter}({value}).send())));",
+                        name = pair.name,
+                    );
+                }
             }
         }
     }
     write(
         &scratch.join("meaning/Cargo.toml"),
-        "[package]\nname = \"meaning\"\nversion = \"0.0.0\"\nedition.workspace = true\npublish = false\n\n[dependencies]\nmarketplace-client.workspace = true\n",
+        "[package]\nname = \"meaning\"\nversion = \"0.0.0\"\nedition.workspace = true\npublish = false\n\n[dependencies]\nmarketplace-client.workspace = true\ntokio.workspace = true\n",
     );
     write(
         &scratch.join("meaning/src/main.rs"),
         &format!(
-            r#"//! Each old call, made through the base and the head crate: what each request holds.
+            r#"//! Each old call, made through the base and the head crate: what each request holds, and
+//! whether each crate refuses a value at the base crate's bounds before sending.
+#![allow(unused)]
+
+fn outcome<T>(result: Result<T, marketplace_client::Error>) -> &'static str {{
+    match result {{
+        Err(marketplace_client::Error::InvalidArgument {{ .. }}) => "refused",
+        _ => "sent",
+    }}
+}}
+
 fn main() {{
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let client = marketplace_client::Client::builder(
         "http://127.0.0.1:9",
         marketplace_client::ConsumerCredentials::new("key", "secret"),
     )
+    .retry(marketplace_client::RetryPolicy::none())
     .build()
     .expect("a client");
     let token = marketplace_client::oauth::AccessToken::new("token", "token-secret", marketplace_client::jiff::Timestamp::now());
@@ -697,15 +755,29 @@ fn meaning_changes<'p>(
         String::from_utf8_lossy(&output.stderr)
     );
     let text = String::from_utf8(output.stdout).unwrap();
-    let mut requests: BTreeMap<(&str, &str, &str), &str> = BTreeMap::new();
+    // By (pair, method, side): the request of the call, and each bound probe's outcome.
+    type Call<'t> = (&'t str, &'t str, &'t str);
+    let mut requests: BTreeMap<Call<'_>, &str> = BTreeMap::new();
+    let mut bounds: BTreeMap<Call<'_>, Vec<(&str, &str)>> = BTreeMap::new();
     for line in text.lines() {
-        let mut parts = line.splitn(4, '\t');
-        let (Some(pair), Some(method), Some(side), Some(request)) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
+        let mut parts = line.splitn(5, '\t');
+        let (Some(pair), Some(method), Some(side), Some(probe), Some(result)) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) else {
             panic!("a line of the meaning binary: {line}");
         };
-        requests.insert((pair, method, side), request);
+        if probe == "call" {
+            requests.insert((pair, method, side), result);
+        } else {
+            bounds
+                .entry((pair, method, side))
+                .or_default()
+                .push((probe, result));
+        }
     }
     let mut changed: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for pair in pairs {
@@ -728,6 +800,17 @@ fn meaning_changes<'p>(
                     .entry(pair.name.as_str())
                     .or_default()
                     .push(format!("{function}(..) sent {before:?}, now {after:?}"));
+            }
+            let (base_bounds, head_bounds) = (
+                bounds.get(&key("base")).cloned().unwrap_or_default(),
+                bounds.get(&key("head")).cloned().unwrap_or_default(),
+            );
+            for ((probe, before), (_, after)) in base_bounds.iter().zip(&head_bounds) {
+                if before != after {
+                    changed.entry(pair.name.as_str()).or_default().push(format!(
+                        "{function}(..) with {probe}: {before} by the base crate, {after} by the head crate"
+                    ));
+                }
             }
         }
     }

@@ -32,6 +32,9 @@ pub enum Claim {
     Type(String),
     /// Items whose key starts with this.
     Prefix(String),
+    /// An item whose signature stays but whose behaviour changes for an unchanged caller (a
+    /// value it accepted is refused): broken whatever the Rust model finds.
+    Meaning(String),
 }
 
 /// A method and its counterpart; `renamed` when matched by shape under another name.
@@ -183,7 +186,7 @@ impl<'a> Context<'a> {
 
     /// The broken items `claim` covers: one item; those of a prefix (a range of the sorted
     /// set); a type's own key, its members (`T.x`, `T::x`) and its trait impls.
-    fn covered<'s>(&'s self, claim: &Claim, into: &mut BTreeSet<&'s String>) {
+    fn covered(&self, claim: &Claim, into: &mut BTreeSet<String>) {
         let mut with_prefix = |prefix: &str| {
             into.extend(
                 self.broken
@@ -191,18 +194,22 @@ impl<'a> Context<'a> {
                         std::ops::Bound::Included(prefix),
                         std::ops::Bound::Unbounded,
                     ))
-                    .take_while(|key| key.starts_with(prefix)),
+                    .take_while(|key| key.starts_with(prefix))
+                    .cloned(),
             );
         };
         match claim {
-            Claim::Item(item) => into.extend(self.broken.get(item)),
+            Claim::Meaning(item) => {
+                into.insert(item.clone());
+            }
+            Claim::Item(item) => into.extend(self.broken.get(item).cloned()),
             Claim::Prefix(prefix) => with_prefix(prefix),
             Claim::Type(ty) => {
                 with_prefix(&format!("{ty}."));
                 with_prefix(&format!("{ty}::"));
-                into.extend(self.broken.get(ty));
+                into.extend(self.broken.get(ty).cloned());
                 for key in self.broken_impls.get(ty).into_iter().flatten() {
-                    into.extend(self.broken.get(key));
+                    into.extend(self.broken.get(key).cloned());
                 }
             }
         }
@@ -232,7 +239,7 @@ impl<'a> Context<'a> {
                  diff, {MODEL_BUDGET} bytes, and does not look further)"
             ));
         }
-        let broken_items: Vec<String> = covered.into_iter().cloned().collect();
+        let broken_items: Vec<String> = covered.into_iter().collect();
         let subject = head
             .as_ref()
             .or(base.as_ref())

@@ -209,16 +209,31 @@ fn check_fields(
 }
 
 /// Reports every parameter pair for which `changed` holds.
-fn check_params(
+/// The verdict of a parameter change on the wire, and whether it changes what an unchanged
+/// call of the new crate does (a bound the new crate checks before sending refuses a value
+/// the old one sent): semver-major though it compiles. A `(surface, wire)` pair has no such
+/// change.
+struct ParamVerdict {
+    surface: prelude::Surface,
+    wire: bool,
+    meaning: bool,
+}
+
+impl From<(prelude::Surface, bool)> for ParamVerdict {
+    fn from((surface, wire): (prelude::Surface, bool)) -> Self {
+        ParamVerdict {
+            surface,
+            wire,
+            meaning: false,
+        }
+    }
+}
+
+fn check_params<V: Into<ParamVerdict>>(
     cx: &mut context_alias::Context<'_>,
     rule: &'static str,
     changed: impl Fn(&prelude::Method, &prelude::Param, &prelude::Method, &prelude::Param) -> bool,
-    verdict: impl Fn(
-        &prelude::Method,
-        &prelude::Param,
-        &prelude::Method,
-        &prelude::Param,
-    ) -> (prelude::Surface, bool),
+    verdict: impl Fn(&prelude::Method, &prelude::Param, &prelude::Method, &prelude::Param) -> V,
     message: impl Fn(&prelude::Param, &prelude::Param) -> String,
 ) {
     use prelude::*;
@@ -237,8 +252,26 @@ fn check_params(
             if !changed(old_method, old, new_method, new) {
                 continue;
             }
-            let (surface, wire) = verdict(old_method, old, new_method, new);
-            let claims = cx.param_claims(old_method, &old.rust_name);
+            let ParamVerdict {
+                surface,
+                wire,
+                meaning,
+            } = verdict(old_method, old, new_method, new).into();
+            let mut claims = cx.param_claims(old_method, &old.rust_name);
+            if meaning {
+                // The items an unchanged call goes through: the constructors that take it as an
+                // argument, else its setter.
+                let argument = required(old_method, old);
+                claims = claims
+                    .into_iter()
+                    .filter_map(|claim| match claim {
+                        prelude::Claim::Item(key) if key.starts_with("Session::") == argument => {
+                            Some(prelude::Claim::Meaning(key))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+            }
             cx.push(
                 rule,
                 surface,
