@@ -276,6 +276,11 @@ impl<'a> Context<'a> {
     pub fn doc(&mut self, what: &str, old: &str, new: &str, base: Place<'_>, head: Place<'_>) {
         if old.trim() != new.trim() {
             let (old, new) = super::words::text_change(old, new);
+            let message = if old == new {
+                format!("{what}: only white space changed")
+            } else {
+                format!("{what}: {old} -> {new}")
+            };
             self.push(
                 rule::DOC_CHANGED,
                 Surface::None,
@@ -283,7 +288,7 @@ impl<'a> Context<'a> {
                 &[],
                 Some(base),
                 Some(head),
-                format!("{what}: {old} -> {new}"),
+                message,
             );
         }
     }

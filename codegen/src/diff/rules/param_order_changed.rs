@@ -26,6 +26,7 @@ pub fn check(cx: &mut Context<'_>) {
         // The arguments both sides take, each side in its order: added and removed ones are
         // the other parameter rules' changes.
         let kept = |args: &[String], other: &[String]| -> Vec<String> {
+            let other: std::collections::HashSet<&String> = other.iter().collect();
             args.iter().filter(|a| other.contains(a)).cloned().collect()
         };
         let (old_kept, new_kept) = (kept(&old_args, &new_args), kept(&new_args, &old_args));
