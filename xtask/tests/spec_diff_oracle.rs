@@ -21,8 +21,14 @@
 //!   base crate walks it against pages served by the head spec's rules, gets every item exactly
 //!   when the tool says no paging change breaks, starting where the base crate starts.
 //!
-//! Not judged here: the `runtime` surface (the OAuth flow, token expiry, HTTPS, clock
-//! correction), whose verdicts come from what the runtime does with each constant
+//! - **Runtime**: for pairs whose specs both have an OAuth service, the base crate's own
+//!   runtime is observed (how long `Session::expires_at` lets a token live; whether
+//!   `Client::request_token` goes out over plain HTTP) against the head server's lifetime and
+//!   HTTPS rule: the base crate breaks exactly when the tool says a token-lifetime or HTTPS
+//!   change breaks.
+//!
+//! Not judged here: the OAuth answers' names and the error codes' kinds, whose `runtime`
+//! verdicts come from what the runtime does with them, written beside each rule
 //! (`rules/service_changed.rs`, `rules/error_code_kind_changed.rs`).
 //!
 //! Both crates of every pair are generated into one scratch workspace under `target/tmp/`
@@ -47,7 +53,7 @@ mod fixture_pairs;
 
 use client_copy::write;
 
-use marketplace_codegen::diff::{Change, Impact, Surface};
+use marketplace_codegen::diff::{self, Change, Impact, Surface};
 use marketplace_codegen::ir::{Api, BeyondLast, Method};
 use marketplace_codegen::{GeneratedFile, generate};
 
@@ -68,20 +74,10 @@ fn pairs() -> Vec<Pair> {
         .into_iter()
         .map(|name| {
             let (base, head, changes) = fixture_pairs::load(&name);
-            // The variants share one crate, and the OAuth service generates an inherent
-            // `Client::builder` per variant: they are compiled without it. The compile and
-            // decode oracles judge data types and methods; the service constants' verdicts
-            // (`service-changed`) come from what the runtime does with each
-            // (`rules/service_changed.rs`), which no oracle here runs.
-            let without_oauth = |api: &Api| {
-                let mut api = api.clone();
-                api.oauth = None;
-                generate(&api).unwrap()
-            };
             Pair {
                 ident: name.replace('-', "_"),
-                base_files: without_oauth(&base),
-                head_files: without_oauth(&head),
+                base_files: generate(&base).unwrap(),
+                head_files: generate(&head).unwrap(),
                 name,
                 base,
                 head,
@@ -131,6 +127,35 @@ fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
                 "{} (Rust): the tool says {}, the oracle says {oracle}",
                 pair.name,
                 if tool { "breaking" } else { "non-breaking" },
+            ));
+        }
+    }
+
+    // Runtime: the base crate's own token expiry and plain-HTTP check, against the head
+    // server's lifetime and HTTPS rule, break exactly when the tool says these changes break.
+    let runtime = runtime_breaks(&built, &pairs);
+    for pair in pairs
+        .iter()
+        .filter(|p| p.base.oauth.is_some() && p.head.oauth.is_some())
+    {
+        let judged = |c: &&Change| {
+            c.rule == diff::rule::SERVICE_CHANGED
+                && ["oauth.token_lifetime_seconds", "oauth.https_required"]
+                    .contains(&c.subject.as_str())
+        };
+        let tool = pair
+            .changes
+            .iter()
+            .filter(judged)
+            .any(|c| c.wire == Impact::Breaking);
+        let oracle = runtime.get(pair.name.as_str());
+        if tool != oracle.is_some() {
+            failures.push(format!(
+                "{} (runtime): the tool says {}, the base crate's runtime {}",
+                pair.name,
+                if tool { "breaking" } else { "non-breaking" },
+                oracle.map_or("keeps working with the head server".to_owned(), |why| why
+                    .clone()),
             ));
         }
     }
@@ -351,8 +376,8 @@ fn write_workspace(scratch: &Path, pairs: &[Pair]) {
                 .map(|(side, files)| (format!("{}_{side}", pair.ident), files.clone()))
         })
         .collect();
-    // One variant holds the OAuth service alone (the variants are compiled without theirs):
-    // its `Client::builder` makes the meaning oracle's client.
+    // One variant holds the OAuth service alone: its builder makes the meaning oracle's client
+    // for the calls (each variant's builder is `variants::<variant>::client::builder`).
     let mut service = pairs
         .iter()
         .map(|pair| &pair.base)
@@ -434,7 +459,7 @@ fn main() {{
 /// Source that uses every public item of the base crate, written against the head crate.
 fn caller(ident: &str, items: &RustApi) -> String {
     let mut out = format!(
-        "//! Every public item of the base crate of this pair, used through the head crate.\n#![allow(unused, unreachable_patterns, clippy::all)]\nuse marketplace_client::variants::{ident}_head::*;\nuse marketplace_client::{{CallOptions, DayOrInstant, Decimal, Error, RawErrorCode, Request, paging, wire}};\nuse marketplace_client::request::{{DataMethod, PagedMethod}};\nuse marketplace_client::jiff::{{Timestamp, civil::Date}};\nuse futures::Stream;\n\n"
+        "//! Every public item of the base crate of this pair, used through the head crate.\n#![allow(unused, unreachable_patterns, clippy::all)]\nuse marketplace_client::variants::{ident}_head::*;\nuse marketplace_client::{{CallOptions, ClientBuilder, ConsumerCredentials, DayOrInstant, Decimal, Error, OAuthService, RawErrorCode, Request, Service, paging, wire}};\nuse marketplace_client::request::{{DataMethod, PagedMethod}};\nuse marketplace_client::jiff::{{Timestamp, civil::Date}};\nuse futures::Stream;\n\n"
     );
     let fix = |text: &str, self_ty: &str| {
         text.replace("crate ::", "marketplace_client ::")
@@ -496,6 +521,11 @@ fn caller(ident: &str, items: &RustApi) -> String {
                             if by_ref { "&" } else { "" }
                         ));
                         format!("receiver.{name}({})", call_args.join(", "))
+                    }
+                    // The OAuth service's builder is the variant's `client::builder` here
+                    // (`client_copy`: one `Client` is shared by every variant).
+                    None if owner == "Client" => {
+                        format!("client::{name}({})", call_args.join(", "))
                     }
                     None => format!("{owner}::{name}({})", call_args.join(", ")),
                 };
@@ -561,6 +591,62 @@ fn caller(ident: &str, items: &RustApi) -> String {
 }
 
 // ---- building and decoding ------------------------------------------------------------------
+
+// ---- the runtime oracle ---------------------------------------------------------------------
+
+/// Per pair whose base and head both have an OAuth service, why the base crate's runtime fails
+/// against the head server, if it does: it keeps a token past the head's lifetime (the server
+/// refuses it where the app expects `TokenExpired`), or it sends OAuth requests over plain HTTP
+/// to a server that requires HTTPS. What the base crate does is observed (`Session::expires_at`,
+/// `Client::request_token` over `http://`), not read from its spec.
+fn runtime_breaks(built: &client_copy::Built, pairs: &[Pair]) -> BTreeMap<String, String> {
+    let binary = built
+        .executables
+        .get("meaning")
+        .expect("the meaning binary built");
+    let output = Command::new(binary)
+        .output()
+        .expect("the meaning binary runs");
+    let text = String::from_utf8(output.stdout).unwrap();
+    let mut observed: BTreeMap<(&str, &str), &str> = BTreeMap::new();
+    for line in text.lines() {
+        let parts: Vec<&str> = line.splitn(5, '\t').collect();
+        if let [pair, "-", "base", probe, result] = parts[..] {
+            observed.insert((pair, probe), result);
+        }
+    }
+    let mut breaks = BTreeMap::new();
+    for pair in pairs {
+        let Some(head) = &pair.head.oauth else {
+            continue;
+        };
+        if pair.base.oauth.is_none() {
+            continue;
+        }
+        let probe = |name| {
+            *observed
+                .get(&(pair.name.as_str(), name))
+                .unwrap_or_else(|| panic!("{}: no {name} probe", pair.name))
+        };
+        let lifetime: u64 = probe("lifetime").parse().expect("seconds");
+        let mut why = Vec::new();
+        if lifetime > head.token_lifetime_seconds {
+            why.push(format!(
+                "keeps tokens {lifetime} s where the server keeps them {} s",
+                head.token_lifetime_seconds
+            ));
+        }
+        if probe("plain-http-oauth") == "sent" && head.https_required {
+            why.push(
+                "sends OAuth requests over plain HTTP to a server that requires HTTPS".to_owned(),
+            );
+        }
+        if !why.is_empty() {
+            breaks.insert(pair.name.clone(), why.join("; "));
+        }
+    }
+    breaks
+}
 
 // ---- the meaning oracle ---------------------------------------------------------------------
 
@@ -661,6 +747,20 @@ fn write_meaning(scratch: &Path, pairs: &[Pair]) {
             }
         }
     }
+    // The runtime of each base crate with an OAuth service: how long it takes a token to live,
+    // and whether it sends an OAuth request over plain HTTP.
+    for pair in pairs.iter().filter(|p| p.base.oauth.is_some()) {
+        let _ = writeln!(
+            calls,
+            "    {{\n        let client = marketplace_client::variants::{ident}_base::client::builder(\"http://127.0.0.1:9\", credentials.clone()).retry(marketplace_client::RetryPolicy::none()).build().unwrap();\n        \
+             let granted = marketplace_client::jiff::Timestamp::now();\n        \
+             let session = client.session(marketplace_client::oauth::AccessToken::new(\"token\", \"token-secret\", granted));\n        \
+             println!(\"{name}\\t-\\tbase\\tlifetime\\t{{}}\", session.expires_at().duration_since(granted).as_secs());\n        \
+             println!(\"{name}\\t-\\tbase\\tplain-http-oauth\\t{{}}\", plain_http(runtime.block_on(client.request_token(None))));\n    }}",
+            ident = pair.ident,
+            name = pair.name,
+        );
+    }
     write(
         &scratch.join("meaning/Cargo.toml"),
         "[package]\nname = \"meaning\"\nversion = \"0.0.0\"\nedition.workspace = true\npublish = false\n\n[dependencies]\nmarketplace-client.workspace = true\ntokio.workspace = true\n",
@@ -679,11 +779,19 @@ fn outcome<T>(result: Result<T, marketplace_client::Error>) -> &'static str {{
     }}
 }}
 
+fn plain_http<T>(result: Result<T, marketplace_client::Error>) -> &'static str {{
+    match result {{
+        Err(marketplace_client::Error::Config {{ .. }}) => "refused",
+        _ => "sent",
+    }}
+}}
+
 fn main() {{
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let client = marketplace_client::Client::builder(
+    let credentials = marketplace_client::ConsumerCredentials::new("key", "secret");
+    let client = marketplace_client::variants::service::client::builder(
         "http://127.0.0.1:9",
-        marketplace_client::ConsumerCredentials::new("key", "secret"),
+        credentials.clone(),
     )
     .retry(marketplace_client::RetryPolicy::none())
     .build()
@@ -770,6 +878,9 @@ fn meaning_changes<'p>(
         ) else {
             panic!("a line of the meaning binary: {line}");
         };
+        if method == "-" {
+            continue;
+        }
         if probe == "call" {
             requests.insert((pair, method, side), result);
         } else {

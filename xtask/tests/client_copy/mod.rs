@@ -102,10 +102,18 @@ pub fn write_client(scratch: &Path, package: &str, variants: &[(String, Vec<Gene
     let mut modules = String::new();
     for (module, files) in variants {
         let _ = writeln!(modules, "#[rustfmt::skip]\npub mod {module};");
+        // The module of the file holding the OAuth service's builder, re-exported by `mod.rs`.
+        let builder_module = files
+            .iter()
+            .find(|f| f.contents.lines().any(|line| line == "impl Client {"))
+            .and_then(|f| f.path.strip_suffix(".rs"));
         for file in files {
-            let mut text = own_session(&file.contents);
+            let mut text = own_client_builder(&own_session(&file.contents));
             if file.path == "mod.rs" {
                 text.push_str(SESSION);
+                if let Some(module) = builder_module {
+                    text.push_str(&format!("\npub use {module}::client;\n"));
+                }
             }
             write(
                 &client.join("src/variants").join(module).join(&file.path),
@@ -118,15 +126,39 @@ pub fn write_client(scratch: &Path, package: &str, variants: &[(String, Vec<Gene
 
 /// The generated `use crate::{…, Session, …};` with `Session` taken from the variant's module.
 fn own_session(text: &str) -> String {
-    text.lines()
+    // A `use crate::{…};` may span lines (prettyplease wraps a long list): joined first.
+    let mut joined = Vec::new();
+    let mut open: Option<String> = None;
+    for line in text.lines() {
+        match &mut open {
+            Some(statement) => {
+                statement.push(' ');
+                statement.push_str(line.trim());
+                if line.trim_end().ends_with("};") {
+                    joined.push(open.take().unwrap_or_default());
+                }
+            }
+            None if line.starts_with("use crate::{") && !line.trim_end().ends_with("};") => {
+                open = Some(line.to_owned());
+            }
+            None => joined.push(line.to_owned()),
+        }
+    }
+    joined.extend(open);
+    joined
+        .iter()
         .map(|line| {
             let Some(list) = line
                 .strip_prefix("use crate::{")
-                .and_then(|rest| rest.strip_suffix("};"))
+                .and_then(|rest| rest.trim_end().strip_suffix("};"))
             else {
                 return line.to_owned();
             };
-            let names: Vec<&str> = list.split(',').map(str::trim).collect();
+            let names: Vec<&str> = list
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .collect();
             if !names.contains(&"Session") {
                 return line.to_owned();
             }
@@ -136,6 +168,23 @@ fn own_session(text: &str) -> String {
                 out.push_str(&format!("\nuse crate::{{{}}};", rest.join(", ")));
             }
             out
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// The generated `impl Client { pub fn builder(…) }` as a module `client` of the variant, so that
+/// each variant's builder (with its own `SERVICE`) is `variants::<variant>::client::builder`
+/// and two variants do not define `Client::builder` twice.
+fn own_client_builder(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            if line == "impl Client {" {
+                "pub mod client {\n    use super::*;".to_owned()
+            } else {
+                line.to_owned()
+            }
         })
         .collect::<Vec<_>>()
         .join("\n")
