@@ -23,13 +23,14 @@
 //!
 //! - **Runtime**: for pairs whose specs both have an OAuth service, the base crate's own
 //!   runtime is observed (how long `Session::expires_at` lets a token live; whether
-//!   `Client::request_token` goes out over plain HTTP) against the head server's lifetime and
-//!   HTTPS rule: the base crate breaks exactly when the tool says a token-lifetime or HTTPS
-//!   change breaks.
+//!   `Client::request_token` goes out over plain HTTP; whether its request-token and
+//!   access-token exchange succeeds against a loopback server answering with the head's names)
+//!   against the head server: the base crate breaks exactly when the tool says a
+//!   token-lifetime, HTTPS or OAuth-answer change breaks.
 //!
-//! Not judged here: the OAuth answers' names and the error codes' kinds, whose `runtime`
-//! verdicts come from what the runtime does with them, written beside each rule
-//! (`rules/service_changed.rs`, `rules/error_code_kind_changed.rs`).
+//! Not judged here: the error codes' kinds, whose `runtime` verdict comes from what the
+//! runtime does with `authentication` codes, written beside the rule
+//! (`rules/error_code_kind_changed.rs`).
 //!
 //! Both crates of every pair are generated into one scratch workspace under `target/tmp/`
 //! (`client_copy`): one copy of the client crate's runtime holding every variant as a module
@@ -140,8 +141,9 @@ fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
     {
         let judged = |c: &&Change| {
             c.rule == diff::rule::SERVICE_CHANGED
-                && ["oauth.token_lifetime_seconds", "oauth.https_required"]
+                && (["oauth.token_lifetime_seconds", "oauth.https_required"]
                     .contains(&c.subject.as_str())
+                    || c.message.contains(" answer: "))
         };
         let tool = pair
             .changes
@@ -596,9 +598,11 @@ fn caller(ident: &str, items: &RustApi) -> String {
 
 /// Per pair whose base and head both have an OAuth service, why the base crate's runtime fails
 /// against the head server, if it does: it keeps a token past the head's lifetime (the server
-/// refuses it where the app expects `TokenExpired`), or it sends OAuth requests over plain HTTP
-/// to a server that requires HTTPS. What the base crate does is observed (`Session::expires_at`,
-/// `Client::request_token` over `http://`), not read from its spec.
+/// refuses it where the app expects `TokenExpired`), it sends OAuth requests over plain HTTP
+/// to a server that requires HTTPS, or its request-token and access-token exchange fails on
+/// answers holding the head's names. What the base crate does is observed
+/// (`Session::expires_at`, `Client::request_token` over `http://`, both exchanges against a
+/// loopback server), not read from its spec.
 fn runtime_breaks(built: &client_copy::Built, pairs: &[Pair]) -> BTreeMap<String, String> {
     let binary = built
         .executables
@@ -634,6 +638,12 @@ fn runtime_breaks(built: &client_copy::Built, pairs: &[Pair]) -> BTreeMap<String
             why.push(format!(
                 "keeps tokens {lifetime} s where the server keeps them {} s",
                 head.token_lifetime_seconds
+            ));
+        }
+        let answers = probe("oauth-answers");
+        if answers != "ok" {
+            why.push(format!(
+                "fails the OAuth exchange with the new answers ({answers})"
             ));
         }
         if probe("plain-http-oauth") == "sent" && head.https_required {
@@ -747,6 +757,42 @@ fn write_meaning(scratch: &Path, pairs: &[Pair]) {
             }
         }
     }
+    // The base crate's OAuth exchanges against a server that answers with the head spec's
+    // names for each endpoint (a loopback server of the binary's own).
+    for pair in pairs {
+        let (Some(_), Some(head)) = (&pair.base.oauth, &pair.head.oauth) else {
+            continue;
+        };
+        let answer = |name: &str| {
+            head.endpoints
+                .iter()
+                .find(|e| e.name == name)
+                .map(|e| {
+                    e.response
+                        .iter()
+                        .enumerate()
+                        .map(|(i, key)| format!("{key}=value{i}"))
+                        .collect::<Vec<_>>()
+                        .join("&")
+                })
+                .unwrap_or_default()
+        };
+        let _ = writeln!(
+            calls,
+            "    {{\n        let port = answer_server({request:?}, {access:?});\n        \
+             let client = marketplace_client::variants::{ident}_base::client::builder(format!(\"http://127.0.0.1:{{port}}\"), credentials.clone()).retry(marketplace_client::RetryPolicy::none()).allow_plain_http_oauth_on_loopback().build().unwrap();\n        \
+             let exchange = runtime.block_on(async {{\n            \
+             let request = client.request_token(None).await.map_err(|e| format!(\"request token: {{e}}\"))?;\n            \
+             let verifier = marketplace_client::oauth::Verifier::new(\"verifier\").unwrap();\n            \
+             client.access_token(&request, &verifier).await.map(|_| ()).map_err(|e| format!(\"access token: {{e}}\"))\n        }});\n        \
+             println!(\"{name}\\t-\\tbase\\toauth-answers\\t{{}}\", exchange.err().unwrap_or_else(|| \"ok\".to_owned()).replace(['\\t', '\\n'], \" \"));\n    }}",
+            request = answer("request_token"),
+            access = answer("access_token"),
+            ident = pair.ident,
+            name = pair.name,
+        );
+    }
+
     // The runtime of each base crate with an OAuth service: how long it takes a token to live,
     // and whether it sends an OAuth request over plain HTTP.
     for pair in pairs.iter().filter(|p| p.base.oauth.is_some()) {
@@ -777,6 +823,32 @@ fn outcome<T>(result: Result<T, marketplace_client::Error>) -> &'static str {{
         Err(marketplace_client::Error::InvalidArgument {{ .. }}) => "refused",
         _ => "sent",
     }}
+}}
+
+/// A loopback server that answers every request with `200` and a form body: `request` for
+/// the request-token path, `access` for the access-token path. Its port.
+fn answer_server(request: &'static str, access: &'static str) -> u16 {{
+    use std::io::{{Read, Write}};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {{
+        for stream in listener.incoming() {{
+            let Ok(mut stream) = stream else {{ continue }};
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {{
+                head.push(byte[0]);
+            }}
+            let line = String::from_utf8_lossy(&head).lines().next().unwrap_or_default().to_owned();
+            let body = if line.contains("AccessToken") {{ access }} else {{ request }};
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {{}}\r\nConnection: close\r\n\r\n{{body}}",
+                body.len()
+            );
+        }}
+    }});
+    port
 }}
 
 fn plain_http<T>(result: Result<T, marketplace_client::Error>) -> &'static str {{
