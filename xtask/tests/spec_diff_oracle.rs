@@ -28,9 +28,9 @@
 //!   against the head server: the base crate breaks exactly when the tool says a
 //!   token-lifetime, HTTPS or OAuth-answer change breaks.
 //!
-//! Not judged here: the error codes' kinds, whose `runtime` verdict comes from what the
-//! runtime does with `authentication` codes, written beside the rule
-//! (`rules/error_code_kind_changed.rs`).
+//!   Each error code whose kind changed is sent by a server 2 h ahead refusing a data call with
+//!   it: the base crate corrects its clock (a second request) or not, and breaks when the head
+//!   calls the code `authentication` and it does not.
 //!
 //! Both crates of every pair are generated into one scratch workspace under `target/tmp/`
 //! (`client_copy`): one copy of the client crate's runtime holding every variant as a module
@@ -140,10 +140,11 @@ fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
         .filter(|p| p.base.oauth.is_some() && p.head.oauth.is_some())
     {
         let judged = |c: &&Change| {
-            c.rule == diff::rule::SERVICE_CHANGED
-                && (["oauth.token_lifetime_seconds", "oauth.https_required"]
-                    .contains(&c.subject.as_str())
-                    || c.message.contains(" answer: "))
+            c.rule == diff::rule::ERROR_CODE_KIND_CHANGED
+                || c.rule == diff::rule::SERVICE_CHANGED
+                    && (["oauth.token_lifetime_seconds", "oauth.https_required"]
+                        .contains(&c.subject.as_str())
+                        || c.message.contains(" answer: "))
         };
         let tool = pair
             .changes
@@ -640,6 +641,27 @@ fn runtime_breaks(built: &client_copy::Built, pairs: &[Pair]) -> BTreeMap<String
                 head.token_lifetime_seconds
             ));
         }
+        for new in &pair.head.errors {
+            let Some(requests) = observed
+                .get(
+                    &(
+                        pair.name.as_str(),
+                        format!("clock-correction {}", new.code).as_str(),
+                    )
+                        .clone(),
+                )
+                .copied()
+            else {
+                continue;
+            };
+            let corrects = requests.parse::<u32>().expect("a count") > 1;
+            if new.kind.as_deref() == Some("authentication") && !corrects {
+                why.push(format!(
+                    "does not correct its clock on {}, which the new spec says is about the signature",
+                    new.code
+                ));
+            }
+        }
         let answers = probe("oauth-answers");
         if answers != "ok" {
             why.push(format!(
@@ -757,6 +779,36 @@ fn write_meaning(scratch: &Path, pairs: &[Pair]) {
             }
         }
     }
+    // The base crate's clock correction on each error code whose kind differs between the
+    // specs: a data call refused with that code by a server whose clock is 2 h ahead; a
+    // second request is the crate correcting its clock and signing again.
+    for pair in pairs.iter().filter(|p| p.base.oauth.is_some()) {
+        let Some((_, function, arity)) = same_shape_constructors(pair).into_iter().next() else {
+            continue;
+        };
+        for old in &pair.base.errors {
+            let Some(new) = pair.head.errors.iter().find(|e| e.code == old.code) else {
+                continue;
+            };
+            if old.kind == new.kind {
+                continue;
+            }
+            let args: Vec<String> = (1..=arity).map(|n| n.to_string()).collect();
+            let _ = writeln!(
+                calls,
+                "    {{\n        let (port, requests) = refusing_server({code:?});\n        \
+                 let client = marketplace_client::variants::{ident}_base::client::builder(format!(\"http://127.0.0.1:{{port}}\"), credentials.clone()).retry(marketplace_client::RetryPolicy::none()).build().unwrap();\n        \
+                 let session = marketplace_client::variants::{ident}_base::Session(client.session(marketplace_client::oauth::AccessToken::new(\"token\", \"token-secret\", marketplace_client::jiff::Timestamp::now())));\n        \
+                 let _ = runtime.block_on(session.{function}({args}).send());\n        \
+                 println!(\"{name}\\t-\\tbase\\tclock-correction {code}\\t{{}}\", requests.load(std::sync::atomic::Ordering::SeqCst));\n    }}",
+                code = old.code,
+                ident = pair.ident,
+                name = pair.name,
+                args = args.join(", "),
+            );
+        }
+    }
+
     // The base crate's OAuth exchanges against a server that answers with the head spec's
     // names for each endpoint (a loopback server of the binary's own).
     for pair in pairs {
@@ -823,6 +875,36 @@ fn outcome<T>(result: Result<T, marketplace_client::Error>) -> &'static str {{
         Err(marketplace_client::Error::InvalidArgument {{ .. }}) => "refused",
         _ => "sent",
     }}
+}}
+
+/// A loopback server whose clock is 2 h ahead, refusing every request with `401` and the error
+/// `code`. Its port, and how many requests it answered.
+fn refusing_server(code: &'static str) -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {{
+    use std::io::{{Read, Write}};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = requests.clone();
+    std::thread::spawn(move || {{
+        for stream in listener.incoming() {{
+            let Ok(mut stream) = stream else {{ continue }};
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {{
+                head.push(byte[0]);
+            }}
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let ahead = marketplace_client::jiff::Timestamp::now() + marketplace_client::jiff::SignedDuration::from_hours(2);
+            let date = ahead.strftime("%a, %d %b %Y %H:%M:%S GMT");
+            let body = format!("{{{{\"api\":\"x\",\"apiVersion\":1,\"rcode\":0,\"error\":{{{{\"code\":\"{{code}}\",\"type\":\"auth\",\"message\":\"refused\"}}}}}}}}");
+            let _ = write!(
+                stream,
+                "HTTP/1.1 401 Unauthorized\r\nDate: {{date}}\r\nContent-Type: application/json\r\nContent-Length: {{}}\r\nConnection: close\r\n\r\n{{body}}",
+                body.len()
+            );
+        }}
+    }});
+    (port, requests)
 }}
 
 /// A loopback server that answers every request with `200` and a form body: `request` for
