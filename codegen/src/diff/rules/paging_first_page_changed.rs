@@ -30,7 +30,10 @@ pub fn check(cx: &mut Context<'_>) {
                 } else {
                     format!("pages {to} to {}", from - 1)
                 };
-                format!("old apps' streams start at page {from} and miss the items of {skipped}")
+                format!(
+                    "old apps' streams start at page {from} and miss the items of {skipped}, the \
+                     first the server sends; the pages after it come as before"
+                )
             } else {
                 format!("old apps' streams ask for page {from}, which the new server refuses")
             }

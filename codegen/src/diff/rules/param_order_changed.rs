@@ -23,6 +23,14 @@ pub fn check(cx: &mut Context<'_>) {
                 .collect()
         };
         let (old_args, new_args) = (names(old), names(new));
+        // Whether an old call still compiles: the same Rust type at every position.
+        let types = |method: &Method| -> Vec<String> {
+            constructor_args(method)
+                .into_iter()
+                .map(|p| crate::rust_type::param_type(p).to_string())
+                .collect()
+        };
+        let still_compiles = types(old) == types(new);
         // The arguments both sides take, each side in its order: added and removed ones are
         // the other parameter rules' changes.
         let kept = |args: &[String], other: &[String]| -> Vec<String> {
@@ -46,11 +54,16 @@ pub fn check(cx: &mut Context<'_>) {
             Some(Context::method_place(old)),
             Some(Context::method_place(new)),
             format!(
-                "{}: the constructor's arguments ({}) -> ({}); an old call that still compiles \
-                 sends each value as the parameter now at its position",
+                "{}: the constructor's arguments ({}) -> ({}); {}",
                 new.name,
                 old_kept.join(", "),
-                new_kept.join(", ")
+                new_kept.join(", "),
+                if still_compiles {
+                    "old calls still compile (the same types at every position) and send each \
+                     value as the parameter now at its position"
+                } else {
+                    "old calls no longer compile"
+                }
             ),
         );
     }

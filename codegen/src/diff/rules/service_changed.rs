@@ -117,7 +117,8 @@ impl Consumer {
                         true,
                         format!(
                             "old apps keep signing with access tokens for {} s after the server has \
-                             expired them",
+                             expired them, and get its refusal instead of the `TokenExpired` the \
+                             old crate reports before sending",
                             o - n
                         ),
                     )
