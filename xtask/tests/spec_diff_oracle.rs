@@ -21,6 +21,13 @@
 //!   base crate walks it against pages served by the head spec's rules, gets every item exactly
 //!   when the tool says no paging change breaks, starting where the base crate starts.
 //!
+//! - **Requests**: the base crate's request with every parameter set (each optional one at its
+//!   base minimum, else 1; dates as a day), observed from the base crate, is judged by the head
+//!   spec's rules for a server (required and `at_least_one_of` parameters sent, no parameter
+//!   it does not know, each value of its type and not below its minimum): something refused
+//!   or ignored exactly when the tool says a request change breaks. Pairs whose changed
+//!   method is not called this way (removed or renamed methods, constructors whose arguments
+//!   change, the data path) are judged by the compile oracle only.
 //! - **Runtime**: for pairs whose specs both have an OAuth service, the base crate's own
 //!   runtime is observed (how long `Session::expires_at` lets a token live; whether
 //!   `Client::request_token` goes out over plain HTTP; whether its request-token and
@@ -159,6 +166,30 @@ fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
                 if tool { "breaking" } else { "non-breaking" },
                 oracle.map_or("keeps working with the head server".to_owned(), |why| why
                     .clone()),
+            ));
+        }
+    }
+
+    // Requests: what a server following the head spec makes of the base crate's requests with
+    // every parameter set: something refused or ignored exactly when the tool says a request
+    // change breaks (pairs whose changed methods the oracle calls).
+    let full = full_requests(&built);
+    for pair in &pairs {
+        let Ok(refusals) = request_refusals(pair, &full) else {
+            continue;
+        };
+        let tool = breaks(pair, Some(Surface::Request), |c| c.wire);
+        let refused = !refusals.is_empty();
+        if tool != refused {
+            failures.push(format!(
+                "{} (requests): the tool says {}, the head server {}",
+                pair.name,
+                if tool { "breaking" } else { "non-breaking" },
+                if refusals.is_empty() {
+                    "takes every request of the base crate as meant".to_owned()
+                } else {
+                    refusals.join("; ")
+                }
             ));
         }
     }
@@ -595,7 +626,108 @@ fn caller(ident: &str, items: &RustApi) -> String {
 
 // ---- building and decoding ------------------------------------------------------------------
 
+// ---- the request oracle ---------------------------------------------------------------------
+
+/// Per pair, what a server that follows the head spec makes of the requests the base crate
+/// sends with every parameter set (observed from the base crate's requests): `Ok(refusals)`,
+/// the refused or ignored parameters (empty when every request is taken as meant), or `Err`
+/// when a method with a request change was not called (so the pair cannot be judged).
+fn request_refusals(
+    pair: &Pair,
+    full: &BTreeMap<(String, String), String>,
+) -> Result<Vec<String>, String> {
+    let mut refusals = Vec::new();
+    let mut called = std::collections::BTreeSet::new();
+    for ((pair_name, method), request) in full {
+        if *pair_name != pair.name {
+            continue;
+        }
+        let (Some(old), Some(new)) = (
+            pair.base.methods.iter().find(|m| &m.name == method),
+            pair.head.methods.iter().find(|m| &m.name == method),
+        ) else {
+            continue;
+        };
+        called.insert(method.clone());
+        let sent = sent(request, old);
+        for param in &new.params {
+            let alternative = new.at_least_one_of.iter().any(|a| *a == param.wire_name);
+            if param.required && !alternative && !sent.contains_key(&param.wire_name) {
+                refusals.push(format!(
+                    "{method}: {} is required and not sent",
+                    param.wire_name
+                ));
+            }
+        }
+        if !new.at_least_one_of.is_empty()
+            && !new
+                .at_least_one_of
+                .iter()
+                .any(|a| sent.contains_key(a.as_str()))
+        {
+            refusals.push(format!(
+                "{method}: none of {:?} is sent",
+                new.at_least_one_of
+            ));
+        }
+        for (wire, value) in &sent {
+            let Some(param) = new.params.iter().find(|p| &p.wire_name == wire) else {
+                refusals.push(format!("{method}: {wire} is not a parameter (ignored)"));
+                continue;
+            };
+            let number = value.parse::<i64>().ok();
+            let fits = match param.ty {
+                marketplace_codegen::ir::ParamType::Date => number.is_none(),
+                marketplace_codegen::ir::ParamType::Integer => number.is_some(),
+                _ => number.is_some_and(|n| n >= 0),
+            };
+            if !fits {
+                refusals.push(format!(
+                    "{method}: {wire}={value} is not a {}",
+                    param.ty.spec_name()
+                ));
+            } else if number.zip(param.min).is_some_and(|(n, min)| n < min) {
+                refusals.push(format!("{method}: {wire}={value} is below {:?}", param.min));
+            }
+        }
+    }
+    for change in pair
+        .changes
+        .iter()
+        .filter(|c| c.surface == Surface::Request)
+    {
+        let method = change
+            .subject
+            .strip_prefix("methods.")
+            .map(|rest| rest.split(".params").next().unwrap_or(rest));
+        if !method.is_some_and(|m| called.contains(m)) {
+            return Err(format!("{} is not called", change.subject));
+        }
+    }
+    Ok(refusals)
+}
+
 // ---- the runtime oracle ---------------------------------------------------------------------
+
+/// The base crate's requests with every parameter set, by (pair, method).
+fn full_requests(built: &client_copy::Built) -> BTreeMap<(String, String), String> {
+    let binary = built
+        .executables
+        .get("meaning")
+        .expect("the meaning binary built");
+    let output = Command::new(binary)
+        .output()
+        .expect("the meaning binary runs");
+    let text = String::from_utf8(output.stdout).unwrap();
+    text.lines()
+        .filter_map(|line| match line.splitn(5, '\t').collect::<Vec<_>>()[..] {
+            [pair, method, "base", "full", request] => {
+                Some(((pair.to_owned(), method.to_owned()), request.to_owned()))
+            }
+            _ => None,
+        })
+        .collect()
+}
 
 /// Per pair whose base and head both have an OAuth service, why the base crate's runtime fails
 /// against the head server, if it does: it keeps a token past the head's lifetime (the server
@@ -758,6 +890,38 @@ fn write_meaning(scratch: &Path, pairs: &[Pair]) {
         for (method, function, arity) in same_shape_constructors(pair) {
             let args: Vec<String> = (1..=arity).map(|n| n.to_string()).collect();
             let probes = bound_probes(pair, &method);
+            // The request an old app makes with every parameter set: the constructor's
+            // arguments, and each optional parameter at a value the base spec allows.
+            if let Some(base_method) = pair.base.methods.iter().find(|m| m.name == method) {
+                let setters: String = base_method
+                    .params
+                    .iter()
+                    .filter(|p| {
+                        !p.required
+                            || base_method
+                                .at_least_one_of
+                                .iter()
+                                .any(|a| *a == p.wire_name)
+                    })
+                    .map(|p| match p.ty {
+                        marketplace_codegen::ir::ParamType::Date => {
+                            format!(
+                                ".{}(marketplace_client::jiff::civil::date(2026, 1, 2))",
+                                p.rust_name
+                            )
+                        }
+                        _ => format!(".{}({})", p.rust_name, p.min.unwrap_or(1)),
+                    })
+                    .collect();
+                let _ = writeln!(
+                    calls,
+                    "    println!(\"{{}}\\t{{}}\\tbase\\tfull\\t{{:?}}\", {name:?}, {method:?}, \
+                     marketplace_client::variants::{ident}_base::Session(session.clone()).{function}({args}){setters});",
+                    name = pair.name,
+                    ident = pair.ident,
+                    args = args.join(", ")
+                );
+            }
             for side in ["base", "head"] {
                 let call = format!(
                     "marketplace_client::variants::{}_{side}::Session(session.clone()).{function}({})",
@@ -1033,6 +1197,9 @@ fn meaning_changes<'p>(
             panic!("a line of the meaning binary: {line}");
         };
         if method == "-" {
+            continue;
+        }
+        if probe == "full" {
             continue;
         }
         if probe == "call" {
