@@ -186,10 +186,5 @@ properties! {
     }
 }
 
-/// The properties of one IR struct.
-pub fn of(owner: &str) -> impl Iterator<Item = &'static Property> + '_ {
-    PROPERTIES.iter().filter(move |p| p.owner == owner)
-}
-
 #[cfg(test)]
 mod tests;
