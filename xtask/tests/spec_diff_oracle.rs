@@ -69,7 +69,7 @@ mod requests;
 #[path = "spec_diff_oracle/runtime.rs"]
 mod runtime;
 
-use meaning::{meaning_changes, write_meaning};
+use meaning::{meaning_changes, run_probes, write_meaning};
 use requests::{full_requests, request_refusals};
 use runtime::runtime_breaks;
 
@@ -127,7 +127,8 @@ fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
     // Rust: the tool says breaking exactly when the base crate's callers do not compile
     // against the head crate, or compile and send something else (a call of the same
     // constructor, run through both crates, sends other values under some wire name).
-    let meaning = meaning_changes(&built, &pairs);
+    let probe_output = run_probes(&built);
+    let meaning = meaning_changes(&probe_output, &pairs);
     for pair in &pairs {
         let errors = built.errors.get(&format!("caller-{}", pair.name));
         let changed = meaning.get(pair.name.as_str());
@@ -155,7 +156,7 @@ fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
 
     // Runtime: the base crate's own token expiry and plain-HTTP check, against the head
     // server's lifetime and HTTPS rule, break exactly when the tool says these changes break.
-    let runtime = runtime_breaks(&built, &pairs);
+    let runtime = runtime_breaks(&probe_output, &pairs);
     for pair in pairs
         .iter()
         .filter(|p| p.base.oauth.is_some() && p.head.oauth.is_some())
@@ -187,7 +188,7 @@ fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
     // Requests: what a server following the head spec makes of the base crate's requests with
     // every parameter set: something refused or ignored exactly when the tool says a request
     // change breaks (pairs whose changed methods the oracle calls).
-    let full = full_requests(&built);
+    let full = full_requests(&probe_output);
     for pair in &pairs {
         let Ok(refusals) = request_refusals(pair, &full) else {
             continue;

@@ -231,32 +231,44 @@ fn outcome<T>(result: Result<T, marketplace_client::Error>) -> &'static str {{
     }}
 }}
 
-/// A loopback server whose clock is 2 h ahead, refusing every request with `401` and the error
-/// `code`. Its port, and how many requests it answered.
-fn refusing_server(code: &'static str) -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {{
+/// A loopback server that answers each request with what `respond` makes of its request
+/// line (a whole HTTP response). Its port.
+fn serve(respond: impl Fn(&str) -> String + Send + 'static) -> u16 {{
     use std::io::{{Read, Write}};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = requests.clone();
     std::thread::spawn(move || {{
         for stream in listener.incoming() {{
             let Ok(mut stream) = stream else {{ continue }};
+            // The request's head, up to 64 KiB (the body, if any, is not read).
             let mut head = Vec::new();
             let mut byte = [0u8; 1];
-            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {{
+            while !head.ends_with(b"\r\n\r\n") && head.len() < 65_536 && stream.read(&mut byte).unwrap_or(0) == 1 {{
                 head.push(byte[0]);
             }}
-            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let ahead = marketplace_client::jiff::Timestamp::now() + marketplace_client::jiff::SignedDuration::from_hours(2);
-            let date = ahead.strftime("%a, %d %b %Y %H:%M:%S GMT");
-            let body = format!("{{{{\"api\":\"x\",\"apiVersion\":1,\"rcode\":0,\"error\":{{{{\"code\":\"{{code}}\",\"type\":\"auth\",\"message\":\"refused\"}}}}}}}}");
-            let _ = write!(
-                stream,
-                "HTTP/1.1 401 Unauthorized\r\nDate: {{date}}\r\nContent-Type: application/json\r\nContent-Length: {{}}\r\nConnection: close\r\n\r\n{{body}}",
-                body.len()
-            );
+            let line = String::from_utf8_lossy(&head).lines().next().unwrap_or_default().to_owned();
+            let _ = stream.write_all(respond(&line).as_bytes());
         }}
+    }});
+    port
+}}
+
+/// A response of `status` with `headers` (each ending in CRLF) and `body`, closing the connection.
+fn response(status: &str, headers: &str, body: &str) -> String {{
+    format!("HTTP/1.1 {{status}}\r\n{{headers}}Content-Length: {{}}\r\nConnection: close\r\n\r\n{{body}}", body.len())
+}}
+
+/// A loopback server whose clock is 2 h ahead, refusing every request with `401` and the error
+/// `code`. Its port, and how many requests it answered.
+fn refusing_server(code: &'static str) -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {{
+    let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = requests.clone();
+    let port = serve(move |_| {{
+        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let ahead = marketplace_client::jiff::Timestamp::now() + marketplace_client::jiff::SignedDuration::from_hours(2);
+        let date = ahead.strftime("%a, %d %b %Y %H:%M:%S GMT");
+        let body = format!("{{{{\"api\":\"x\",\"apiVersion\":1,\"rcode\":0,\"error\":{{{{\"code\":\"{{code}}\",\"type\":\"auth\",\"message\":\"refused\"}}}}}}}}");
+        response("401 Unauthorized", &format!("Date: {{date}}\r\nContent-Type: application/json\r\n"), &body)
     }});
     (port, requests)
 }}
@@ -264,27 +276,10 @@ fn refusing_server(code: &'static str) -> (u16, std::sync::Arc<std::sync::atomic
 /// A loopback server that answers every request with `200` and a form body: `request` for
 /// the request-token path, `access` for the access-token path. Its port.
 fn answer_server(request: &'static str, access: &'static str) -> u16 {{
-    use std::io::{{Read, Write}};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {{
-        for stream in listener.incoming() {{
-            let Ok(mut stream) = stream else {{ continue }};
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1];
-            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {{
-                head.push(byte[0]);
-            }}
-            let line = String::from_utf8_lossy(&head).lines().next().unwrap_or_default().to_owned();
-            let body = if line.contains("AccessToken") {{ access }} else {{ request }};
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {{}}\r\nConnection: close\r\n\r\n{{body}}",
-                body.len()
-            );
-        }}
-    }});
-    port
+    serve(move |line| {{
+        let body = if line.contains("AccessToken") {{ access }} else {{ request }};
+        response("200 OK", "Content-Type: application/x-www-form-urlencoded\r\n", body)
+    }})
 }}
 
 fn plain_http<T>(result: Result<T, marketplace_client::Error>) -> &'static str {{
@@ -353,43 +348,66 @@ pub(super) fn sent(request: &str, method: &Method) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Per pair, the old calls that send something else through the head crate.
-pub(super) fn meaning_changes<'p>(
-    built: &client_copy::Built,
-    pairs: &'p [Pair],
-) -> BTreeMap<&'p str, Vec<String>> {
+/// What the probe binary printed: run once, read by every oracle that uses it.
+pub(super) fn run_probes(built: &client_copy::Built) -> String {
     let binary = built
         .executables
         .get("meaning")
-        .expect("the meaning binary built");
+        .expect("the probe binary built");
     let output = Command::new(binary)
         .output()
-        .expect("the meaning binary runs");
+        .expect("the probe binary runs");
     assert!(
         output.status.success(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let text = String::from_utf8(output.stdout).unwrap();
+    String::from_utf8(output.stdout).expect("the probe binary prints text")
+}
+
+/// One line of the probe binary (see [`write_meaning`]).
+pub(super) struct Probe<'t> {
+    pub pair: &'t str,
+    /// The method, or `-` for a probe of the runtime.
+    pub method: &'t str,
+    pub side: &'t str,
+    pub probe: &'t str,
+    pub result: &'t str,
+}
+
+/// The lines of the probe binary's output.
+pub(super) fn probes(text: &str) -> impl Iterator<Item = Probe<'_>> {
+    text.lines()
+        .map(|line| match line.splitn(5, '\t').collect::<Vec<_>>()[..] {
+            [pair, method, side, probe, result] => Probe {
+                pair,
+                method,
+                side,
+                probe,
+                result,
+            },
+            _ => panic!("a line of the probe binary: {line}"),
+        })
+}
+
+/// Per pair, the old calls that send something else through the head crate.
+pub(super) fn meaning_changes<'p>(
+    probe_output: &str,
+    pairs: &'p [Pair],
+) -> BTreeMap<&'p str, Vec<String>> {
     // By (pair, method, side): the request of the call, and each bound probe's outcome.
     type Call<'t> = (&'t str, &'t str, &'t str);
     let mut requests: BTreeMap<Call<'_>, &str> = BTreeMap::new();
     let mut bounds: BTreeMap<Call<'_>, Vec<(&str, &str)>> = BTreeMap::new();
-    for line in text.lines() {
-        let mut parts = line.splitn(5, '\t');
-        let (Some(pair), Some(method), Some(side), Some(probe), Some(result)) = (
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-        ) else {
-            panic!("a line of the meaning binary: {line}");
-        };
-        if method == "-" {
-            continue;
-        }
-        if probe == "full" {
+    for Probe {
+        pair,
+        method,
+        side,
+        probe,
+        result,
+    } in probes(probe_output)
+    {
+        if method == "-" || probe == "full" {
             continue;
         }
         if probe == "call" {

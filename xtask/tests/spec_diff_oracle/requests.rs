@@ -2,7 +2,7 @@
 //! requests with every parameter set.
 
 use super::*;
-use crate::meaning::sent;
+use crate::meaning::{probes, sent};
 /// Per pair, what a server that follows the head spec makes of the requests the base crate
 /// sends with every parameter set (observed from the base crate's requests): `Ok(refusals)`,
 /// the refused or ignored parameters (empty when every request is taken as meant), or `Err`
@@ -83,21 +83,14 @@ pub(super) fn request_refusals(
 }
 
 /// The base crate's requests with every parameter set, by (pair, method).
-pub(super) fn full_requests(built: &client_copy::Built) -> BTreeMap<(String, String), String> {
-    let binary = built
-        .executables
-        .get("meaning")
-        .expect("the meaning binary built");
-    let output = Command::new(binary)
-        .output()
-        .expect("the meaning binary runs");
-    let text = String::from_utf8(output.stdout).unwrap();
-    text.lines()
-        .filter_map(|line| match line.splitn(5, '\t').collect::<Vec<_>>()[..] {
-            [pair, method, "base", "full", request] => {
-                Some(((pair.to_owned(), method.to_owned()), request.to_owned()))
-            }
-            _ => None,
+pub(super) fn full_requests(probe_output: &str) -> BTreeMap<(String, String), String> {
+    probes(probe_output)
+        .filter(|p| p.side == "base" && p.probe == "full")
+        .map(|p| {
+            (
+                (p.pair.to_owned(), p.method.to_owned()),
+                p.result.to_owned(),
+            )
         })
         .collect()
 }

@@ -2,6 +2,7 @@
 //! exchange, clock correction), observed against the head server.
 
 use super::*;
+use crate::meaning::probes;
 /// Per pair whose base and head both have an OAuth service, why the base crate's runtime fails
 /// against the head server, if it does: it keeps a token past the head's lifetime (the server
 /// refuses it where the app expects `TokenExpired`), it sends OAuth requests over plain HTTP
@@ -9,25 +10,11 @@ use super::*;
 /// answers holding the head's names. What the base crate does is observed
 /// (`Session::expires_at`, `Client::request_token` over `http://`, both exchanges against a
 /// loopback server), not read from its spec.
-pub(super) fn runtime_breaks(
-    built: &client_copy::Built,
-    pairs: &[Pair],
-) -> BTreeMap<String, String> {
-    let binary = built
-        .executables
-        .get("meaning")
-        .expect("the meaning binary built");
-    let output = Command::new(binary)
-        .output()
-        .expect("the meaning binary runs");
-    let text = String::from_utf8(output.stdout).unwrap();
-    let mut observed: BTreeMap<(&str, &str), &str> = BTreeMap::new();
-    for line in text.lines() {
-        let parts: Vec<&str> = line.splitn(5, '\t').collect();
-        if let [pair, "-", "base", probe, result] = parts[..] {
-            observed.insert((pair, probe), result);
-        }
-    }
+pub(super) fn runtime_breaks(probe_output: &str, pairs: &[Pair]) -> BTreeMap<String, String> {
+    let observed: BTreeMap<(&str, &str), &str> = probes(probe_output)
+        .filter(|p| p.method == "-" && p.side == "base")
+        .map(|p| ((p.pair, p.probe), p.result))
+        .collect();
     let mut breaks = BTreeMap::new();
     for pair in pairs {
         let Some(head) = &pair.head.oauth else {
