@@ -28,7 +28,9 @@ mod yaml_edit;
 use std::path::{Path, PathBuf};
 
 pub use diagnostic::{SpecError, SpecErrors};
-pub use emit::{EmitError, GeneratedFile, REGENERATE_COMMAND, generate};
+pub use emit::{
+    EmitError, FAKE_SHAPES_DIR, GeneratedFile, REGENERATE_COMMAND, fake_shapes, generate,
+};
 pub use resolve::{SpecSource, resolve};
 
 /// Anything that stops generation.
@@ -138,4 +140,23 @@ pub fn locate(source: &SpecSource, path: &[&str]) -> Option<diagnostic::LineCol>
 pub fn generate_from_sources(sources: &[SpecSource]) -> Result<Vec<GeneratedFile>, CodegenError> {
     let api = resolve(sources)?;
     Ok(generate(&api)?)
+}
+
+/// Everything `cargo xtask codegen` writes from one spec: the client's generated module and
+/// the fake marketplace's wire shapes ([`fake_shapes`], written to [`FAKE_SHAPES_DIR`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Generated {
+    /// The files of `generated-client/src/generated/`.
+    pub client: Vec<GeneratedFile>,
+    /// The file of [`FAKE_SHAPES_DIR`].
+    pub fake_shapes: GeneratedFile,
+}
+
+/// Resolves once and generates both outputs.
+pub fn generate_everything(sources: &[SpecSource]) -> Result<Generated, CodegenError> {
+    let api = resolve(sources)?;
+    Ok(Generated {
+        client: generate(&api)?,
+        fake_shapes: fake_shapes(&api)?,
+    })
 }

@@ -28,9 +28,13 @@ pub struct Envelope<T> {
 pub struct DecodeError {
     /// JSON path of the value that failed, e.g. `data.timesheets.3.rate` (`.` for the root).
     pub path: String,
-    /// What was wrong with it.
+    /// What was wrong with it, and the value as it was spelled on the wire when the body is
+    /// JSON (`…; on the wire: "1,000.00"`), at most 80 characters of it.
     pub message: String,
 }
+
+/// The most characters of the value at fault a [`DecodeError`] shows.
+pub const SHOWN_VALUE_CHARS: usize = 80;
 
 /// Decodes a JSON body, naming the JSON path of the first value that does not fit.
 ///
@@ -54,13 +58,42 @@ pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
     let value =
         serde_path_to_error::deserialize(&mut deserializer).map_err(|error| DecodeError {
             path: show_path(error.path()),
-            message: error.inner().to_string(),
+            message: match spelled_at(body, error.path()) {
+                Some(spelled) => format!("{}; on the wire: {spelled}", error.inner()),
+                None => error.inner().to_string(),
+            },
         })?;
     deserializer.end().map_err(|error| DecodeError {
         path: ".".to_owned(),
         message: error.to_string(),
     })?;
     Ok(value)
+}
+
+/// The JSON text of the value at `path` in `body`, cut to [`SHOWN_VALUE_CHARS`] characters:
+/// how the value at fault was spelled (a number as a string, a date as epoch seconds, …).
+/// For a missing field, the path names its object, which is shown. `None` when the body is
+/// not JSON or the path leads nowhere.
+fn spelled_at(body: &[u8], path: &serde_path_to_error::Path) -> Option<String> {
+    use serde_json::Value;
+    use serde_path_to_error::Segment;
+    let root: Value = serde_json::from_slice(body).ok()?;
+    let mut value = &root;
+    for segment in path.iter() {
+        value = match (segment, value) {
+            (Segment::Map { key }, Value::Object(object)) => object.get(key)?,
+            (Segment::Map { key }, Value::Array(items)) => items.get(key.parse::<usize>().ok()?)?,
+            (Segment::Seq { index }, Value::Array(items)) => items.get(*index)?,
+            // An index-keyed collection: its items are read in key order.
+            (Segment::Seq { index }, Value::Object(object)) => object.get(&index.to_string())?,
+            _ => return None,
+        };
+    }
+    let text = serde_json::to_string(value).ok()?;
+    Some(match text.char_indices().nth(SHOWN_VALUE_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    })
 }
 
 /// A JSON path for people: `data.timesheets.3.rate`; `.` for the whole body; a key that is
@@ -169,10 +202,41 @@ mod tests {
             let expected = serde_json::from_slice::<Named>(body).map_err(|e| e.to_string());
             match (decode::<Named>(body), expected) {
                 (Ok(value), Ok(expected)) => assert_eq!(value, expected),
-                (Err(error), Err(expected)) => assert_eq!(error.message, expected),
+                (Err(error), Err(expected)) => assert!(
+                    error.message.starts_with(&expected),
+                    "{} against {expected}",
+                    error.message
+                ),
                 (got, expected) => panic!("{body:?}: {got:?} against {expected:?}"),
             }
         }
+    }
+
+    #[test]
+    fn the_message_shows_the_value_as_spelled_on_the_wire() {
+        let body = br#"{"api":"pay/x","apiVersion":1,"rcode":1,"data":{"timesheets":{
+            "0":{"rate":"1.00"},"1":{"rate":["12",{"a":1}]}}}}"#;
+        let error = decode::<Envelope<Page>>(body).unwrap_err();
+        assert_eq!(error.path, "data.timesheets.1.rate");
+        assert!(
+            error.message.ends_with(r#"; on the wire: ["12",{"a":1}]"#),
+            "{}",
+            error.message
+        );
+        let long = format!(r#"{{"name":"x","rate":"{}"}}"#, "9".repeat(200));
+        let error = decode::<Named>(long.as_bytes()).unwrap_err();
+        let shown = error.message.split("; on the wire: ").nth(1).unwrap();
+        assert_eq!(shown.chars().count(), SHOWN_VALUE_CHARS + 1, "{shown}");
+        assert!(shown.ends_with('…'));
+        // A missing field: its object is shown. A body that is not JSON: serde's message only.
+        let error = decode::<Named>(br#"{"rate":1}"#).unwrap_err();
+        assert!(
+            error.message.ends_with(r#"; on the wire: {"rate":1}"#),
+            "{}",
+            error.message
+        );
+        let error = decode::<Named>(br#"{"rate":1"#).unwrap_err();
+        assert!(!error.message.contains("on the wire"), "{}", error.message);
     }
 
     #[test]

@@ -8,3 +8,4 @@ pub use marketplace_fake as fake;
 
 pub mod fixtures;
 pub mod stub;
+pub mod workroom_reading;

@@ -92,8 +92,12 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> XtaskError {
 /// Generates from the spec under `root` and compares with the generated folder.
 pub fn plan(root: &Path) -> Result<Vec<Change>, XtaskError> {
     let sources = marketplace_codegen::load_spec_dir(&root.join(SPEC_DIR), SPEC_DIR)?;
-    let files = marketplace_codegen::generate_from_sources(&sources)?;
-    let mut changes = diff_against_disk(&root.join(GENERATED_DIR), &files)?;
+    let generated = marketplace_codegen::generate_everything(&sources)?;
+    let mut changes = diff_against_disk(&root.join(GENERATED_DIR), &generated.client)?;
+    changes.extend(diff_against_disk(
+        &root.join(marketplace_codegen::FAKE_SHAPES_DIR),
+        std::slice::from_ref(&generated.fake_shapes),
+    )?);
     changes.extend(readme_change(&root.join(SPEC_README))?);
     Ok(changes)
 }
@@ -236,7 +240,7 @@ pub fn check(root: &Path) -> Result<(), XtaskError> {
         })
         .collect();
     Err(XtaskError::Stale(format!(
-        "the generated client is stale: these files differ from what {SPEC_DIR}/ produces:\n{}\n\n{}\nRun `{REGENERATE_COMMAND}` to update them.",
+        "the generated code is stale: these files differ from what {SPEC_DIR}/ produces:\n{}\n\n{}\nRun `{REGENERATE_COMMAND}` to update them.",
         files.join("\n"),
         unified_diff(root, &changes)
     )))
@@ -245,7 +249,10 @@ pub fn check(root: &Path) -> Result<(), XtaskError> {
 /// One line per change, for the regenerate command's output.
 pub fn summary(root: &Path, changes: &[Change]) -> String {
     if changes.is_empty() {
-        return format!("{GENERATED_DIR} and {SPEC_README} are up to date with {SPEC_DIR}/");
+        return format!(
+            "{GENERATED_DIR}, {} and {SPEC_README} are up to date with {SPEC_DIR}/",
+            marketplace_codegen::FAKE_SHAPES_DIR
+        );
     }
     changes
         .iter()

@@ -176,3 +176,25 @@ fn regenerating_an_up_to_date_tree_changes_nothing() {
     let scratch = Scratch::new();
     assert!(regenerate(&scratch).is_empty());
 }
+
+#[test]
+fn a_hand_edit_of_the_fakes_wire_shapes_is_caught_and_undone() {
+    let scratch = Scratch::new();
+    let shapes = format!("{}/shapes.rs", marketplace_codegen::FAKE_SHAPES_DIR);
+    scratch.edit(&shapes, "Encoding::StringOrNumber", "Encoding::String");
+    let message = stale_message(&scratch.root);
+    assert!(
+        message.contains("tests/fake/src/generated/shapes.rs"),
+        "{message}"
+    );
+    assert!(
+        message
+            .lines()
+            .any(|line| line.starts_with('+') && line.contains("Encoding::StringOrNumber")),
+        "{message}"
+    );
+    assert!(message.contains("Run `cargo xtask codegen`"), "{message}");
+    let changes = regenerate(&scratch);
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    codegen::check(&scratch.root).unwrap();
+}

@@ -5,6 +5,7 @@
 
 mod builder;
 mod enumeration;
+mod fake_shapes;
 pub(crate) mod method;
 mod record;
 mod service;
@@ -14,6 +15,8 @@ use std::collections::BTreeSet;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{ToTokens, quote};
+
+pub use fake_shapes::{FAKE_SHAPES_DIR, fake_shapes};
 
 use crate::ir::{Api, Enum, Inconsistency, Lookup, Method, Record};
 use crate::rust_type::{Import, RustTy};

@@ -32,7 +32,7 @@ pub async fn workroom_timesheets(
 ) -> Result<Option<Vec<Timesheet>>, Error> {
     let sheets = session
         .get_timesheets_for_bid(bid)
-        .rpp(25)
+        .rpp(10)
         .items()
         .try_collect()
         .await;

@@ -1,6 +1,7 @@
-//! The app against the fake marketplace: start it, a session for a seeded user, its workroom.
+//! The app against the fake marketplace: start it, a session for a seeded user, its workroom;
+//! and the same against recorded traffic, replayed by the fake.
 
-use marketplace_fake::FakeMarketplace;
+use marketplace_fake::{FakeMarketplace, Replay};
 use timesheet_totals::{totals, workroom_timesheets};
 
 #[tokio::test]
@@ -35,4 +36,27 @@ async fn a_workroom_of_others_is_none() {
             .unwrap(),
         None
     );
+}
+
+#[tokio::test]
+async fn totals_a_workroom_from_recorded_traffic() {
+    // Recorded once (`cargo run -p marketplace-tests --example record -- <file>`), audited with
+    // `cargo xtask wire-audit`, committed; replayed behind the fake's own OAuth flow.
+    let recording = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/recordings/workroom.jsonl"
+    );
+    let fake = FakeMarketplace::start().await.unwrap();
+    fake.replay(Replay::from_files([recording]).unwrap());
+    let session = fake
+        .sign_in(&fake.client().unwrap(), "dwhitfield")
+        .await
+        .unwrap();
+
+    let sheets = workroom_timesheets(&session, 310001)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(totals(&sheets).timesheets, 23);
+    fake.check_replay().unwrap();
 }

@@ -41,6 +41,35 @@
 //! # }
 //! ```
 //!
+//! # Real traffic: replay and varied spellings
+//!
+//! [`FakeMarketplace::replay`] answers data calls from recordings (the files a client's
+//! `ClientBuilder::record` or a fake writes, see [`marketplace_client::recording`]): a test
+//! signs in through the fake's own OAuth flow and reads what the service really sent. A request
+//! no recording matches fails with the nearest recorded request and what differs;
+//! [`FakeMarketplace::check_replay`] says whether every request matched and, for a
+//! [strict](Replay::strict) replay, every recording was used (see [`replay`]):
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use marketplace_client::TryStreamExt;
+//! use marketplace_fake::{FakeMarketplace, Replay};
+//!
+//! let fake = FakeMarketplace::start().await?;
+//! fake.replay(Replay::from_files(["tests/recordings/workroom.jsonl"])?.strict());
+//! let session = fake.sign_in(&fake.client()?, "dwhitfield").await?;
+//! let sheets: Vec<_> = session.get_timesheets_for_bid(310001).rpp(10).items().try_collect().await?;
+//! fake.check_replay()?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`FakeMarketplace::set_spellings`] (or `MARKETPLACE_FAKE_SPELLING_SEED` for a whole test run)
+//! makes every value of a data answer take one of the spellings the spec declares for that
+//! field in that method, chosen by a seed ([`Spellings`], [`spelling`]): a `string_or_number`
+//! value as a string or a number, an index-keyed collection in any key order. A varied fake
+//! prints its seed when it starts, so a failing test's output says how to repeat it.
+//!
 //! # What it serves
 //!
 //! The three-legged OAuth flow (`/oauth/getRequestToken`, the login page at
@@ -72,6 +101,8 @@
 
 pub mod data;
 mod render;
+pub mod replay;
+pub mod spelling;
 pub mod world;
 
 mod browser;
@@ -89,5 +120,7 @@ pub use clock::FakeClock;
 pub use error::FakeError;
 pub use error_shape::{ErrorShape, ServiceError};
 pub use faults::{Fault, Faults};
+pub use replay::{Latency, Replay, ReplayError};
 pub use server::{Authorization, DemoCredentials, FakeMarketplace, RECORD_DIR_VARIABLE};
+pub use spelling::{SPELLING_SEED_VARIABLE, Spellings};
 pub use world::{User, Workroom, World};

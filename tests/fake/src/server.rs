@@ -31,6 +31,8 @@ use crate::data::respond;
 use crate::error_shape::{ErrorShape, ServiceError};
 use crate::faults::{self, ConnectionKill, Faults};
 use crate::oauth::{self, Tokens, random_hex};
+use crate::replay::{Answer, NO_RECORDING_CODE, Player, Replay, ReplayError};
+use crate::spelling::{self, Spellings};
 use crate::tls;
 use crate::verify::RawRequest;
 use crate::world::World;
@@ -132,6 +134,10 @@ pub(crate) struct App {
     error_shape: Mutex<ErrorShape>,
     /// Where every answer is recorded, if anywhere ([`FakeMarketplace::record`]).
     recorder: Mutex<Option<Recorder>>,
+    /// How data answers spell their values ([`FakeMarketplace::set_spellings`]).
+    spellings: Mutex<Spellings>,
+    /// The recordings data calls are answered from, if any ([`FakeMarketplace::replay`]).
+    replay: Mutex<Option<Player>>,
 }
 
 impl App {
@@ -150,6 +156,17 @@ impl App {
             .error_shape
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn spellings(&self) -> Spellings {
+        *self
+            .spellings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn player(&self) -> MutexGuard<'_, Option<Player>> {
+        self.replay.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn recorder(&self) -> Option<Recorder> {
@@ -181,6 +198,12 @@ impl FakeMarketplace {
     }
 
     async fn launch(https: bool) -> io::Result<FakeMarketplace> {
+        let spellings = Spellings::from_env()
+            .map_err(|error| io::Error::new(io::ErrorKind::InvalidInput, error))?;
+        if spellings != Spellings::Fixed {
+            // Shown with the output of a failing test, so that its run can be repeated.
+            eprintln!("marketplace-fake: {spellings}");
+        }
         let tls = if https { Some(tls::generate()?) } else { None };
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
         let addr: SocketAddr = listener.local_addr()?;
@@ -207,6 +230,8 @@ impl FakeMarketplace {
             served: AtomicUsize::new(0),
             error_shape: Mutex::new(ErrorShape::default()),
             recorder: Mutex::new(recorder_from_env()?),
+            spellings: Mutex::new(spellings),
+            replay: Mutex::new(None),
         });
         let certificate_pem = tls
             .as_ref()
@@ -306,6 +331,59 @@ impl FakeMarketplace {
             .recorder
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(recorder);
+    }
+
+    /// Spells the values of data answers from now on as `spellings` says: each value in one
+    /// of the encodings the spec declares for that field in that method, chosen by a seeded
+    /// generator ([`Spellings::Varied`]), or in the one spelling of the reference's examples
+    /// ([`Spellings::Fixed`], the default). `MARKETPLACE_FAKE_SPELLING_SEED` sets it for every
+    /// fake a process starts; a varied fake prints its seed when it starts, which a failing
+    /// test shows with its output.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use marketplace_fake::{FakeMarketplace, Spellings};
+    ///
+    /// let fake = FakeMarketplace::start().await?;
+    /// fake.set_spellings(Spellings::Varied { seed: 7 }); // "14" or 14, "0","1",... in any order
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn set_spellings(&self, spellings: Spellings) {
+        if spellings != Spellings::Fixed {
+            eprintln!("marketplace-fake: {spellings}");
+        }
+        *self
+            .app
+            .spellings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = spellings;
+    }
+
+    /// How data answers spell their values.
+    pub fn spellings(&self) -> Spellings {
+        self.app.spellings()
+    }
+
+    /// Answers data calls from `replay`'s recordings from now on (see [`crate::replay`]); the
+    /// OAuth flow and the signature checks stay the fake's. Replaces any replay set before.
+    pub fn replay(&self, replay: Replay) {
+        *self.app.player() = Some(Player::new(replay));
+    }
+
+    /// Whether the replay went as recorded: `Ok` when every data request matched a
+    /// recording and, for a [strict](Replay::strict) replay, every recording was used.
+    ///
+    /// # Errors
+    ///
+    /// The requests that matched none (each with the nearest recording and what differs),
+    /// then the unused recordings of a strict replay; [`ReplayError::NotReplaying`] without a
+    /// replay.
+    pub fn check_replay(&self) -> Result<(), ReplayError> {
+        self.app
+            .player()
+            .as_ref()
+            .map_or(Err(ReplayError::NotReplaying), Player::check)
     }
 
     /// How many HTTP requests reached the service so far (faulted ones included).
@@ -470,6 +548,23 @@ async fn data_call(State(app): State<Arc<App>>, request: Request) -> Response {
                 .collect()
         })
         .unwrap_or_default();
+    let answer = app.player().as_mut().map(|player| {
+        let params = query.iter().cloned().collect();
+        player.answer(&api, &params)
+    });
+    match answer {
+        Some(Answer::Recorded(recorded)) => return recorded.respond().await,
+        Some(Answer::Missing(message)) => {
+            return app.error(ServiceError::new(
+                &api,
+                404,
+                NO_RECORDING_CODE,
+                "request",
+                &message,
+            ));
+        }
+        None => {}
+    }
     let now = app.clock.now();
     // A bug in the data half answers 500 rather than dropping the connection.
     let answered = std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -488,7 +583,8 @@ async fn data_call(State(app): State<Arc<App>>, request: Request) -> Response {
         return app.error(error);
     }
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    json_response(status, &reply.body)
+    let text = spelling::write(&api, &query, &reply.body, app.spellings());
+    json_response(status, text)
 }
 
 /// A path of the API asked with the wrong HTTP method: a refusal of a request the reference
@@ -534,9 +630,9 @@ async fn not_found(State(app): State<Arc<App>>, request: Request) -> Response {
     ))
 }
 
-/// A JSON response.
-pub(crate) fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {
-    let mut response = Response::new(Body::from(serde_json::to_vec(body).unwrap_or_default()));
+/// A response of JSON text.
+fn json_response(status: StatusCode, body: String) -> Response {
+    let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;
     response.headers_mut().insert(
         header::CONTENT_TYPE,

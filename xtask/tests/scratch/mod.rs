@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use xtask::codegen::{GENERATED_DIR, SPEC_DIR, workspace_root};
 
-/// A copy of `spec/` and the generated folder under a temporary root.
+/// A copy of `spec/` and the generated folders (the client's, the fake's shapes) under a
+/// temporary root.
 pub struct Scratch {
     _dir: tempfile::TempDir,
     /// The temporary workspace root.
@@ -18,7 +19,11 @@ impl Scratch {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         let real = workspace_root();
-        for sub in [SPEC_DIR, GENERATED_DIR] {
+        for sub in [
+            SPEC_DIR,
+            GENERATED_DIR,
+            marketplace_codegen::FAKE_SHAPES_DIR,
+        ] {
             fs::create_dir_all(root.join(sub)).unwrap();
             for entry in fs::read_dir(real.join(sub)).unwrap() {
                 let path = entry.unwrap().path();

@@ -1,0 +1,67 @@
+//! Records a reading of the fake's hourly workroom, as the client received it, into the
+//! recording the replay suite and the app's tests play back:
+//!
+//! ```sh
+//! cargo run -p marketplace-tests --example record -- tests/app/tests/recordings/workroom.jsonl
+//! cargo xtask wire-audit tests/app/tests/recordings   # audit before committing
+//! ```
+//!
+//! The fake varies its spellings (seed [`SEED`]), so the recording holds mixed spellings, as
+//! traffic recorded against a deployment does. The client's recorder keeps no OAuth value and
+//! no credential (see `marketplace_client::recording`); the OAuth exchanges are recorded
+//! without their bodies, and replay leaves them out.
+
+use std::error::Error;
+use std::fs::File;
+use std::process::ExitCode;
+
+use marketplace_client::recording::Recorder;
+use marketplace_tests::fake::{FakeMarketplace, Spellings};
+use marketplace_tests::workroom_reading::read_workroom;
+
+/// The spelling seed of the committed recording.
+const SEED: u64 = 2026;
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let Some(path) = std::env::args_os().nth(1) else {
+        eprintln!("usage: record <recording.jsonl>");
+        return ExitCode::from(2);
+    };
+    match record(std::path::Path::new(&path)).await {
+        Ok(count) => {
+            println!("recorded {count} exchanges to {}", path.to_string_lossy());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("recording stopped: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn record(path: &std::path::Path) -> Result<u64, Box<dyn Error>> {
+    let fake = FakeMarketplace::start().await?;
+    fake.set_spellings(Spellings::Varied { seed: SEED });
+    let workroom = fake.world().hourly_workroom();
+    let login = fake
+        .world()
+        .user(workroom.client)
+        .ok_or("the hourly workroom's client is a seeded user")?
+        .login
+        .clone();
+    // Written next to the target and renamed when whole, so a failed run leaves the old file.
+    let partial = path.with_extension("jsonl.partial");
+    let recorder = Recorder::to_writer(File::create(&partial)?);
+    let client = fake.client_builder().record(recorder.clone()).build()?;
+    let session = fake.sign_in(&client, &login).await?;
+    let invoice = *workroom
+        .invoices
+        .first()
+        .ok_or("the workroom has invoices")?;
+    read_workroom(&session, workroom.bid_id, invoice).await?;
+    recorder.flush()?;
+    let stats = recorder.stats();
+    std::fs::rename(&partial, path)?;
+    Ok(stats.written)
+}
