@@ -4,13 +4,14 @@
 # their titles, the traces and the interleaved ratios. valgrind (callgrind) must be on the PATH
 # for the instruction counts; without it those cells say "no valgrind".
 #
-#   tests/benches/regenerate.sh [tables-file]    # default: target/benchmarks.md
+#   tests/benches/regenerate.sh [tables-file]    # default: benchmarks.md in the target directory
 #
 # The full output is kept beside the tables (`<tables-file>.log`). Takes about 7 minutes once built.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-tables=${1:-target/benchmarks.md}
+# The target directory as cargo finds it (CARGO_TARGET_DIR, build.target-dir), not `target/`.
+tables=${1:-$(cargo xtask target-dir)/benchmarks.md}
 mkdir -p "$(dirname "$tables")"
 command -v valgrind >/dev/null || echo "valgrind not found: no instruction counts" >&2
 

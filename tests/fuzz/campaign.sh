@@ -4,7 +4,8 @@
 # committed corpus is minimized: the hand-named seeds stay, and of everything else (earlier
 # campaigns' inputs and this one's) only a smallest set covering every edge is kept
 # (libFuzzer's -set_cover_merge on edge coverage; the files are named by their SHA-1).
-# Writes target/fuzz-campaign/robustness.md with executions, exec/s and findings per target.
+# Writes fuzz-campaign/robustness.md in the target directory (`target/` unless CARGO_TARGET_DIR or
+# a cargo config's build.target-dir says otherwise) with executions, exec/s and findings per target.
 #
 #   tests/fuzz/campaign.sh            # 6 targets x 10 minutes
 #   tests/fuzz/campaign.sh 60 spec_loader
@@ -19,10 +20,13 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(callback_url decode_response error_body scrubber spec_loader wire_decoders)
 fi
-out=target/fuzz-campaign
+out="$(cargo xtask target-dir)/fuzz-campaign"
 mkdir -p "$out"
 cargo fuzz build -s none --fuzz-dir tests/fuzz >/dev/null
-bin_dir=tests/fuzz/target/x86_64-unknown-linux-gnu/release
+# cargo fuzz builds the fuzz workspace (tests/fuzz/target by default; CARGO_TARGET_DIR moves it)
+# for the host, in release.
+host=$(rustc -vV | sed -n 's/^host: //p')
+bin_dir="$(cargo xtask target-dir --manifest-path tests/fuzz/Cargo.toml)/$host/release"
 report="$out/robustness.md"
 {
   echo "| target | seconds | executions | exec/s | seed → merged corpus | findings |"

@@ -6,10 +6,11 @@
 //!   `oauth_signature` equals oauth1-request's, both as the client signs (query pairs) and with
 //!   the query read back from the URL.
 //! - **oauthlib** (Python, pinned by hash in `support/oauthlib-requirements.txt`, installed by
-//!   this test with pip into a venv under `target/tmp/`): a batch of requests signed by the
-//!   client each verify with `oauthlib.oauth1.rfc5849.signature.verify_hmac_sha1`, and the same
-//!   requests checked with a wrong secret do not (paths whose last segment ends in its only `;`
-//!   are left out: oauthlib drops that `;`, see [`oauthlib_drops_the_semicolon`]). It needs
+//!   this test with pip into a venv under `CARGO_TARGET_TMPDIR`, the target directory's `tmp/`):
+//!   a batch of requests signed by the client each verify with
+//!   `oauthlib.oauth1.rfc5849.signature.verify_hmac_sha1`, and the same requests checked with a
+//!   wrong secret do not (paths whose last segment ends in its only `;` are left out:
+//!   oauthlib drops that `;`, see [`oauthlib_drops_the_semicolon`]). It needs
 //!   CPython 3 with `venv` and pip and, the first time, PyPI; without them it fails (it does
 //!   not skip) and says what to install.
 
@@ -168,9 +169,13 @@ const VERIFIER_SCRIPT: &str = concat!(
 );
 
 /// What to install when Python is missing or cannot make a venv.
-const INSTALL_HINT: &str = "the oauthlib judge needs CPython 3 with the venv module and pip \
+const INSTALL_HINT: &str = concat!(
+    "the oauthlib judge needs CPython 3 with the venv module and pip \
      (Debian/Ubuntu: `apt-get install python3 python3-venv`; elsewhere python.org's installer), \
-     and PyPI the first time (to install oauthlib into target/tmp)";
+     and PyPI the first time (to install oauthlib into ",
+    env!("CARGO_TARGET_TMPDIR"),
+    ")"
+);
 
 /// How many random requests the batch holds (each is also checked with a wrong secret).
 const BATCH: usize = 300;
@@ -272,7 +277,8 @@ fn oauthlib_drops_the_semicolon(url: &url::Url) -> bool {
         .is_some_and(|at| at + 1 == last_segment.len())
 }
 
-/// The Python of a venv under `target/tmp/` with the pinned oauthlib, made on first use.
+/// The Python of a venv under `CARGO_TARGET_TMPDIR` (the target directory's `tmp/`) with the
+/// pinned oauthlib, made on first use.
 fn venv_python() -> PathBuf {
     let requirements = std::fs::read_to_string(REQUIREMENTS)
         .unwrap_or_else(|error| panic!("reading {REQUIREMENTS}: {error}"));

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use marketplace_codegen::text::escape_controls;
 
-use crate::{codegen, msrv, package, public_api, spec_audit, spec_diff, wire_audit};
+use crate::{codegen, msrv, package, public_api, spec_audit, spec_diff, target_dir, wire_audit};
 
 const USAGE: &str = "usage: cargo xtask codegen [--check]
        cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json|changelog] [--fail-on breaking|any]
@@ -21,7 +21,8 @@ const USAGE: &str = "usage: cargo xtask codegen [--check]
        cargo xtask public-api [--check]
        cargo xtask package
        cargo xtask msrv
-       cargo xtask wire-audit [--spec DIR] [--propose] [--propose-into DIR] <recording>...";
+       cargo xtask wire-audit [--spec DIR] [--propose] [--propose-into DIR] <recording>...
+       cargo xtask target-dir [--manifest-path PATH]";
 
 /// Where a command prints: its standard output and error, escaped.
 pub struct Output<'w> {
@@ -96,6 +97,19 @@ pub fn run(args: &[String], root: &Path, output: &mut Output<'_>) -> u8 {
             })
             .map_err(|error| error.to_string()),
         ["package"] => package::run(root).map_err(|error| error.to_string()),
+        ["target-dir"] => target_dir::of_workspace(root)
+            .map(|dir| output.print(format!("{}\n", dir.display())))
+            .map_err(|error| error.to_string()),
+        ["target-dir", "--manifest-path", manifest] => {
+            // Relative to where the command runs, as cargo reads it; cargo itself runs there too.
+            std::env::current_dir()
+                .map_err(|error| format!("the current directory: {error}"))
+                .and_then(|dir| {
+                    target_dir::of_manifest(&dir, &dir.join(manifest))
+                        .map_err(|error| error.to_string())
+                })
+                .map(|dir| output.print(format!("{}\n", dir.display())))
+        }
         ["msrv"] => msrv::check(root)
             .map(|report| output.print(report))
             .map_err(|error| error.to_string()),

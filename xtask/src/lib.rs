@@ -8,4 +8,5 @@ pub mod package;
 pub mod public_api;
 pub mod spec_audit;
 pub mod spec_diff;
+pub mod target_dir;
 pub mod wire_audit;

@@ -19,6 +19,10 @@
 //! - `cargo xtask wire-audit [--spec DIR] [--propose] [--propose-into DIR] <recording>…`
 //!   checks recorded traffic against the spec and proposes spec edits, judged by spec-diff.
 //!   Exits 1 when it finds anything, 2 when it cannot read a recording or the spec.
+//! - `cargo xtask target-dir` prints cargo's target directory for the workspace (from `cargo
+//!   metadata`: `CARGO_TARGET_DIR` and `build.target-dir` followed), for the scripts; with
+//!   `--manifest-path PATH`, the one of that manifest's workspace (`tests/fuzz`'s, say), as cargo
+//!   run in the current directory finds it.
 
 use std::process::ExitCode;
 

@@ -3,11 +3,12 @@
 //!
 //! 1. `cargo publish --dry-run --no-verify` of both published crates: what crates.io checks
 //!    before an upload (metadata, the files shipped, path dependencies given versions);
-//!    `cargo package --no-verify` then writes the `.crate` files to `target/package/`.
+//!    `cargo package --no-verify` then writes the `.crate` files to `package/` in the target
+//!    directory (wherever cargo puts it: [`crate::target_dir`]).
 //! 2. The app of `tests/app` (a workspace of its own, as a user's would be) is copied to a
-//!    scratch folder and tested against those packages: the `.crate` files are unpacked there
-//!    and patched in for the crates.io versions it asks for, so it compiles against exactly what
-//!    would be published, never against the workspace's sources. It depends on nothing but the
+//!    scratch folder in the target directory and tested against those packages: the `.crate`
+//!    files are unpacked there and patched in for the crates.io versions it asks for, so it
+//!    compiles against exactly what would be published, never against the workspace's sources. It depends on nothing but the
 //!    two crates and tokio.
 //!
 //! Step 2 is the packages' verification: it builds both from their `.crate` files, with their
@@ -22,8 +23,11 @@ use crate::public_api::CRATES;
 /// The app, relative to the workspace root.
 pub const APP_DIR: &str = "tests/app";
 
-/// Where the app is built, relative to the workspace root.
-pub const SCRATCH: &str = "target/tmp/packaged-app";
+/// Where the app is built, relative to the target directory.
+pub const SCRATCH: &str = "tmp/packaged-app";
+
+/// Where `cargo package` writes the `.crate` files, relative to the target directory.
+pub const PACKAGES: &str = "package";
 
 /// Why packaging or the app failed.
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +40,9 @@ pub enum PackageError {
         /// Its exit status.
         status: String,
     },
+    /// The target directory could not be found.
+    #[error(transparent)]
+    TargetDir(#[from] crate::target_dir::TargetDirError),
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -49,6 +56,7 @@ pub enum PackageError {
 /// Packages and verifies the published crates, then tests the app against the packages.
 pub fn run(root: &Path) -> Result<(), PackageError> {
     let version = crate_version(root)?;
+    let target = crate::target_dir::of_workspace(root)?;
     for step in [
         &[
             "publish",
@@ -67,7 +75,7 @@ pub fn run(root: &Path) -> Result<(), PackageError> {
         status(&mut command)?;
     }
 
-    let scratch = root.join(SCRATCH);
+    let scratch = target.join(SCRATCH);
     let packages = scratch.join("packages");
     let app = scratch.join("app");
     for dir in [&packages, &app] {
@@ -78,8 +86,8 @@ pub fn run(root: &Path) -> Result<(), PackageError> {
     }
     let mut patches = String::from("[patch.crates-io]\n");
     for (package, _) in CRATES {
-        let file = root
-            .join("target/package")
+        let file = target
+            .join(PACKAGES)
             .join(format!("{package}-{version}.crate"));
         // `--touch`: the files get the time of unpacking, not the archive's, so that a build
         // folder that saw an earlier package does not take these for unchanged.

@@ -66,6 +66,9 @@ pub enum PublicApiError {
         /// What public-api said.
         message: String,
     },
+    /// The target directory could not be found.
+    #[error(transparent)]
+    TargetDir(#[from] crate::target_dir::TargetDirError),
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -79,11 +82,12 @@ pub enum PublicApiError {
     Stale(String),
 }
 
-/// The public API of `package` (in `folder`), one item per line, sorted.
-pub fn listing(root: &Path, package: &str) -> Result<String, PublicApiError> {
+/// The public API of `package` (in `folder`), one item per line, sorted. `target` is the
+/// workspace's target directory ([`crate::target_dir::of_workspace`]).
+pub fn listing(root: &Path, target: &Path, package: &str) -> Result<String, PublicApiError> {
     // A target folder of its own: RUSTC_BOOTSTRAP changes what cargo builds, and the
     // workspace's own builds should not be redone after this one.
-    let target = root.join("target/public-api");
+    let target = target.join("public-api");
     let output = Command::new(env!("CARGO"))
         .current_dir(root)
         .env("RUSTC_BOOTSTRAP", "1")
@@ -124,9 +128,10 @@ pub fn listing(root: &Path, package: &str) -> Result<String, PublicApiError> {
 
 /// Writes every crate's snapshot; returns the ones that changed.
 pub fn update(root: &Path) -> Result<Vec<String>, PublicApiError> {
+    let target = crate::target_dir::of_workspace(root)?;
     let mut changed = Vec::new();
     for (package, folder) in CRATES {
-        let listing = listing(root, package)?;
+        let listing = listing(root, &target, package)?;
         let path = root.join(folder).join(SNAPSHOT);
         if read(&path).ok().as_deref() != Some(listing.as_str()) {
             std::fs::write(&path, &listing).map_err(|source| PublicApiError::Io {
@@ -144,9 +149,10 @@ pub fn update(root: &Path) -> Result<Vec<String>, PublicApiError> {
 /// has not moved as far as the API since the last release. Returns what it checked, a line
 /// per crate.
 pub fn check(root: &Path) -> Result<String, PublicApiError> {
+    let target = crate::target_dir::of_workspace(root)?;
     let mut problems = String::new();
     for (package, folder) in CRATES {
-        let listing = listing(root, package)?;
+        let listing = listing(root, &target, package)?;
         let path = root.join(folder).join(SNAPSHOT);
         let snapshot = read(&path)?;
         if snapshot != listing {

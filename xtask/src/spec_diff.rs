@@ -307,6 +307,25 @@ struct Report<'a> {
     generated: &'a str,
 }
 
+/// The keep-a-changelog heading a change goes under (its index in [`Report::changelog`]'s
+/// sections): `…-added` under Added, `…-removed` under Removed, the rest under Changed; a newly
+/// required parameter is a change.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Added = 0,
+    Changed = 1,
+    Removed = 2,
+}
+
+fn section(change: &Change) -> Section {
+    match change.rule {
+        "param-added-required" => Section::Changed,
+        rule if rule.ends_with("-added") => Section::Added,
+        rule if rule.ends_with("-removed") => Section::Removed,
+        _ => Section::Changed,
+    }
+}
+
 fn impact(impact: Impact) -> &'static str {
     match impact {
         Impact::Breaking => "breaking",
@@ -328,16 +347,31 @@ impl Report<'_> {
             .count()
     }
 
+    /// The release of the generated crate the changes need, in semver's words: `major` when
+    /// one breaks the Rust API; else `minor` when one adds to it (what the changelog files
+    /// under Added: a method, type, field, optional parameter, enum value or error code);
+    /// else `patch` (documentation, and changes only the wire sees).
+    fn semver(&self) -> &'static str {
+        if self.count(|c| c.rust) > 0 {
+            "major"
+        } else if self.changes.iter().any(|c| section(c) == Section::Added) {
+            "minor"
+        } else {
+            "patch"
+        }
+    }
+
     fn summary(&self) -> String {
         if self.changes.is_empty() {
             return "No change to the API.".to_owned();
         }
         format!(
-            "{} change{}: {} breaking on the wire, {} breaking for the Rust API (semver-major).",
+            "{} change{}: {} breaking on the wire, {} breaking for the Rust API (semver-{}).",
             self.changes.len(),
             if self.changes.len() == 1 { "" } else { "s" },
             self.count(|c| c.wire),
             self.count(|c| c.rust),
+            self.semver(),
         )
     }
 
@@ -418,12 +452,7 @@ impl Report<'_> {
             ("Removed", Vec::new()),
         ];
         for change in self.changes.iter().filter(|c| c.rule != "doc-changed") {
-            let section = match change.rule {
-                "param-added-required" => 1,
-                rule if rule.ends_with("-added") => 0,
-                rule if rule.ends_with("-removed") => 2,
-                _ => 1,
-            };
+            let section = section(change) as usize;
             let breaking = match (change.wire, change.rust) {
                 (Impact::Breaking, Impact::Breaking) => "**Breaking** (wire and Rust API): ",
                 (Impact::Breaking, Impact::NonBreaking) => "**Breaking** (wire): ",
@@ -503,6 +532,63 @@ mod tests {
                 _ => format!("line {i}\n"),
             })
             .collect()
+    }
+
+    fn change(rule: &'static str, wire: Impact, rust: Impact) -> Change {
+        Change {
+            rule,
+            level: diff::Level::Info,
+            wire,
+            rust,
+            surface: diff::Surface::None,
+            subject: "types.T".to_owned(),
+            message: "changed".to_owned(),
+            base: None,
+            head: None,
+            broken_items: Vec::new(),
+        }
+    }
+
+    fn summary(changes: &[Change]) -> String {
+        Report {
+            base: "base",
+            head: "head",
+            changes,
+            generated: "",
+        }
+        .summary()
+    }
+
+    #[test]
+    fn the_semver_label_follows_the_rust_api_verdicts() {
+        use Impact::{Breaking, NonBreaking};
+        assert_eq!(summary(&[]), "No change to the API.");
+        assert_eq!(
+            summary(&[change("doc-changed", NonBreaking, NonBreaking)]),
+            "1 change: 0 breaking on the wire, 0 breaking for the Rust API (semver-patch)."
+        );
+        // Breaking on the wire only: old apps need the new crate, whose API did not move.
+        assert_eq!(
+            summary(&[
+                change("param-cap-changed", Breaking, NonBreaking),
+                change("doc-changed", NonBreaking, NonBreaking),
+            ]),
+            "2 changes: 1 breaking on the wire, 0 breaking for the Rust API (semver-patch)."
+        );
+        assert_eq!(
+            summary(&[
+                change("enum-value-added", NonBreaking, NonBreaking),
+                change("doc-changed", NonBreaking, NonBreaking),
+            ]),
+            "2 changes: 0 breaking on the wire, 0 breaking for the Rust API (semver-minor)."
+        );
+        assert_eq!(
+            summary(&[
+                change("enum-value-added", NonBreaking, NonBreaking),
+                change("field-removed", Breaking, Breaking),
+            ]),
+            "2 changes: 1 breaking on the wire, 1 breaking for the Rust API (semver-major)."
+        );
     }
 
     #[test]

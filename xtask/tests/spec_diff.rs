@@ -193,6 +193,13 @@ fn fail_on_breaking_fails_exactly_when_a_change_breaks() {
     let outcome = repo.run(&["--fail-on", "breaking"]).unwrap();
     assert_eq!(outcome.changes.len(), 1);
     assert!(!outcome.failed, "a documentation change breaks nobody");
+    assert!(
+        outcome.report.contains(
+            "1 change: 0 breaking on the wire, 0 breaking for the Rust API (semver-patch)."
+        ),
+        "{}",
+        outcome.report
+    );
     assert!(repo.run(&["--fail-on", "any"]).unwrap().failed);
 
     repo.edit(
@@ -202,6 +209,13 @@ fn fail_on_breaking_fails_exactly_when_a_change_breaks() {
     );
     let outcome = repo.run(&["--fail-on", "breaking"]).unwrap();
     assert!(outcome.failed, "{}", outcome.report);
+    assert!(
+        outcome
+            .report
+            .contains("breaking for the Rust API (semver-major)."),
+        "{}",
+        outcome.report
+    );
     assert!(
         outcome.report.contains("field-removed"),
         "{}",
@@ -269,6 +283,12 @@ fn markdown_is_a_table_with_the_generated_diff_folded() {
     );
     assert!(
         report.contains("| `enum-value-added` | ✅ | ✅ |"),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "**1 change: 0 breaking on the wire, 0 breaking for the Rust API (semver-minor).**"
+        ),
         "{report}"
     );
     assert!(

@@ -39,8 +39,8 @@
 //!   it: the base crate corrects its clock (a second request) or not, and breaks when the head
 //!   calls the code `authentication` and it does not.
 //!
-//! Both crates of every pair are generated into one scratch workspace under `target/tmp/`
-//! (`client_copy`): one copy of the client crate's runtime holding every variant as a module
+//! Both crates of every pair are generated into one scratch workspace under
+//! `CARGO_TARGET_TMPDIR` (`client_copy`): one copy of the client crate's runtime holding every variant as a module
 //! (each with its own `Session` type, which its generated `impl Session` blocks extend), one
 //! small caller crate per pair (so a pair's errors cannot hide another's, and
 //! `#[non_exhaustive]` applies), and one binary that decodes samples with any variant's types.

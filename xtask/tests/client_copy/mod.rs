@@ -1,7 +1,8 @@
-//! A scratch workspace under `target/tmp/` holding a copy of the client crate's runtime with
-//! generated modules of our choosing ("variants") in place of the real generated code, built
-//! with one `cargo build` against the workspace's target directory (dependencies come from the
-//! build cache). Shared by the spec-diff oracle and the compiled snapshots.
+//! A scratch workspace under `CARGO_TARGET_TMPDIR` (the target directory's `tmp/`) holding a
+//! copy of the client crate's runtime with generated modules of our choosing ("variants") in
+//! place of the real generated code, built with one `cargo build` against the workspace's
+//! target directory (the parent of `CARGO_TARGET_TMPDIR`; dependencies come from the build
+//! cache). Shared by the spec-diff oracle and the compiled snapshots.
 //!
 //! The runtime never names generated code, so the copy compiles with any set of variants.
 //! Each variant is a module with its own `Session` type (a newtype of the runtime's), which its
