@@ -39,6 +39,10 @@ async fn live_reading() -> WorkroomReading {
 async fn an_app_signs_in_and_reads_a_committed_recording_as_it_reads_the_live_fake() {
     let fake = FakeMarketplace::start().await.unwrap();
     fake.replay(Replay::from_files([committed()]).unwrap().strict());
+    let dir = tempfile::tempdir().unwrap();
+    let own_recording = dir.path().join("fake.jsonl");
+    let recorder = Recorder::to_writer(std::fs::File::create(&own_recording).unwrap());
+    fake.record(recorder.clone());
     let (login, bid, invoice) = workroom(&fake);
     // The fake's own OAuth flow and signature checks, then the recorded answers.
     let session = fake.sign_in(&fake.client().unwrap(), &login).await.unwrap();
@@ -47,6 +51,18 @@ async fn an_app_signs_in_and_reads_a_committed_recording_as_it_reads_the_live_fa
     assert_eq!(replayed, live_reading().await);
     assert_eq!(replayed.timesheets.len(), 23);
     fake.check_replay().unwrap();
+    // What the replaying fake sends is noted as a replay, which the wire audit leaves out.
+    recorder.flush().unwrap();
+    let data: Vec<_> = recording::read(&own_recording)
+        .unwrap()
+        .into_iter()
+        .filter(|recorded| !recorded.exchange.method.starts_with("oauth/"))
+        .collect();
+    assert_eq!(data.len(), 6);
+    for recorded in data {
+        let note = recorded.exchange.note.unwrap_or_default();
+        assert!(note.starts_with("replay: answered from "), "{note}");
+    }
 }
 
 #[tokio::test]

@@ -103,7 +103,7 @@ pub enum WireAuditError {
     #[error(
         "no exchange to audit: looked at {looked_at}; {} (nothing audited is not a pass: \
          record traffic first, e.g. with MARKETPLACE_FAKE_RECORD_DIR)",
-        match exchanges { 0 => "they hold no exchange".to_owned(), n => format!("their {n} exchanges are all injected faults or refusals of requests outside the API") }
+        match exchanges { 0 => "they hold no exchange".to_owned(), n => format!("their {n} exchanges are all injected faults, refusals of requests outside the API or replays") }
     )]
     Nothing {
         /// The paths, with how many files and lines each held.
@@ -198,14 +198,15 @@ fn looked_at(paths: &[PathBuf]) -> String {
 }
 
 /// An exchange a test server marked as not the service's answer to an API request: a fault it
-/// injected on purpose (`fault: …`), or its refusal of a request the API does not describe
-/// (`outside the API: …`, a wrong HTTP method or an oversized body).
+/// injected on purpose (`fault: …`), its refusal of a request the API does not describe
+/// (`outside the API: …`, a wrong HTTP method or an oversized body), or an answer replayed
+/// from a recording, audited where it was recorded (`replay: …`).
 fn is_fault(recorded: &Recorded) -> bool {
-    recorded
-        .exchange
-        .note
-        .as_deref()
-        .is_some_and(|note| note.starts_with("fault:") || note.starts_with("outside the API:"))
+    recorded.exchange.note.as_deref().is_some_and(|note| {
+        ["fault:", "outside the API:", "replay:"]
+            .iter()
+            .any(|mark| note.starts_with(mark))
+    })
 }
 
 /// A recorded exchange as the audit sees it: its body parsed, and for an error answer (a
@@ -293,7 +294,7 @@ pub fn report(audit: &Audit, exchanges: usize, faults: usize) -> String {
     if faults > 0 {
         let _ = write!(
             out,
-            ", {faults} injected fault{s} or refusal{s} of requests outside the API not audited",
+            ", {faults} injected fault{s}, refusal{s} of requests outside the API or replay{s} not audited",
             s = plural(faults)
         );
     }

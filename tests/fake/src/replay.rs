@@ -332,6 +332,11 @@ pub(crate) struct RecordedAnswer {
 }
 
 impl RecordedAnswer {
+    /// Where it was recorded: `file:line`, or `exchange N`.
+    pub(crate) fn origin(&self) -> &str {
+        &self.entry.origin
+    }
+
     /// The answer, after the recorded latency when it is replayed.
     pub(crate) async fn respond(self) -> Response {
         self.entry.respond(self.latency).await

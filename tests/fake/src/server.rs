@@ -320,8 +320,9 @@ impl FakeMarketplace {
     /// [`marketplace_client::recording`]), as the service sent it: one JSON line per exchange of
     /// the API (the OAuth endpoints and the data methods; not the login page, which is the
     /// user's browser's), secrets removed, for `cargo xtask wire-audit`. An answer shaped by an
-    /// injected [`Fault`](crate::Fault) is noted as such (`note: "fault: …"`), and the audit
-    /// leaves it out. Replaces any recorder set before.
+    /// injected [`Fault`](crate::Fault) is noted as such (`note: "fault: …"`), an answer of a
+    /// [replay](Self::replay) too (`note: "replay: …"`: audited where it was recorded), and the
+    /// audit leaves them out. Replaces any recorder set before.
     ///
     /// Setting `MARKETPLACE_FAKE_RECORD_DIR` records every fake a process starts into that
     /// directory (files `fake-….jsonl`), which is how CI records the whole end-to-end suite.
@@ -448,6 +449,9 @@ async fn front(State(app): State<Arc<App>>, request: Request, next: Next) -> Res
             if let Some(OutsideTheApi(why)) = response.extensions().get::<OutsideTheApi>() {
                 note.get_or_insert_with(|| format!("outside the API: {why}"));
             }
+            if let Some(Replayed(what)) = response.extensions().get::<Replayed>() {
+                note.get_or_insert_with(|| format!("replay: {what}"));
+            }
             let sent = Sent {
                 path: &path,
                 http_method,
@@ -552,16 +556,29 @@ async fn data_call(State(app): State<Arc<App>>, request: Request) -> Response {
         let params = query.iter().cloned().collect();
         player.answer(&api, &params)
     });
+    // Replayed answers are the recording's, audited where it was recorded: the recorder notes
+    // them, and the wire audit leaves them out.
     match answer {
-        Some(Answer::Recorded(recorded)) => return recorded.respond().await,
+        Some(Answer::Recorded(recorded)) => {
+            let origin = recorded.origin().to_owned();
+            let mut response = recorded.respond().await;
+            response
+                .extensions_mut()
+                .insert(Replayed(format!("answered from {origin}")));
+            return response;
+        }
         Some(Answer::Missing(message)) => {
-            return app.error(ServiceError::new(
+            let mut response = app.error(ServiceError::new(
                 &api,
                 404,
                 NO_RECORDING_CODE,
                 "request",
                 &message,
             ));
+            response
+                .extensions_mut()
+                .insert(Replayed("no recording matched".to_owned()));
+            return response;
         }
         None => {}
     }
@@ -616,6 +633,11 @@ fn outside_the_api(mut response: Response, why: &'static str) -> Response {
 /// The mark [`outside_the_api`] sets.
 #[derive(Clone, Copy, Debug)]
 struct OutsideTheApi(&'static str);
+
+/// The mark of an answer of a replay (from a recording, or its refusal of a request no
+/// recording matched), which the recorder notes `replay: …`.
+#[derive(Clone, Debug)]
+struct Replayed(String);
 
 /// Any other path.
 async fn not_found(State(app): State<Arc<App>>, request: Request) -> Response {
