@@ -279,3 +279,27 @@ async fn varied_spellings_reach_the_client_and_read_as_the_fixed_ones() {
         "{job_ids_as_text} of {job_ids} jobIds as text"
     );
 }
+
+#[tokio::test]
+async fn a_recording_made_by_a_fake_replays_as_one_made_by_a_client() {
+    // The server side: the fake records what it sends, varied spellings included.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("server.jsonl");
+    let live = FakeMarketplace::start().await.unwrap();
+    live.set_spellings(Spellings::Varied { seed: 11 });
+    let recorder = Recorder::to_writer(std::fs::File::create(&path).unwrap());
+    live.record(recorder.clone());
+    let (login, bid, invoice) = workroom(&live);
+    let session = live.sign_in(&live.client().unwrap(), &login).await.unwrap();
+    let recorded = read_workroom(&session, bid, invoice).await.unwrap();
+    recorder.flush().unwrap();
+
+    let fake = FakeMarketplace::start().await.unwrap();
+    fake.replay(Replay::from_files([&path]).unwrap().strict());
+    let session = fake.sign_in(&fake.client().unwrap(), &login).await.unwrap();
+    assert_eq!(
+        read_workroom(&session, bid, invoice).await.unwrap(),
+        recorded
+    );
+    fake.check_replay().unwrap();
+}
