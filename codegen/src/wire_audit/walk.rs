@@ -219,10 +219,47 @@ pub(super) struct Walker<'a> {
     recorded: BTreeSet<String>,
 }
 
-/// Where the walk is: the method, the recording line.
-struct At<'o> {
+/// The answer being walked: its method, and the recording line it came from.
+#[derive(Clone, Copy)]
+struct Answer<'o> {
     method: &'o str,
     source: &'o str,
+}
+
+/// Where a value is: the answer, the record whose object holds it, the field it is the value
+/// of (`None` for a list element, or for the object itself), and its JSON path.
+#[derive(Clone, Copy)]
+struct Place<'p> {
+    answer: Answer<'p>,
+    record: &'p Record,
+    field: Option<&'p Field>,
+    path: &'p str,
+}
+
+impl Place<'_> {
+    /// What a problem of the value is about: its field, else its record.
+    fn subject(&self) -> Subject {
+        match self.field {
+            Some(field) => Subject::Field {
+                record: self.record.name.clone(),
+                field: field.wire_name.clone(),
+            },
+            None => Subject::Record {
+                record: self.record.name.clone(),
+                key: String::new(),
+            },
+        }
+    }
+
+    /// The tally key of a finding of `kind` about `subject`, here.
+    fn key(&self, kind: FindingKind, subject: Subject) -> Key {
+        Key {
+            kind,
+            subject,
+            method: self.answer.method.to_owned(),
+            path: self.path.to_owned(),
+        }
+    }
 }
 
 impl<'a> Walker<'a> {
@@ -254,7 +291,7 @@ impl<'a> Walker<'a> {
     pub(super) fn observe(&mut self, observation: &Observation) {
         let api = self.api;
         let method_name = observation.method.as_str();
-        let at = At {
+        let answer = Answer {
             method: method_name,
             source: &observation.source,
         };
@@ -264,7 +301,7 @@ impl<'a> Walker<'a> {
             if success {
                 self.coverage.skipped += 1;
             } else {
-                self.error(observation, &at, None);
+                self.error(observation, answer, None);
             }
             return;
         }
@@ -279,7 +316,7 @@ impl<'a> Walker<'a> {
         self.recorded.insert(method.name.clone());
         if !success {
             let declared = self.index.method_errors.get(method.name.as_str()).cloned();
-            self.error(observation, &at, Some(declared.unwrap_or_default()));
+            self.error(observation, answer, Some(declared.unwrap_or_default()));
             return;
         }
         self.coverage.answers += 1;
@@ -295,7 +332,7 @@ impl<'a> Walker<'a> {
         let body = observation.body.as_ref().map(Json::from_value);
         let Some(Json::Object(entries)) = &body else {
             let message = "the answer is not a JSON object: the client cannot read it".to_owned();
-            self.tally(envelope("(body)"), body.as_ref(), at.source, message);
+            self.tally(envelope("(body)"), body.as_ref(), answer.source, message);
             return;
         };
         let get = |key: &str| entries.iter().find(|(k, _)| k == key).map(|(_, v)| v);
@@ -307,7 +344,7 @@ impl<'a> Walker<'a> {
                     other.map_or("missing".to_owned(), Json::to_text),
                     method.delivered_api
                 );
-                self.tally(envelope("api"), other, at.source, message);
+                self.tally(envelope("api"), other, answer.source, message);
             }
         }
         if let Some(info) = &api.info {
@@ -319,19 +356,25 @@ impl<'a> Walker<'a> {
                         "the envelope's apiVersion is {}; the spec says {version}",
                         other.map_or("missing".to_owned(), Json::to_text)
                     );
-                    self.tally(envelope("apiVersion"), other, at.source, message);
+                    self.tally(envelope("apiVersion"), other, answer.source, message);
                 }
             }
         }
         match get("data") {
             Some(data) => {
                 if let Some(record) = self.index.records.get(method.response.as_str()).copied() {
-                    self.record(record, data, "data", &at);
+                    let place = Place {
+                        answer,
+                        record,
+                        field: None,
+                        path: "data",
+                    };
+                    self.record(place, data);
                 }
             }
             None => {
                 let message = "the envelope has no data".to_owned();
-                self.tally(envelope("data"), None, at.source, message);
+                self.tally(envelope("data"), None, answer.source, message);
             }
         }
     }
@@ -341,11 +384,11 @@ impl<'a> Walker<'a> {
     fn error(
         &mut self,
         observation: &Observation,
-        at: &At<'_>,
+        answer: Answer<'_>,
         declared: Option<Rc<HashSet<&str>>>,
     ) {
         self.coverage.errors += 1;
-        let method = at.method.to_owned();
+        let method = answer.method.to_owned();
         let failure = observation.failure.clone().unwrap_or_default();
         if failure.codes.is_empty() {
             let rcode = failure
@@ -364,7 +407,7 @@ impl<'a> Walker<'a> {
                 path: "(body)".to_owned(),
             };
             let body = observation.body.as_ref().map(Json::from_value);
-            self.tally(key, body.as_ref(), at.source, message);
+            self.tally(key, body.as_ref(), answer.source, message);
             return;
         }
         for code in &failure.codes {
@@ -390,26 +433,20 @@ impl<'a> Walker<'a> {
                 method: method.clone(),
                 path: format!("HTTP {}", observation.status),
             };
-            self.tally(key, Some(&Json::Str(code.clone())), at.source, message);
+            self.tally(key, Some(&Json::Str(code.clone())), answer.source, message);
         }
     }
 
-    fn record(&mut self, record: &Record, json: &Json, path: &str, at: &At<'_>) {
+    /// A value where the spec says `place.record`'s object is (`place` has no field).
+    fn record(&mut self, place: Place<'_>, json: &Json) {
+        let record = place.record;
         let Json::Object(entries) = json else {
             let message = format!(
                 "{} is sent as {}, not an object",
                 record.name,
                 json_words(json)
             );
-            self.value_problem(
-                record,
-                None,
-                FindingKind::UndeclaredEncoding,
-                json,
-                path,
-                at,
-                message,
-            );
+            self.value_problem(place, FindingKind::UndeclaredEncoding, json, message);
             return;
         };
         if record.opaque {
@@ -418,16 +455,26 @@ impl<'a> Walker<'a> {
         *self.objects.entry(record.name.clone()).or_default() += 1;
         // Each declared key's first value and its place: one pass over the object.
         let mut values: HashMap<&str, (usize, &Json)> = HashMap::with_capacity(entries.len());
-        for (place, (key, value)) in entries.iter().enumerate() {
+        for (place_in_object, (key, value)) in entries.iter().enumerate() {
             let declared = self
                 .index
                 .fields
                 .get(record.name.as_str())
                 .is_some_and(|fields| fields.contains_key(key.as_str()));
             if declared {
-                values.entry(key.as_str()).or_insert((place, value));
+                values
+                    .entry(key.as_str())
+                    .or_insert((place_in_object, value));
             } else {
-                self.unknown_key(record, key, value, &format!("{path}.{key}"), at);
+                let path = format!("{}.{key}", place.path);
+                self.unknown_key(
+                    Place {
+                        path: &path,
+                        ..place
+                    },
+                    key,
+                    value,
+                );
             }
         }
         for field in &record.fields {
@@ -441,149 +488,93 @@ impl<'a> Walker<'a> {
                 (Some(a), Some(b)) => Some(if a.0 <= b.0 { a.1 } else { b.1 }),
                 (one, other) => one.or(other).map(|(_, value)| value),
             };
-            self.field(record, field, value, path, at);
+            self.field(place, field, value);
         }
     }
 
-    fn unknown_key(&mut self, record: &Record, key: &str, value: &Json, path: &str, at: &At<'_>) {
+    /// A key of `place.record`'s object that the record does not declare (`place.path` is
+    /// the key's).
+    fn unknown_key(&mut self, place: Place<'_>, key: &str, value: &Json) {
+        let record = place.record;
         let unknown = self
             .unknown
             .entry((record.name.clone(), key.to_owned()))
             .or_default();
         unknown.seen += 1;
-        unknown.methods.insert(at.method.to_owned());
+        unknown.methods.insert(place.answer.method.to_owned());
         note_kind(unknown, value);
         let message = format!("{key} is not a field of {}", record.name);
-        let tally_key = Key {
-            kind: FindingKind::UnknownField,
-            subject: Subject::Record {
-                record: record.name.clone(),
-                key: key.to_owned(),
-            },
-            method: at.method.to_owned(),
-            path: path.to_owned(),
+        let subject = Subject::Record {
+            record: record.name.clone(),
+            key: key.to_owned(),
         };
-        self.tally(tally_key, Some(value), at.source, message);
+        let tally_key = place.key(FindingKind::UnknownField, subject);
+        self.tally(tally_key, Some(value), place.answer.source, message);
     }
 
-    fn field(
-        &mut self,
-        record: &Record,
-        field: &Field,
-        value: Option<&Json>,
-        path: &str,
-        at: &At<'_>,
-    ) {
-        let method = at.method;
+    /// `field` of the object at `object` (its place without a field), with its value if the
+    /// object has one.
+    fn field(&mut self, object: Place<'_>, field: &Field, value: Option<&Json>) {
+        let method = object.answer.method;
         let (must, may) = self.index.presence(field, method);
         let seen = self
             .seen
-            .entry(per_method(record, field, method))
+            .entry(per_method(object.record, field, method))
             .or_default();
         seen.objects += 1;
-        seen.path = path.to_owned();
-        let path = format!("{path}.{}", field.wire_name);
+        seen.path = object.path.to_owned();
+        let path = format!("{}.{}", object.path, field.wire_name);
+        let place = Place {
+            field: Some(field),
+            path: &path,
+            ..object
+        };
+        let source = place.answer.source;
         let Some(value) = value else {
             if must {
-                seen.missing_at.get_or_insert_with(|| at.source.to_owned());
+                seen.missing_at.get_or_insert_with(|| source.to_owned());
                 let message = format!("the spec says {method} always sends it; it is missing");
-                let key = self.field_key(FindingKind::MissingField, record, field, method, &path);
-                self.tally(key, None, at.source, message);
+                let key = place.key(FindingKind::MissingField, place.subject());
+                self.tally(key, None, source, message);
             }
             return;
         };
         seen.present += 1;
         if !may {
             let message = format!("the spec says {method} does not send {}", field.wire_name);
-            let key = self.field_key(FindingKind::UnknownField, record, field, method, &path);
-            self.tally(key, Some(value), at.source, message);
+            let key = place.key(FindingKind::UnknownField, place.subject());
+            self.tally(key, Some(value), source, message);
             return;
         }
         if *value == Json::Null {
             if !field.nullable {
                 let message = "null, and the spec does not say nullable".to_owned();
-                self.value_problem(
-                    record,
-                    Some(field),
-                    FindingKind::UnexpectedNull,
-                    value,
-                    &path,
-                    at,
-                    message,
-                );
+                self.value_problem(place, FindingKind::UnexpectedNull, value, message);
             }
             return;
         }
         let encodings = self.index.encodings_in(field, method);
-        self.value(record, Some(field), &field.ty, &encodings, value, &path, at);
+        self.value(place, &field.ty, &encodings, value);
     }
 
-    fn field_key(
-        &self,
-        kind: FindingKind,
-        record: &Record,
-        field: &Field,
-        method: &str,
-        path: &str,
-    ) -> Key {
-        Key {
-            kind,
-            subject: Subject::Field {
-                record: record.name.clone(),
-                field: field.wire_name.clone(),
-            },
-            method: method.to_owned(),
-            path: path.to_owned(),
-        }
+    /// A problem of the value `json` at `place`, about its field (its record when it has none).
+    fn value_problem(&mut self, place: Place<'_>, kind: FindingKind, json: &Json, message: String) {
+        let key = place.key(kind, place.subject());
+        self.tally(key, Some(json), place.answer.source, message);
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn value_problem(
-        &mut self,
-        record: &Record,
-        field: Option<&Field>,
-        kind: FindingKind,
-        json: &Json,
-        path: &str,
-        at: &At<'_>,
-        message: String,
-    ) {
-        let subject = match field {
-            Some(field) => Subject::Field {
-                record: record.name.clone(),
-                field: field.wire_name.clone(),
-            },
-            None => Subject::Record {
-                record: record.name.clone(),
-                key: String::new(),
-            },
-        };
-        let key = Key {
-            kind,
-            subject,
-            method: at.method.to_owned(),
-            path: path.to_owned(),
-        };
-        self.tally(key, Some(json), at.source, message);
-    }
-
-    /// A value of type `ty` of `field` (none: a list element), declared in `encodings`.
-    #[allow(clippy::too_many_arguments)]
-    fn value(
-        &mut self,
-        record: &Record,
-        field: Option<&Field>,
-        ty: &TypeRef,
-        encodings: &[Encoding],
-        json: &Json,
-        path: &str,
-        at: &At<'_>,
-    ) {
+    /// A value of type `ty` at `place` (no field: a list element), declared in `encodings`.
+    fn value(&mut self, place: Place<'_>, ty: &TypeRef, encodings: &[Encoding], json: &Json) {
         let api = self.api;
         match ty {
             TypeRef::Record(id) => {
                 if let Some(record) = self.index.records.get(id.as_str()).copied() {
-                    self.record(record, json, path, at);
+                    let object = Place {
+                        record,
+                        field: None,
+                        ..place
+                    };
+                    self.record(object, json);
                 }
             }
             TypeRef::Enum(id) => {
@@ -595,15 +586,7 @@ impl<'a> Walker<'a> {
                 match json {
                     Json::Str(text) if text.is_empty() => {
                         let message = format!("an empty string, which is no value of {}", e.name);
-                        self.value_problem(
-                            record,
-                            field,
-                            FindingKind::UnexpectedEmpty,
-                            json,
-                            path,
-                            at,
-                            message,
-                        );
+                        self.value_problem(place, FindingKind::UnexpectedEmpty, json, message);
                     }
                     Json::Str(_) if known => {}
                     Json::Str(text) => {
@@ -613,59 +596,31 @@ impl<'a> Walker<'a> {
                             "the enum is closed: the client refuses it"
                         };
                         let message = format!("{text:?} is not a value of {} ({how})", e.name);
-                        let key = Key {
-                            kind: FindingKind::UnlistedEnumValue,
-                            subject: Subject::EnumValue {
-                                enumeration: e.name.clone(),
-                                value: text.clone(),
-                            },
-                            method: at.method.to_owned(),
-                            path: path.to_owned(),
+                        let subject = Subject::EnumValue {
+                            enumeration: e.name.clone(),
+                            value: text.clone(),
                         };
-                        self.tally(key, Some(json), at.source, message);
+                        let key = place.key(FindingKind::UnlistedEnumValue, subject);
+                        self.tally(key, Some(json), place.answer.source, message);
                     }
                     other => {
                         let message = format!("{} where {} is a string", json_words(other), e.name);
-                        self.value_problem(
-                            record,
-                            field,
-                            FindingKind::UndeclaredEncoding,
-                            json,
-                            path,
-                            at,
-                            message,
-                        );
+                        self.value_problem(place, FindingKind::UndeclaredEncoding, json, message);
                     }
                 }
             }
             TypeRef::Scalar(scalar) => {
                 if *scalar != Scalar::String && *json == Json::Str(String::new()) {
                     let message = format!("an empty string, which no {} is", scalar.spec_name());
-                    self.value_problem(
-                        record,
-                        field,
-                        FindingKind::UnexpectedEmpty,
-                        json,
-                        path,
-                        at,
-                        message,
-                    );
+                    self.value_problem(place, FindingKind::UnexpectedEmpty, json, message);
                     return;
                 }
-                self.spelling(
-                    record,
-                    field,
-                    Kind::Scalar(*scalar),
-                    encodings,
-                    json,
-                    path,
-                    at,
-                );
+                self.spelling(place, Kind::Scalar(*scalar), encodings, json);
                 if !scalar_fits(api, *scalar, json) {
-                    if let Some(field) = field {
+                    if let Some(field) = place.field {
                         let misfit = self
                             .misfits
-                            .entry((record.name.clone(), field.wire_name.clone()))
+                            .entry((place.record.name.clone(), field.wire_name.clone()))
                             .or_default();
                         misfit.0 = true;
                     }
@@ -675,25 +630,17 @@ impl<'a> Walker<'a> {
                         example(json),
                         scalar.spec_name()
                     );
-                    self.value_problem(
-                        record,
-                        field,
-                        FindingKind::UndeclaredEncoding,
-                        json,
-                        path,
-                        at,
-                        message,
-                    );
+                    self.value_problem(place, FindingKind::UndeclaredEncoding, json, message);
                 }
-                if let (Some(field), Json::Number(_)) = (field, json) {
+                if let (Some(field), Json::Number(_)) = (place.field, json) {
                     self.misfits
-                        .entry((record.name.clone(), field.wire_name.clone()))
+                        .entry((place.record.name.clone(), field.wire_name.clone()))
                         .or_default()
                         .1 = true;
                 }
             }
             TypeRef::List(element) => {
-                self.spelling(record, field, Kind::List, encodings, json, path, at);
+                self.spelling(place, Kind::List, encodings, json);
                 let Some(items) = json.collection_items() else {
                     return;
                 };
@@ -701,30 +648,22 @@ impl<'a> Walker<'a> {
                     Some(kind @ Kind::Scalar(_)) => Encoding::allowed_for(kind).collect(),
                     _ => Vec::new(),
                 };
-                let item_path = format!("{path}.*");
+                let item_path = format!("{}.*", place.path);
+                let item_place = Place {
+                    path: &item_path,
+                    ..place
+                };
                 for (_, item) in items {
                     if *item == Json::Null {
                         let message = "a null item".to_owned();
-                        self.value_problem(
-                            record,
-                            field,
-                            FindingKind::UnexpectedNull,
-                            item,
-                            &item_path,
-                            at,
-                            message,
-                        );
+                        self.value_problem(item_place, FindingKind::UnexpectedNull, item, message);
                         continue;
                     }
-                    self.value(
-                        record,
-                        None,
-                        element,
-                        &element_encodings,
-                        item,
-                        &item_path,
-                        at,
-                    );
+                    let element_place = Place {
+                        field: None,
+                        ..item_place
+                    };
+                    self.value(element_place, element, &element_encodings, item);
                 }
             }
         }
@@ -732,51 +671,34 @@ impl<'a> Walker<'a> {
 
     /// Checks the spelling of a field's value against its declared encodings and keeps which
     /// encodings it matched, for the proposal.
-    #[allow(clippy::too_many_arguments)]
-    fn spelling(
-        &mut self,
-        record: &Record,
-        field: Option<&Field>,
-        kind: Kind,
-        declared: &[Encoding],
-        json: &Json,
-        path: &str,
-        at: &At<'_>,
-    ) {
+    fn spelling(&mut self, place: Place<'_>, kind: Kind, declared: &[Encoding], json: &Json) {
+        let method = place.answer.method;
         let matched = encodings_of(kind, json);
         if matched.iter().any(|e| declared.contains(e)) {
-            if let Some(field) = field {
-                self.keep_spelling(record, field, at.method, matched);
+            if let Some(field) = place.field {
+                self.keep_spelling(place.record, field, method, matched);
             }
             return;
         }
-        let Some(field) = field else {
+        let Some(field) = place.field else {
             // A list element in no encoding of its type: the value check says why.
             return;
         };
-        self.keep_spelling(record, field, at.method, matched.clone());
+        self.keep_spelling(place.record, field, method, matched.clone());
         let names: Vec<&str> = declared.iter().map(|e| e.spec_name()).collect();
         let spelled: Vec<&str> = matched.iter().map(|e| e.spec_name()).collect();
         let message = format!(
             "{} where the spec declares {} for {}{}",
             json_words(json),
             names.join(" or "),
-            at.method,
+            method,
             if spelled.is_empty() {
                 String::new()
             } else {
                 format!(" (it is {})", spelled.join(" or "))
             }
         );
-        self.value_problem(
-            record,
-            Some(field),
-            FindingKind::UndeclaredEncoding,
-            json,
-            path,
-            at,
-            message,
-        );
+        self.value_problem(place, FindingKind::UndeclaredEncoding, json, message);
     }
 
     fn keep_spelling(
