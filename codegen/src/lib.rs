@@ -21,6 +21,7 @@ mod naming;
 mod prescan;
 mod resolve;
 pub mod rust_type;
+mod spec_source;
 pub mod text;
 pub mod wire_audit;
 mod yaml_edit;
@@ -29,7 +30,8 @@ use std::path::{Path, PathBuf};
 
 pub use diagnostic::{SpecError, SpecErrors};
 pub use emit::{EmitError, GeneratedFile, REGENERATE_COMMAND, generate};
-pub use resolve::{SpecSource, resolve};
+pub use resolve::resolve;
+pub use spec_source::SpecSource;
 
 /// Anything that stops generation.
 #[derive(Debug, thiserror::Error)]
