@@ -8,8 +8,9 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use url::Url;
 
+use crate::api_failure::excerpt;
 use crate::envelope::{Envelope, decode};
-use crate::error::{Error, TimeoutLimit, excerpt};
+use crate::error::{Error, TimeoutLimit};
 use crate::error_body::{Structure, token_pairs};
 use crate::hooks::{OutgoingRequest, ReceivedResponse};
 use crate::oauth::{AccessToken, RequestToken, Verifier};
