@@ -144,4 +144,42 @@ mod tests {
         assert_eq!(kept.body.as_deref(), Some(body));
         assert!(!kept.body_redacted);
     }
+
+    #[test]
+    fn body_redacted_says_whether_cleaning_removed_anything() {
+        // Error answers in the shapes the fake sends, a body cleaned before, and two with a
+        // secret: the flag is set exactly when the recorded body is not the body given.
+        let bodies = [
+            (
+                r#"{"api":"pay/getInvoice","apiVersion":1,"error":{"code":"E_VALIDATION_INVALID_ID","message":"Invalid invoice id 1","type":"validation"},"rcode":0}"#,
+                false,
+            ),
+            (
+                r#"{"errors":[{"code":"E_X","description":"d"},{"description":"The request was not processed."}]}"#,
+                false,
+            ),
+            (
+                "error=E_VALIDATION_INVALID_ID&error_description=Invalid+invoice+id+1",
+                false,
+            ),
+            (
+                "oauth_problem=signature_invalid&oauth_problem_advice=a",
+                false,
+            ),
+            (
+                "<h1>E_VALIDATION_INVALID_ID</h1>\n<p>Invalid invoice id 1</p>\n",
+                false,
+            ),
+            (r#"{"error":{"code":"E_X","password":"[redacted]"}}"#, false),
+            (r#"{"error":{"code":"E_X","password":"hunter2"}}"#, true),
+            ("error=E_X&client_secret=s3cr3t", true),
+        ];
+        for (body, removed) in bodies {
+            let mut answer = exchange(body);
+            answer.status = 400;
+            let line = answer.redacted();
+            assert_eq!(line.body_redacted, removed, "{body}");
+            assert_eq!(line.body.as_deref() != Some(body), removed, "{body}");
+        }
+    }
 }

@@ -262,4 +262,37 @@ mod tests {
         let other = line.replace(FORMAT, "marketplace-recording/9");
         assert!(Exchange::from_line(&other).unwrap_err().contains("format"));
     }
+
+    #[test]
+    fn a_client_error_line_says_body_redacted_only_when_something_was_removed() {
+        let get = reqwest::Method::GET;
+        let url = url::Url::parse("https://api.example/api/pay/getInvoice?id=1").unwrap();
+        let headers = reqwest::header::HeaderMap::new();
+        let params = [("id", "1".to_owned())];
+        let body =
+            br#"{"error":{"code":"E_VALIDATION_INVALID_ID","message":"Invalid id 1"},"rcode":0}"#;
+        let answer = |body_redacted| ReceivedResponse {
+            api_method: "pay/getInvoice",
+            http_method: &get,
+            url: &url,
+            params: &params,
+            attempt: 1,
+            sent_at: Timestamp::now(),
+            latency: std::time::Duration::from_millis(3),
+            status: 400,
+            headers: &headers,
+            body: Some(body),
+            body_redacted,
+        };
+        let line = Exchange::from_response(&answer(false)).redacted();
+        assert_eq!(line.body.as_deref().map(str::as_bytes), Some(&body[..]));
+        assert!(!line.body_redacted);
+        // The hook's body lost a secret of the call: the line says so, though the recorder's
+        // own cleaning removes nothing more.
+        assert!(
+            Exchange::from_response(&answer(true))
+                .redacted()
+                .body_redacted
+        );
+    }
 }

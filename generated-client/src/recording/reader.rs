@@ -144,4 +144,27 @@ mod tests {
         );
         fs::remove_dir_all(&dir).unwrap();
     }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_named_by_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("recording-not-utf8-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let mut bytes = exchange("{}").to_line().into_bytes();
+        bytes.extend_from_slice(
+            b"\n{\"format\": \"marketplace-recording/1\", \"method\": \"\xff\"}\n",
+        );
+        fs::write(dir.join("a.jsonl"), &bytes).unwrap();
+        let error = read(&dir).unwrap_err();
+        assert!(
+            matches!(&error, RecordingError::Line { path, line: 2, .. } if path.ends_with("a.jsonl")),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("a.jsonl:2: not a recorded exchange: not UTF-8"),
+            "{error}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }
