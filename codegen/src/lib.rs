@@ -12,6 +12,7 @@ pub mod diagnostic;
 pub mod diff;
 pub mod docs;
 mod emit;
+mod ident;
 #[path = "../../generated-client/src/input_file.rs"]
 mod input_file;
 pub mod ir;
