@@ -12,6 +12,7 @@ pub mod diagnostic;
 pub mod diff;
 pub mod docs;
 mod emit;
+mod ident;
 #[path = "../../generated-client/src/input_file.rs"]
 mod input_file;
 pub mod ir;
@@ -21,6 +22,7 @@ mod naming;
 mod prescan;
 mod resolve;
 pub mod rust_type;
+mod spec_source;
 pub mod text;
 pub mod wire_audit;
 mod yaml_edit;
@@ -31,7 +33,8 @@ pub use diagnostic::{SpecError, SpecErrors};
 pub use emit::{
     EmitError, FAKE_SHAPES_DIR, GeneratedFile, REGENERATE_COMMAND, fake_shapes, generate,
 };
-pub use resolve::{SpecSource, resolve};
+pub use resolve::resolve;
+pub use spec_source::SpecSource;
 
 /// Anything that stops generation.
 #[derive(Debug, thiserror::Error)]

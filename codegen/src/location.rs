@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::Marker;
 
-use crate::resolve::SpecSource;
+use crate::spec_source::SpecSource;
 
 /// A 1-based line and column in a spec file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

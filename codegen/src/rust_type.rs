@@ -165,10 +165,10 @@ impl ToTokens for RustTy {
     fn to_tokens(&self, tokens: &mut TokenStream) {
         match (self.wrapper(), self.word()) {
             (Some((wrapper, inner)), _) => {
-                let wrapper = crate::emit::ident(wrapper);
+                let wrapper = crate::ident::ident(wrapper);
                 tokens.extend(quote! { #wrapper<#inner> });
             }
-            (None, Some(word)) => crate::emit::ident(word).to_tokens(tokens),
+            (None, Some(word)) => crate::ident::ident(word).to_tokens(tokens),
             (None, None) => unreachable!("a RustTy is a wrapper or a word"),
         }
     }

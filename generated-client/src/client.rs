@@ -8,14 +8,15 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use url::Url;
 
+use crate::api_failure::excerpt;
 use crate::envelope::{Envelope, decode};
-use crate::error::{Error, TimeoutLimit, excerpt};
+use crate::error::{Error, TimeoutLimit};
 use crate::error_body::{Structure, token_pairs};
 use crate::hooks::{OutgoingRequest, ReceivedResponse};
 use crate::oauth::{AccessToken, RequestToken, Verifier};
 use crate::options::{CallOptions, RetryPolicy};
+use crate::query::Query;
 use crate::recording::{Exchange, Recorder};
-use crate::request::DataMethod;
 use crate::response::ResponseMeta;
 use crate::scrub::{KnownSecrets, Scrubber};
 use crate::secret::ConsumerCredentials;
@@ -494,16 +495,19 @@ impl Session {
         Ok(())
     }
 
-    /// Calls the data method `method` (its arguments checked first) and decodes its `data`,
-    /// kept with the response's metadata: what the generated request builders' `send` and
-    /// `send_with_metadata` run. Every error leaves through the session's scrubber.
-    pub(crate) async fn call<M: DataMethod>(
+    /// Calls the data method `method` at `path` with `query` (its arguments as checked, or why
+    /// one was refused) and decodes its `data`, kept with the response's metadata: what
+    /// [`Request::send_with_metadata`](crate::Request::send_with_metadata) runs. Every error
+    /// leaves through the session's scrubber.
+    pub(crate) async fn call<T: DeserializeOwned + Send + 'static>(
         &self,
-        method: &M,
+        method: &'static str,
+        path: &'static str,
+        query: Result<Query, Error>,
         options: &CallOptions,
-    ) -> Result<crate::Response<M::Response>, Error> {
-        let result = match method.query() {
-            Ok(query) => self.get(M::NAME, M::PATH, query.pairs(), options).await,
+    ) -> Result<crate::Response<T>, Error> {
+        let result = match query {
+            Ok(query) => self.get(method, path, query.pairs(), options).await,
             Err(error) => Err(error),
         };
         result.map_err(|error| error.scrubbed(&self.scrubber()))

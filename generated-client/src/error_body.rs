@@ -21,8 +21,7 @@ use std::sync::OnceLock;
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
-use crate::error::RawErrorCode;
-use crate::error::{ApiFailure, ListedError};
+use crate::api_failure::{ApiFailure, ListedError, RawErrorCode};
 use crate::scrub::{Outcome, Scrubber};
 
 /// Keys whose value is an error code.
@@ -141,6 +140,15 @@ impl ReadBody {
             errors: found.errors,
             body: self.kept().to_owned(),
         })
+    }
+}
+
+impl ApiFailure {
+    /// Reads an error from a body in any of the shapes the client knows (see the module
+    /// docs), or `None` when the body does not look like one (no error listed, and an
+    /// `rcode` of 1 or none). Secret-named values are redacted from what is kept.
+    pub fn parse(body: &[u8]) -> Option<ApiFailure> {
+        ReadBody::read_slice(body, &Scrubber::structural()).failure()
     }
 }
 

@@ -243,6 +243,7 @@ mod generated;
 // unit tests use the spec's `SERVICE`): what the spec decides reaches it as values (`Service`)
 // and through traits (`request::DataMethod`, `paging::Page`, `wire::WireEnum`) that the
 // generated code implements.
+mod api_failure;
 mod build_error;
 mod client;
 mod envelope;
@@ -268,12 +269,11 @@ mod transport;
 #[doc(hidden)]
 pub mod wire;
 
+pub use api_failure::{ApiFailure, ListedError, RawErrorCode};
 pub use build_error::BuildError;
 pub use client::{Client, ClientBuilder, Session};
 pub use envelope::{DecodeError, Envelope, decode};
-pub use error::{
-    ApiFailure, Error, ListedError, RawErrorCode, TimeoutLimit, TransportError, TransportErrorKind,
-};
+pub use error::{Error, TimeoutLimit, TransportError, TransportErrorKind};
 pub use generated::*;
 pub use hooks::{OutgoingRequest, ReceivedResponse};
 pub use options::{CallOptions, RetryPolicy};

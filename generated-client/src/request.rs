@@ -86,7 +86,11 @@ impl<M: DataMethod> Request<M> {
     /// response said besides: status, headers, the service's clock, the envelope's `api` and
     /// `apiVersion`, attempts (see [`ResponseMeta`](crate::ResponseMeta)).
     pub async fn send_with_metadata(self) -> Result<Response<M::Response>, Error> {
-        self.session.call(&self.method, &self.options).await
+        // The session is given what the method says rather than the method, so that the
+        // session's module need not know `DataMethod`.
+        let query = self.method.query();
+        let call = self.session.call(M::NAME, M::PATH, query, &self.options);
+        call.await
     }
 }
 

@@ -35,7 +35,7 @@ use serde::Serialize;
 
 use crate::emit::{EmitError, generate};
 use crate::ir::Api;
-use crate::resolve::SpecSource;
+use crate::spec_source::SpecSource;
 use context::Context;
 
 /// How loud a change is in a report.

@@ -10,7 +10,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Module, doc, ident};
+use super::{Module, doc};
+use crate::ident::ident;
 use crate::ir::{Field, Record, Scalar, TypeRef};
 use crate::rust_type;
 

@@ -3,7 +3,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Module, Use, doc, ident, paragraphs};
+use super::{Module, Use, doc, paragraphs};
+use crate::ident::ident;
 use crate::ir::{Enum, EnumValue};
 
 pub(super) fn emit(module: &mut Module<'_>, e: &Enum) -> TokenStream {

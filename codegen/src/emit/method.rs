@@ -9,8 +9,9 @@ use std::collections::HashSet;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
-use super::{Module, Use, code_list, doc, ident, narrowed_note, paragraphs};
+use super::{Module, Use, code_list, doc, narrowed_note, paragraphs};
 use crate::diagnostic::or_list;
+use crate::ident::ident;
 use crate::ir::{BeyondLast, Method, PagingParts, Param, ParamType, first_page};
 use crate::naming::{constructor_names, request_type_name};
 use crate::rust_type::{self, RustTy};

@@ -10,14 +10,14 @@ pub(crate) mod method;
 mod record;
 mod service;
 
-use std::cell::RefCell;
 use std::collections::BTreeSet;
 
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Ident, TokenStream};
 use quote::{ToTokens, quote};
 
 pub use fake_shapes::{FAKE_SHAPES_DIR, fake_shapes};
 
+use crate::ident::{ident, take_not_identifiers};
 use crate::ir::{Api, Enum, Inconsistency, Lookup, Method, Record};
 use crate::rust_type::{Import, RustTy};
 
@@ -388,29 +388,6 @@ impl<'a> Module<'a> {
         }
         tokens
     }
-}
-
-thread_local! {
-    /// The names [`ident`] was given that are no identifier, during one [`generate`].
-    static NOT_IDENTIFIERS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The identifier `name`, checked (where `Ident::new` would panic). [`Api::check`], which
-/// [`generate`] runs first, guarantees every name the emitters pass is one; should one not be,
-/// it is noted and `generate` returns [`EmitError::Inconsistent`] instead of any code.
-pub(crate) fn ident(name: &str) -> Ident {
-    match syn::parse_str::<Ident>(name) {
-        Ok(ident) if ident == name => ident,
-        _ => {
-            NOT_IDENTIFIERS.with(|names| names.borrow_mut().push(name.to_owned()));
-            Ident::new("not_an_identifier", Span::call_site())
-        }
-    }
-}
-
-/// The names [`ident`] refused since the last call.
-fn take_not_identifiers() -> Vec<String> {
-    NOT_IDENTIFIERS.with(|names| std::mem::take(&mut *names.borrow_mut()))
 }
 
 /// `///` lines for a doc text (one attribute per line, so it prints as plain doc comments).

@@ -3,7 +3,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Module, Use, code_list, doc, ident, narrowed_note, paragraphs};
+use super::{Module, Use, code_list, doc, narrowed_note, paragraphs};
+use crate::ident::ident;
 use crate::ir::{Encoding, Field, FieldEncoding, Presence, Record};
 use crate::naming::serde_camel_case;
 use crate::rust_type;

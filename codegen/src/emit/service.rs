@@ -5,7 +5,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Module, Use, code_list, doc, enumeration, ident, paragraphs};
+use super::{Module, Use, code_list, doc, enumeration, paragraphs};
+use crate::ident::ident;
 use crate::ir::{EnumValue, OAuth};
 
 pub(super) fn emit(module: &mut Module<'_>) -> TokenStream {

@@ -22,15 +22,7 @@ use crate::ir::{self, TypeRef};
 use crate::location::SourceIndexes;
 use crate::model::SpecFile;
 use crate::naming;
-
-/// One spec file's text and the name to report it by (e.g. `spec/pay.yaml`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpecSource {
-    /// The path shown in messages.
-    pub path: String,
-    /// The YAML text.
-    pub text: String,
-}
+use crate::spec_source::SpecSource;
 
 /// Parses and validates `sources` (in the order given) into one API.
 pub fn resolve(sources: &[SpecSource]) -> Result<ir::Api, SpecErrors> {

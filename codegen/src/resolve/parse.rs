@@ -3,11 +3,12 @@
 
 use serde_yaml::Value;
 
-use super::{Resolver, SpecSource};
+use super::Resolver;
 use crate::diagnostic::{ErrorKind, SpecError, did_you_mean};
 use crate::location::LineCol;
 use crate::model::SpecFile;
 use crate::prescan;
+use crate::spec_source::SpecSource;
 use crate::text;
 
 impl Resolver<'_> {

@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 
 use super::{Consumer, PROPERTIES, Property};
 use crate::diff::{self, Change, Impact, Side};
-use crate::resolve::{SpecSource, resolve};
+use crate::resolve::resolve;
+use crate::spec_source::SpecSource;
 
 /// A spec with every kind of item and key the changes below edit.
 const SPEC: &str = r#"doc: The pay group.

@@ -1,0 +1,170 @@
+//! Reading a recording back: bounded, every line an exchange or an error naming its file and
+//! line.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::Exchange;
+use crate::input_file;
+
+/// One exchange read back, with where it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    /// The file it was read from.
+    pub file: PathBuf,
+    /// Its line, from 1.
+    pub line: usize,
+    /// The exchange.
+    pub exchange: Exchange,
+}
+
+/// A recording that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordingError {
+    /// A file or directory could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A line is not an exchange of [`FORMAT`](super::FORMAT).
+    #[error("{}:{line}: not a recorded exchange: {message}", path.display())]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// The largest recording file [`read`] reads: sixteen times a rotated file of the default
+/// [`Rotation`](super::Rotation) (a line is never split, so one exchange with a body at the
+/// client's 32 MiB cap, JSON-escaped, can make a file larger than its rotation size).
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// The most bytes [`read`] reads in all, over every file of a directory.
+pub const MAX_TOTAL_BYTES: u64 = 1 << 30;
+
+/// The most recording files [`read`] reads from one directory.
+pub const MAX_FILES: usize = 4096;
+
+/// Reads a recording: a `.jsonl` file, or every `.jsonl` file of a directory in name order
+/// (the order a recorder wrote them). Blank lines are skipped; any other line that is not an
+/// exchange is an error naming its file and line.
+///
+/// The input is untrusted and bounded before it is read: only regular files (a FIFO, a device
+/// or a directory named `….jsonl` is refused, and a symbolic link is followed only to a file
+/// of the same directory), at most [`MAX_FILE_BYTES`] each, [`MAX_FILES`] files and
+/// [`MAX_TOTAL_BYTES`] in all.
+pub fn read(path: impl AsRef<Path>) -> Result<Vec<Recorded>, RecordingError> {
+    let path = path.as_ref();
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| RecordingError::Io { path, source }
+    };
+    let (files, within) = if path.is_dir() {
+        (
+            input_file::files_in(path, "jsonl", MAX_FILES).map_err(io(path))?,
+            Some(path),
+        )
+    } else {
+        (vec![path.to_path_buf()], None)
+    };
+    let mut recorded = Vec::new();
+    let mut total: u64 = 0;
+    for file in files {
+        let left = MAX_TOTAL_BYTES - total;
+        let bytes = input_file::read_file(&file, within, MAX_FILE_BYTES.min(left)).map_err(
+            |source| match source.kind() {
+                io::ErrorKind::FileTooLarge if left < MAX_FILE_BYTES => RecordingError::Io {
+                    path: file.clone(),
+                    source: io::Error::new(
+                        io::ErrorKind::FileTooLarge,
+                        format!(
+                            "the recording passes {MAX_TOTAL_BYTES} bytes in all with this file; \
+                             audit fewer files at once"
+                        ),
+                    ),
+                },
+                _ => io(&file)(source),
+            },
+        )?;
+        total += bytes.len() as u64;
+        for (index, line) in bytes.split(|&byte| byte == b'\n').enumerate() {
+            let line_error = |message: String| RecordingError::Line {
+                path: file.clone(),
+                line: index + 1,
+                message,
+            };
+            let line = std::str::from_utf8(line).map_err(|error| {
+                line_error(format!(
+                    "not UTF-8 (invalid byte at column {})",
+                    error.valid_up_to() + 1
+                ))
+            })?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let exchange = Exchange::from_line(line).map_err(line_error)?;
+            recorded.push(Recorded {
+                file: file.clone(),
+                line: index + 1,
+                exchange,
+            });
+        }
+    }
+    Ok(recorded)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+    use crate::recording::tests::exchange;
+
+    #[test]
+    fn a_line_that_is_not_an_exchange_is_named_by_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("recording-bad-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("a.jsonl");
+        fs::write(
+            &file,
+            format!("{}\n\n{{\"status\": 200}}\n", exchange("{}").to_line()),
+        )
+        .unwrap();
+        let error = read(&dir).unwrap_err().to_string();
+        assert!(
+            error.contains("a.jsonl:3: not a recorded exchange"),
+            "{error}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_named_by_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("recording-not-utf8-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let mut bytes = exchange("{}").to_line().into_bytes();
+        bytes.extend_from_slice(
+            b"\n{\"format\": \"marketplace-recording/1\", \"method\": \"\xff\"}\n",
+        );
+        fs::write(dir.join("a.jsonl"), &bytes).unwrap();
+        let error = read(&dir).unwrap_err();
+        assert!(
+            matches!(&error, RecordingError::Line { path, line: 2, .. } if path.ends_with("a.jsonl")),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("a.jsonl:2: not a recorded exchange: not UTF-8"),
+            "{error}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
