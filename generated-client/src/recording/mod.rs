@@ -44,7 +44,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hooks::ReceivedResponse;
 
-pub use reader::{MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, Recorded, RecordingError, read};
+pub use reader::{MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, Recorded, read};
 pub use writer::{QUEUE_BYTES, QUEUE_EXCHANGES, RecorderStats, Rotation};
 
 /// The format of a recording line; [`Exchange::format`] carries it, so that a reader can tell
@@ -238,6 +238,30 @@ impl Exchange {
 #[derive(Clone)]
 pub struct Recorder {
     shared: Arc<writer::Shared>,
+}
+
+// Defined here, not in `reader`, so that other crates' APIs name it by its public path.
+/// A recording that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordingError {
+    /// A file or directory could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A line is not an exchange of [`FORMAT`].
+    #[error("{}:{line}: not a recorded exchange: {message}", path.display())]
+    Line {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 #[cfg(test)]

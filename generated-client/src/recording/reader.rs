@@ -4,7 +4,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::Exchange;
+use super::{Exchange, RecordingError};
 use crate::input_file;
 
 /// One exchange read back, with where it was written.
@@ -16,29 +16,6 @@ pub struct Recorded {
     pub line: usize,
     /// The exchange.
     pub exchange: Exchange,
-}
-
-/// A recording that cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum RecordingError {
-    /// A file or directory could not be read.
-    #[error("cannot read {}: {source}", path.display())]
-    Io {
-        /// The file or directory.
-        path: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// A line is not an exchange of [`FORMAT`](super::FORMAT).
-    #[error("{}:{line}: not a recorded exchange: {message}", path.display())]
-    Line {
-        /// The file.
-        path: PathBuf,
-        /// The line, from 1.
-        line: usize,
-        /// What is wrong with it.
-        message: String,
-    },
 }
 
 /// The largest recording file [`read`] reads: sixteen times a rotated file of the default

@@ -35,16 +35,7 @@ pub struct DataReply {
     pub error: Option<ServiceError>,
 }
 
-/// The error envelope of every failure (the server half uses it too, for OAuth failures):
-/// `{"api": api, "apiVersion": 1, "rcode": 0, "error": {"code": code, "type": kind, "message": message}}`.
-pub fn error_body(api: &str, code: &str, kind: &str, message: &str) -> Value {
-    json!({
-        "api": api,
-        "apiVersion": 1,
-        "rcode": 0,
-        "error": {"code": code, "type": kind, "message": message},
-    })
-}
+pub use crate::error_shape::error_body;
 
 /// What answers one data method.
 type Answer = fn(&Call<'_>, Timestamp) -> Outcome;

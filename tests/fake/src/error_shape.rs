@@ -7,8 +7,6 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use crate::data::error_body;
-
 /// The shape of the fake's error answers. The default is the fake's own choice
 /// ([`Nested`](Self::Nested)); the others are what other servers plausibly send.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -146,7 +144,7 @@ impl ServiceError {
                     format!(
                         "<!DOCTYPE html>\n<html>\n<head><title>{status} {reason}</title></head>\n\
                          <body>\n<h1>{code}</h1>\n<p>{}</p>\n</body>\n</html>\n",
-                        crate::oauth::escape(message)
+                        crate::html::escape(message)
                     ),
                 )
             }
@@ -159,6 +157,17 @@ impl ServiceError {
         let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         crate::faults::text(status, content_type, body)
     }
+}
+
+/// The error envelope of every failure (the server half uses it too, for OAuth failures):
+/// `{"api": api, "apiVersion": 1, "rcode": 0, "error": {"code": code, "type": kind, "message": message}}`.
+pub fn error_body(api: &str, code: &str, kind: &str, message: &str) -> Value {
+    json!({
+        "api": api,
+        "apiVersion": 1,
+        "rcode": 0,
+        "error": {"code": code, "type": kind, "message": message},
+    })
 }
 
 #[cfg(test)]

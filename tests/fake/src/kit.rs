@@ -6,8 +6,8 @@ use marketplace_client::oauth::AccessToken;
 use marketplace_client::{Client, ClientBuilder, ConsumerCredentials, Session};
 
 use crate::error::FakeError;
-use crate::oauth::random_hex;
 use crate::server::{Authorization, FakeMarketplace};
+use crate::tokens::random_hex;
 
 impl FakeMarketplace {
     /// A client of the fake as the demo application: its base URL, the demo consumer

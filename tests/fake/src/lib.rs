@@ -105,22 +105,27 @@ pub mod replay;
 pub mod spelling;
 pub mod world;
 
+mod app;
 mod browser;
 mod clock;
+mod credentials;
 mod error;
 mod error_shape;
 mod faults;
+mod html;
 mod kit;
 mod oauth;
 mod server;
 mod tls;
+mod tokens;
 pub mod verify;
 
 pub use clock::FakeClock;
+pub use credentials::DemoCredentials;
 pub use error::FakeError;
 pub use error_shape::{ErrorShape, ServiceError};
 pub use faults::{Fault, Faults};
 pub use replay::{Latency, Replay, ReplayError};
-pub use server::{Authorization, DemoCredentials, FakeMarketplace, RECORD_DIR_VARIABLE};
+pub use server::{Authorization, FakeMarketplace, RECORD_DIR_VARIABLE};
 pub use spelling::{SPELLING_SEED_VARIABLE, Spellings};
 pub use world::{User, Workroom, World};

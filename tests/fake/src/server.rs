@@ -6,13 +6,13 @@ use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -26,15 +26,17 @@ use tokio::net::TcpListener;
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_rustls::TlsAcceptor;
 
+use crate::app::{App, OutsideTheApi, ReadRequest, Replayed, outside_the_api};
 use crate::clock::FakeClock;
+use crate::credentials::DemoCredentials;
 use crate::data::respond;
 use crate::error_shape::{ErrorShape, ServiceError};
 use crate::faults::{self, ConnectionKill, Faults};
-use crate::oauth::{self, Tokens, random_hex};
+use crate::oauth;
 use crate::replay::{Answer, NO_RECORDING_CODE, Player, Replay, ReplayError};
 use crate::spelling::{self, Spellings};
 use crate::tls;
-use crate::verify::RawRequest;
+use crate::tokens::{Tokens, random_hex};
 use crate::world::World;
 
 /// The data methods served under `/api/<group>/<method>`.
@@ -50,8 +52,6 @@ const DATA_METHODS: [&str; 9] = [
     "workroom/getWorkviewDetails",
 ];
 
-/// The largest request body read.
-const MAX_BODY: usize = 64 * 1024;
 /// The longest a TLS handshake may take.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Pause after a failed `accept` so that a persistent error cannot spin.
@@ -78,33 +78,6 @@ pub struct FakeMarketplace {
     accept_task: JoinHandle<()>,
 }
 
-/// The demo application's credentials and the demo users' logins, as printed by the
-/// `fake-marketplace` binary.
-///
-/// `Debug` shows neither the consumer secret nor the password.
-#[derive(Clone, PartialEq, Eq)]
-pub struct DemoCredentials {
-    /// The demo application's consumer key (developer API key).
-    pub consumer_key: String,
-    /// Its consumer secret.
-    pub consumer_secret: String,
-    /// The password of every demo user.
-    pub password: String,
-    /// The logins of the demo users, in the order of [`World::users`].
-    pub logins: Vec<String>,
-}
-
-impl std::fmt::Debug for DemoCredentials {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DemoCredentials")
-            .field("consumer_key", &self.consumer_key)
-            .field("consumer_secret", &"[redacted]")
-            .field("password", &"[redacted]")
-            .field("logins", &self.logins)
-            .finish()
-    }
-}
-
 /// Where the service sent the user's browser after the login form (see
 /// [`FakeMarketplace::authorize`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,65 +89,6 @@ pub enum Authorization {
     Verifier(String),
     /// The user denied access; the callback was not used.
     Denied,
-}
-
-/// The state shared by every request.
-#[derive(Debug)]
-pub(crate) struct App {
-    pub(crate) world: World,
-    pub(crate) credentials: DemoCredentials,
-    pub(crate) clock: FakeClock,
-    pub(crate) faults: Faults,
-    /// `https` or `http`.
-    pub(crate) scheme: &'static str,
-    /// `127.0.0.1:PORT`, the host of a request without `Host`.
-    authority: String,
-    tokens: Mutex<Tokens>,
-    served: AtomicUsize,
-    error_shape: Mutex<ErrorShape>,
-    /// Where every answer is recorded, if anywhere ([`FakeMarketplace::record`]).
-    recorder: Mutex<Option<Recorder>>,
-    /// How data answers spell their values ([`FakeMarketplace::set_spellings`]).
-    spellings: Mutex<Spellings>,
-    /// The recordings data calls are answered from, if any ([`FakeMarketplace::replay`]).
-    replay: Mutex<Option<Player>>,
-}
-
-impl App {
-    /// The token store, locked.
-    pub(crate) fn tokens(&self) -> MutexGuard<'_, Tokens> {
-        self.tokens.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The answer to `error`, in the shape errors are answered in.
-    pub(crate) fn error(&self, error: ServiceError) -> Response {
-        error.response(self.error_shape())
-    }
-
-    fn error_shape(&self) -> ErrorShape {
-        *self
-            .error_shape
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn spellings(&self) -> Spellings {
-        *self
-            .spellings
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn player(&self) -> MutexGuard<'_, Option<Player>> {
-        self.replay.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn recorder(&self) -> Option<Recorder> {
-        self.recorder
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
 }
 
 impl FakeMarketplace {
@@ -623,22 +537,6 @@ async fn method_not_allowed(State(app): State<Arc<App>>, request: Request) -> Re
     )
 }
 
-/// Marks `response` as the refusal of a request outside the API (a wrong HTTP method, a body
-/// over the limit), which the recorder notes and the wire audit does not hold to the spec.
-fn outside_the_api(mut response: Response, why: &'static str) -> Response {
-    response.extensions_mut().insert(OutsideTheApi(why));
-    response
-}
-
-/// The mark [`outside_the_api`] sets.
-#[derive(Clone, Copy, Debug)]
-struct OutsideTheApi(&'static str);
-
-/// The mark of an answer of a replay (from a recording, or its refusal of a request no
-/// recording matched), which the recorder notes `replay: …`.
-#[derive(Clone, Debug)]
-struct Replayed(String);
-
 /// Any other path.
 async fn not_found(State(app): State<Arc<App>>, request: Request) -> Response {
     let path = request.uri().path();
@@ -661,82 +559,6 @@ fn json_response(status: StatusCode, body: String) -> Response {
         HeaderValue::from_static("application/json"),
     );
     response
-}
-
-/// The parts of a request that the OAuth checks and the login form read, body included.
-#[derive(Debug)]
-pub(crate) struct ReadRequest {
-    method: Method,
-    host: String,
-    path: String,
-    /// The raw query string.
-    pub(crate) query: Option<String>,
-    authorization: Option<String>,
-    /// The whole body.
-    pub(crate) body: Bytes,
-    is_form: bool,
-}
-
-impl ReadRequest {
-    /// Reads the request and its body (up to 64 KiB; 413 beyond).
-    pub(crate) async fn read(app: &App, request: Request) -> Result<ReadRequest, Response> {
-        let (parts, body) = request.into_parts();
-        let Ok(body) = axum::body::to_bytes(body, MAX_BODY).await else {
-            let refusal = app.error(ServiceError::new(
-                parts.uri.path().trim_start_matches('/'),
-                413,
-                "E_API_REQUEST_TOO_LARGE",
-                "request",
-                "the request body is too large or could not be read",
-            ));
-            return Err(outside_the_api(
-                refusal,
-                "the request body is over the limit",
-            ));
-        };
-        let text = |name: header::HeaderName| {
-            parts
-                .headers
-                .get(name)
-                .and_then(|value| value.to_str().ok())
-                .map(str::to_owned)
-        };
-        let host = parts
-            .uri
-            .authority()
-            .map(|authority| authority.as_str().to_owned())
-            .or_else(|| text(header::HOST))
-            .unwrap_or_else(|| app.authority.clone());
-        let is_form = text(header::CONTENT_TYPE).is_some_and(|kind| {
-            kind.split(';')
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-        });
-        Ok(ReadRequest {
-            host,
-            path: parts.uri.path().to_owned(),
-            query: parts.uri.query().map(str::to_owned),
-            authorization: text(header::AUTHORIZATION),
-            is_form,
-            method: parts.method,
-            body,
-        })
-    }
-
-    /// The request as the signature checks see it.
-    pub(crate) fn raw(&self, scheme: &'static str) -> RawRequest<'_> {
-        RawRequest {
-            method: self.method.as_str(),
-            scheme,
-            host: &self.host,
-            path: &self.path,
-            query: self.query.as_deref(),
-            authorization: self.authorization.as_deref(),
-            form: (self.is_form && self.method == Method::POST).then_some(&self.body[..]),
-        }
-    }
 }
 
 /// Accepts connections until aborted; each is served on its own task, and aborting this task
