@@ -12,7 +12,7 @@ pub struct DemoCredentials {
     pub consumer_secret: String,
     /// The password of every demo user.
     pub password: String,
-    /// The logins of the demo users, in the order of [`World::users`].
+    /// The logins of the demo users, in the order of [`World::users`](crate::World::users).
     pub logins: Vec<String>,
 }
 
