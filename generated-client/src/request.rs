@@ -12,7 +12,7 @@ use std::fmt;
 use futures::Stream;
 use serde::de::DeserializeOwned;
 
-use crate::client::Session;
+use crate::client::{MetaHeaders, Session};
 use crate::error::Error;
 use crate::options::CallOptions;
 use crate::paging::{self, BeyondLast, Items, Page, Pages};
@@ -79,14 +79,19 @@ impl<M: DataMethod> Request<M> {
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<M::Response, Error> {
-        Ok(self.send_with_metadata().await?.data)
+        let response = (self.session)
+            .call(&self.method, &self.options, MetaHeaders::Dropped)
+            .await?;
+        Ok(response.data)
     }
 
     /// Sends the request like [`send`](Self::send), and returns the data with what the
     /// response said besides: status, headers, the service's clock, the envelope's `api` and
     /// `apiVersion`, attempts (see [`ResponseMeta`](crate::ResponseMeta)).
     pub async fn send_with_metadata(self) -> Result<Response<M::Response>, Error> {
-        self.session.call(&self.method, &self.options).await
+        (self.session)
+            .call(&self.method, &self.options, MetaHeaders::Kept)
+            .await
     }
 }
 
