@@ -505,9 +505,13 @@ impl Session {
         path: &'static str,
         query: Result<Query, Error>,
         options: &CallOptions,
+        headers: MetaHeaders,
     ) -> Result<crate::Response<T>, Error> {
         let result = match query {
-            Ok(query) => self.get(method, path, query.pairs(), options).await,
+            Ok(query) => {
+                self.get(method, path, query.pairs(), options, headers)
+                    .await
+            }
             Err(error) => Err(error),
         };
         result.map_err(|error| error.scrubbed(&self.scrubber()))
@@ -522,6 +526,7 @@ impl Session {
         path: &'static str,
         query: &[(&'static str, String)],
         options: &CallOptions,
+        meta_headers: MetaHeaders,
     ) -> Result<crate::Response<T>, Error> {
         self.check_expiry()?;
         let call = Call {
@@ -560,10 +565,14 @@ impl Session {
         }
         match decoded {
             Ok(envelope) if envelope.rcode == 1 => {
-                // The app sees the headers as the hooks do: cleaned of secrets.
-                let headers = match scrubber.headers(&response.headers) {
-                    Cow::Owned(clean) => clean,
-                    Cow::Borrowed(headers) => headers.clone(),
+                // The app sees the headers as the hooks do: cleaned of secrets; a caller that
+                // drops the metadata (`send`) gets none, and nothing is cleaned for it.
+                let headers = match meta_headers {
+                    MetaHeaders::Kept => match scrubber.headers(&response.headers) {
+                        Cow::Owned(clean) => clean,
+                        Cow::Borrowed(headers) => headers.clone(),
+                    },
+                    MetaHeaders::Dropped => reqwest::header::HeaderMap::new(),
                 };
                 Ok(crate::Response {
                     data: envelope.data,
@@ -600,6 +609,14 @@ impl Session {
             }
         }
     }
+}
+
+/// Whether a data call's [`ResponseMeta`] keeps the response's headers (cleaned of secrets), or
+/// is dropped by the caller (`Request::send`), which then costs no cleaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MetaHeaders {
+    Kept,
+    Dropped,
 }
 
 /// The error a response stands for: what its body says ([`Error::Api`]), or else its status
@@ -794,6 +811,7 @@ mod tests {
             "/api/pay/getTimesheet",
             &[],
             &CallOptions::default(),
+            MetaHeaders::Kept,
         ))
         .unwrap_err();
         assert!(matches!(error, Error::TokenExpired { .. }), "{error}");

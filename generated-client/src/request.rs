@@ -12,7 +12,7 @@ use std::fmt;
 use futures::Stream;
 use serde::de::DeserializeOwned;
 
-use crate::client::Session;
+use crate::client::{MetaHeaders, Session};
 use crate::error::Error;
 use crate::options::CallOptions;
 use crate::paging::{self, BeyondLast, Items, Page, Pages};
@@ -79,17 +79,21 @@ impl<M: DataMethod> Request<M> {
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<M::Response, Error> {
-        Ok(self.send_with_metadata().await?.data)
+        Ok(self.call(MetaHeaders::Dropped).await?.data)
     }
 
     /// Sends the request like [`send`](Self::send), and returns the data with what the
     /// response said besides: status, headers, the service's clock, the envelope's `api` and
     /// `apiVersion`, attempts (see [`ResponseMeta`](crate::ResponseMeta)).
     pub async fn send_with_metadata(self) -> Result<Response<M::Response>, Error> {
+        self.call(MetaHeaders::Kept).await
+    }
+
+    async fn call(self, headers: MetaHeaders) -> Result<Response<M::Response>, Error> {
         // The session is given what the method says rather than the method, so that the
         // session's module need not know `DataMethod`.
         let query = self.method.query();
-        let call = self.session.call(M::NAME, M::PATH, query, &self.options);
+        let call = (self.session).call(M::NAME, M::PATH, query, &self.options, headers);
         call.await
     }
 }

@@ -330,8 +330,8 @@ impl<'a> Scrubber<'a> {
             Some(Err(())) => return None,
             None => None,
         };
-        // A short text without escapes (a header value): the call's own few secrets are
-        // looked for as they are, without building their automaton.
+        // A text without escapes (a header value, a clean answer): the call's own few secrets
+        // are looked for as they are, without building their automaton.
         if text.len() <= SHORT_TEXT
             && !has_escape(text)
             && !has_secret_word(text)
@@ -439,8 +439,13 @@ fn may_hold_secrets(text: &[u8], known: &[&SecretSet]) -> bool {
     has_escape(text) || has_secret_word(text) || known.iter().any(|set| set.in_plain(text))
 }
 
-/// Texts up to this long are looked at without building the call's automaton.
-const SHORT_TEXT: usize = 1024;
+/// Texts up to this long are looked at without building the call's automaton: the bodies a
+/// call cleans on its own task ([`crate::transport::INLINE_BYTES`]). Building it costs about
+/// 120,000 instructions for one signature, more than the copies [`contains_plain`] makes of
+/// such a text (and with a response hook every answer is cleaned: the client bench's
+/// `project_hook`, BENCHMARKS.md section 5). Longer texts, cleaned on a blocking thread, take
+/// the automaton: one pass, no copy.
+const SHORT_TEXT: usize = crate::transport::INLINE_BYTES;
 
 /// Whether `text` holds a byte that starts an escape (which only the views can read).
 fn has_escape(text: &[u8]) -> bool {

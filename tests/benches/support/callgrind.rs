@@ -79,6 +79,15 @@ fn counted(function: &dyn Fn()) {
 /// If valgrind runs but the count cannot be read (the child failed): a bench must not print a
 /// table with a silently missing figure.
 pub fn count(id: Id) -> Option<u64> {
+    let out = run(id)?;
+    let text = std::fs::read_to_string(&out).expect("callgrind's output file");
+    let _ = std::fs::remove_file(&out);
+    Some(summary(&text))
+}
+
+/// Runs the bench's binary under callgrind for `id`; the output file, or `None` without
+/// valgrind.
+fn run(id: Id) -> Option<PathBuf> {
     let exe = std::env::current_exe().expect("the bench's own path");
     let out = out_file(id);
     let status = Command::new("valgrind")
@@ -92,13 +101,75 @@ pub fn count(id: Id) -> Option<u64> {
         .status()
         .ok()?;
     assert!(status.success(), "callgrind run of {id:?} failed: {status}");
-    let text = std::fs::read_to_string(&out).expect("callgrind's output file");
-    let _ = std::fs::remove_file(&out);
+    Some(out)
+}
+
+/// The `summary:` line of callgrind's output: every instruction counted.
+fn summary(text: &str) -> u64 {
     let summary = text
         .lines()
         .find_map(|line| line.strip_prefix("summary:"))
         .expect("a summary line in callgrind's output");
-    Some(summary.trim().parse().expect("an instruction count"))
+    summary.trim().parse().expect("an instruction count")
+}
+
+/// One call of a function, function by function: what `callgrind_annotate --inclusive=yes`
+/// says of it.
+#[allow(dead_code)]
+pub struct Profile {
+    /// Every instruction counted.
+    pub total: u64,
+    /// Each function's inclusive count (itself and what it called), by its name as
+    /// callgrind_annotate shows it (`file:function`).
+    pub functions: Vec<(u64, String)>,
+}
+
+#[allow(dead_code)]
+impl Profile {
+    /// The largest inclusive count of a function whose name contains one of `patterns` (the
+    /// largest, so a function nested in another match is not counted twice); 0 when none ran.
+    pub fn inclusive(&self, patterns: &[&str]) -> u64 {
+        self.functions
+            .iter()
+            .filter(|(_, name)| patterns.iter().any(|pattern| name.contains(pattern)))
+            .map(|&(count, _)| count)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Like [`count`], with the inclusive count of every function (callgrind_annotate must be on
+/// the `PATH` too). The raw output is kept as `<temp dir>/callgrind.<group>.<function>` for a
+/// closer look.
+#[allow(dead_code)]
+pub fn profile(id: Id) -> Option<Profile> {
+    let out = run(id)?;
+    let text = std::fs::read_to_string(&out).expect("callgrind's output file");
+    let annotated = Command::new("callgrind_annotate")
+        .args(["--inclusive=yes", "--threshold=100"])
+        .arg(&out)
+        .output()
+        .expect("callgrind_annotate");
+    let kept = std::env::temp_dir().join(format!("callgrind.{}.{}", id.group, id.function));
+    let _ = std::fs::rename(&out, &kept);
+    let functions = String::from_utf8_lossy(&annotated.stdout)
+        .lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let (count, rest) = line.split_once(' ')?;
+            let count: u64 = count.replace(',', "").parse().ok()?;
+            // `(12.34%)  file:function [binary]`
+            let name = rest
+                .trim_start()
+                .split_once(')')
+                .map_or(rest, |(_, name)| name);
+            Some((count, name.trim().to_owned()))
+        })
+        .collect();
+    Some(Profile {
+        total: summary(&text),
+        functions,
+    })
 }
 
 fn out_file(id: Id) -> PathBuf {
