@@ -111,7 +111,7 @@ for size in "${sizes[@]}"; do
   lines=$(cat generated-client/src/generated/*.rs | wc -l)
   # The downstream crate: every response type the generated methods name.
   mkdir -p generated-client/examples
-  downstream=generated-client/examples/decode_every_response.rs
+  example=generated-client/examples/decode_every_response.rs
   {
     echo "//! Build-cost benchmark (tests/benches/build_cost.sh): decodes every data method's response."
     echo "fn main() {"
@@ -122,8 +122,8 @@ for size in "${sizes[@]}"; do
         echo "    println!(\"{}\", marketplace_client::decode::<marketplace_client::Envelope<marketplace_client::$response>>(body.as_bytes()).is_ok());"
       done
     echo "}"
-  } >"$downstream"
-  responses=$(grep -c 'decode::<' "$downstream")
+  } >"$example"
+  responses=$(grep -c "decode::<" "$example")
   spec_lines=$(cat spec/*.yaml | wc -l)
   # Dependencies (and the crate) built in both profiles, untimed.
   cargo build -q -p marketplace-client --example decode_every_response
@@ -145,7 +145,7 @@ for size in "${sizes[@]}"; do
       cargo clean -q -p marketplace-client "${flag[@]}"
       timed clean cargo build -p marketplace-client "${flag[@]}"
       timed noop cargo build -p marketplace-client "${flag[@]}"
-      touch "$downstream"
+      touch "$example"
       timed downstream cargo build -p marketplace-client --example decode_every_response "${flag[@]}"
       edit_field "$ws" doc "$profile $i"
       timed gen "$xtask" codegen
