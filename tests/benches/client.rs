@@ -370,7 +370,7 @@ fn main() {
     let started = SystemTime::now();
     let body =
         String::from_utf8(fixtures::read("pay/getInvoice.json").expect("fixture")).expect("UTF-8");
-    let rig = Rig::new(&body);
+    let rig = Rig::new(&body, 0);
     // The instruction counts: a child run under callgrind counts one function and exits.
     rig.functions(callgrind::child);
     // `BENCH_CLIENT_CALLS=<side>:<n>`: n calls of one side on the rig, then exit, for a CPU
@@ -480,10 +480,83 @@ fn main() {
     // The slower figures only when benchmarking (criterion's `--test` mode runs each function
     // once, as a check).
     if std::env::args().any(|arg| arg == "--bench") {
-        rig.interleaved_table();
+        // The same comparisons on a 2-worker runtime (criterion's, and tokio's default on
+        // this machine): hyper's connection tasks run on the workers, beside the calling
+        // thread, so the calling thread's CPU is not all of the client's work there.
+        let multi_thread = Rig::new(&body, 2);
+        interleaved_table(&[
+            ("current-thread", rig.interleaved()),
+            ("2 workers", multi_thread.interleaved()),
+        ]);
         recorder_writer(&body);
         rig.instructions_tables();
     }
+}
+
+/// Prints the interleaved comparisons of each rig (by its runtime).
+fn interleaved_table(rigs: &[(&str, [Interleaved; 3])]) {
+    let met = |[_, median, _]: [f64; 3], target: f64| if median <= target { "yes" } else { "NO" };
+    let mut lines = vec![
+        [
+            "comparison",
+            "client runtime",
+            "rounds x calls",
+            "wall ratio, median (quartiles)",
+            "calling thread's CPU ratio",
+            "process CPU ratio",
+            "per call, project: wall / thread CPU / process CPU (µs)",
+            "baseline (µs)",
+            "target",
+            "met (wall / thread / process)",
+        ]
+        .map(str::to_owned),
+    ];
+    let names = [
+        ("client / plain reqwest + serde", Some(CLIENT_TARGET)),
+        ("recording / not", Some(RECORDING_TARGET)),
+        ("empty response hook / none (for information)", None),
+    ];
+    for (index, (name, target)) in names.into_iter().enumerate() {
+        for (runtime, found) in rigs {
+            let found = &found[index];
+            // On worker threads the calling thread does only part of the client's work.
+            let current = *runtime == "current-thread";
+            let thread = |text: String| if current { text } else { "-".to_owned() };
+            let per_call = |times: &[Duration; 3]| {
+                let [wall, cpu, process] = times.map(micros);
+                format!("{wall} / {} / {process}", thread(cpu))
+            };
+            lines.push([
+                name.to_owned(),
+                (*runtime).to_owned(),
+                format!("{} x {}", found.rounds, found.batch),
+                show_quartiles(found.ratios[0]),
+                thread(show_quartiles(found.ratios[1])),
+                show_quartiles(found.ratios[2]),
+                per_call(&found.project),
+                per_call(&found.baseline),
+                target.map_or_else(|| "-".to_owned(), |t| format!("<= {t:.2}")),
+                target.map_or_else(
+                    || "-".to_owned(),
+                    |t| {
+                        [0, 1, 2]
+                            .map(|at| match at {
+                                1 if !current => "-",
+                                _ => met(found.ratios[at], t),
+                            })
+                            .join(" / ")
+                    },
+                ),
+            ]);
+        }
+    }
+    ratio::print_table(
+        "interleaved, the stub on its own thread (wall: the calls; thread: the calling thread's \
+         CPU, on a current-thread runtime all of the client's work; process: every thread, the \
+         stub's and the recorder's writer included, the recorder flushed after each of its \
+         batches)",
+        &lines,
+    );
 }
 
 /// The recorder's writer per exchange, on one thread: what `write_loop` does with each queued
@@ -534,20 +607,31 @@ struct Rig {
 const TRACED_CALLS: usize = 50;
 
 impl Rig {
-    fn new(body: &str) -> Rig {
+    /// A rig whose client runs on a current-thread runtime (`workers` 0), or on a runtime of
+    /// `workers` worker threads (the calls then start from the main thread, `block_on`).
+    fn new(body: &str, workers: usize) -> Rig {
         let stub_runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .expect("stub runtime");
         let stub = stub_runtime.block_on(stub(body));
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("tokio runtime");
+        let runtime = match workers {
+            0 => tokio::runtime::Builder::new_current_thread(),
+            _ => {
+                let mut builder = tokio::runtime::Builder::new_multi_thread();
+                builder.worker_threads(workers);
+                builder
+            }
+        }
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
         let base_url = stub.base_url();
-        let recordings =
-            std::env::temp_dir().join(format!("bench-recording-rig-{}", std::process::id()));
+        let recordings = std::env::temp_dir().join(format!(
+            "bench-recording-rig{workers}-{}",
+            std::process::id()
+        ));
         // A run under callgrind counts the calling thread only (not the writer's), and exits
         // without cleaning up: it records into nothing.
         let recorder = if std::env::var_os("BENCH_COUNT_INSTRUCTIONS").is_some() {
@@ -601,7 +685,7 @@ impl Rig {
 
     /// The interleaved comparisons: the client against the plain baseline, recording on
     /// against off, and an empty response hook against none (what any hook costs the call).
-    fn interleaved_table(&self) {
+    fn interleaved(&self) -> [Interleaved; 3] {
         let (rounds, size) = (200, 25);
         let client = interleave(
             rounds,
@@ -626,57 +710,10 @@ impl Rig {
             &mut || self.batch(Self::project_calls(&self.project, size), || {}),
         );
 
-        let met =
-            |[_, median, _]: [f64; 3], target: f64| if median <= target { "yes" } else { "NO" };
-        let mut lines = vec![
-            [
-                "comparison",
-                "rounds x calls",
-                "wall ratio, median (quartiles)",
-                "calling thread's CPU ratio",
-                "process CPU ratio",
-                "per call, project: wall / thread CPU / process CPU (µs)",
-                "baseline (µs)",
-                "target",
-                "met (wall / thread / process)",
-            ]
-            .map(str::to_owned),
-        ];
-        for (name, found, target) in [
-            (
-                "client / plain reqwest + serde",
-                &client,
-                Some(CLIENT_TARGET),
-            ),
-            ("recording / not", &recording, Some(RECORDING_TARGET)),
-            ("empty response hook / none (for information)", &hook, None),
-        ] {
-            let per_call = |times: &[Duration; 3]| times.map(micros).join(" / ");
-            lines.push([
-                name.to_owned(),
-                format!("{} x {}", found.rounds, found.batch),
-                show_quartiles(found.ratios[0]),
-                show_quartiles(found.ratios[1]),
-                show_quartiles(found.ratios[2]),
-                per_call(&found.project),
-                per_call(&found.baseline),
-                target.map_or_else(|| "-".to_owned(), |t| format!("<= {t:.2}")),
-                target.map_or_else(
-                    || "-".to_owned(),
-                    |t| found.ratios.map(|ratios| met(ratios, t)).join(" / "),
-                ),
-            ]);
-        }
-        ratio::print_table(
-            "interleaved, current-thread client runtime, stub on its own thread (wall: the \
-             calls; thread: the calling thread's CPU, all of the client's work; process: every \
-             thread, the stub's and the recorder's writer included, the recorder flushed after \
-             each of its batches)",
-            &lines,
-        );
         let stats = self.recorder.stats();
         assert!(stats.written > 0 && stats.write_errors == 0, "{stats:?}");
         let _ = std::fs::remove_dir_all(&self.recordings);
+        [client, recording, hook]
     }
 
     /// `<side>:<n>`: n calls of the side (`project`, `project_hook`, `project_recording`,
