@@ -21,6 +21,6 @@ cargo bench --workspace 2>&1 | tee -a "$tables.log"
 # A table is a run of lines starting with '|'; the line before it is its title.
 awk '/^\|/ { if (!in_table && previous != "") print "\n" previous; in_table = 1; print; next }
      { in_table = 0; previous = $0 }
-     /^(trace, [0-9]+ pages:|interleaved|the stub.s own|generated code)/ { print }' \
+     /^(trace, [0-9]+ pages:|interleaved|the stub.s own|generated code|recorder.s writer)/ { print }' \
   "$tables.log" > "$tables"
 echo "tables: $tables (machine and load at the top of $tables.log)"
