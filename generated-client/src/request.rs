@@ -79,23 +79,28 @@ impl<M: DataMethod> Request<M> {
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<M::Response, Error> {
-        Ok(self.call(MetaHeaders::Dropped).await?.data)
+        Ok(call(self, MetaHeaders::Dropped).await?.data)
     }
 
     /// Sends the request like [`send`](Self::send), and returns the data with what the
     /// response said besides: status, headers, the service's clock, the envelope's `api` and
     /// `apiVersion`, attempts (see [`ResponseMeta`](crate::ResponseMeta)).
     pub async fn send_with_metadata(self) -> Result<Response<M::Response>, Error> {
-        self.call(MetaHeaders::Kept).await
+        call(self, MetaHeaders::Kept).await
     }
+}
 
-    async fn call(self, headers: MetaHeaders) -> Result<Response<M::Response>, Error> {
-        // The session is given what the method says rather than the method, so that the
-        // session's module need not know `DataMethod`.
-        let query = self.method.query();
-        let call = (self.session).call(M::NAME, M::PATH, query, &self.options, headers);
-        call.await
-    }
+/// Sends `request`, keeping the answer's headers for its metadata or not. A function rather than
+/// a method: generated setters share `Request`'s namespace, and each method name is reserved.
+async fn call<M: DataMethod>(
+    request: Request<M>,
+    headers: MetaHeaders,
+) -> Result<Response<M::Response>, Error> {
+    // The session is given what the method says rather than the method, so that the
+    // session's module need not know `DataMethod`.
+    let query = request.method.query();
+    let call = (request.session).call(M::NAME, M::PATH, query, &request.options, headers);
+    call.await
 }
 
 impl<M> Request<M>
