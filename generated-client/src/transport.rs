@@ -22,9 +22,7 @@ use crate::scrub::{Canceller, KnownSecrets, Scrubber, SecretRegistry};
 use crate::secret::ConsumerCredentials;
 use crate::service::Service;
 
-/// Bodies up to this size are cleaned and decoded on the call's own task; larger ones on a
-/// blocking thread, under the call's deadline (see [`Response::clean_within_deadline`]).
-pub(crate) const INLINE_BYTES: usize = 64 << 10;
+pub(crate) use crate::scrub::INLINE_BYTES;
 
 /// Cancels a cleaning on another thread when dropped (see [`Response::clean_within_deadline`]).
 struct CancelOnDrop(Option<Canceller>);

@@ -440,12 +440,17 @@ fn may_hold_secrets(text: &[u8], known: &[&SecretSet]) -> bool {
 }
 
 /// Texts up to this long are looked at without building the call's automaton: the bodies a
-/// call cleans on its own task ([`crate::transport::INLINE_BYTES`]). Building it costs about
+/// call cleans on its own task ([`INLINE_BYTES`]). Building it costs about
 /// 120,000 instructions for one signature, more than the copies [`contains_plain`] makes of
 /// such a text (and with a response hook every answer is cleaned: the client bench's
 /// `project_hook`, BENCHMARKS.md section 5). Longer texts, cleaned on a blocking thread, take
 /// the automaton: one pass, no copy.
-const SHORT_TEXT: usize = crate::transport::INLINE_BYTES;
+const SHORT_TEXT: usize = INLINE_BYTES;
+
+/// Bodies up to this size are cleaned and decoded on the call's own task; larger ones on a
+/// blocking thread, under the call's deadline (`transport::Response::clean_within_deadline`).
+/// Defined here, where the scrubber picks its method by it; the transport uses it.
+pub(crate) const INLINE_BYTES: usize = 64 << 10;
 
 /// Whether `text` holds a byte that starts an escape (which only the views can read).
 fn has_escape(text: &[u8]) -> bool {
