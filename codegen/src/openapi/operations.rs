@@ -199,10 +199,7 @@ fn parameter(param: &Param) -> Json {
             "type" => "integer",
             "minimum" => param.min.unwrap_or(0),
         }
-        .with(
-            "maximum",
-            param.max.map_or(Json::UInt(u64::MAX), Json::Int),
-        ),
+        .with("maximum", param.max.map_or(Json::UInt(u64::MAX), Json::Int)),
         // 0 means none on this API: the client refuses it, the service answers 400.
         ParamType::Id => obj! { "type" => "integer", "minimum" => 1u64, "maximum" => u64::MAX },
         ParamType::Date => obj! { "type" => "string", "pattern" => DMY_PATTERN },
