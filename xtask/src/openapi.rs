@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Mutex, PoisonError};
 
 use marketplace_codegen::{OPENAPI_DIR, OPENAPI_FILE};
 
@@ -193,6 +194,10 @@ fn run(command: &mut Command, what: &str) -> Result<(), OpenApiError> {
 /// The `redocly` program of the pinned install under the target directory's `tmp/redocly/`,
 /// installed with `npm ci` when missing or made from another lockfile.
 pub fn redocly(root: &Path) -> Result<PathBuf, OpenApiError> {
+    // One install at a time in a process (tests run on threads); other processes are kept
+    // apart by the partial folder's name.
+    static INSTALLING: Mutex<()> = Mutex::new(());
+    let _one_at_a_time = INSTALLING.lock().unwrap_or_else(PoisonError::into_inner);
     let pinned = root.join(REDOCLY_DIR);
     let read = |name: &str| {
         let path = pinned.join(name);
