@@ -22,5 +22,8 @@ fn the_export_renders_as_a_reference() {
     let dir = tempfile::tempdir().unwrap();
     let page = openapi::html(&workspace_root(), dir.path()).unwrap_or_else(|e| panic!("{e}"));
     let html = std::fs::read_to_string(page).unwrap();
-    assert!(html.contains("pay/getTimesheetsForBid"), "the page names the methods");
+    assert!(
+        html.contains("pay/getTimesheetsForBid"),
+        "the page names the methods"
+    );
 }
