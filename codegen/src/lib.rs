@@ -149,7 +149,7 @@ pub fn generate_from_sources(sources: &[SpecSource]) -> Result<Vec<GeneratedFile
 
 /// Everything `cargo xtask codegen` writes from one spec: the client's generated module, the
 /// fake marketplace's wire shapes ([`fake_shapes`], written to [`FAKE_SHAPES_DIR`]) and the
-/// OpenAPI export ([`openapi`], written to [`OPENAPI_DIR`]).
+/// OpenAPI export ([`openapi()`], written to [`OPENAPI_DIR`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Generated {
     /// The files of `generated-client/src/generated/`.
