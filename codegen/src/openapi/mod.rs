@@ -9,7 +9,7 @@
 //! back and finds every method, parameter, field and encoding of the `Api` in it.
 //!
 //! The output is a function of the `Api` only, objects in spec order (an ordered JSON type of
-//! its own, [`json::Json`]): the same spec gives the same bytes.
+//! its own, `json::Json`): the same spec gives the same bytes.
 
 pub(crate) mod json;
 
