@@ -13,9 +13,12 @@ use std::path::Path;
 
 use marketplace_codegen::text::escape_controls;
 
-use crate::{codegen, msrv, package, public_api, spec_audit, spec_diff, target_dir, wire_audit};
+use crate::{
+    codegen, msrv, openapi, package, public_api, spec_audit, spec_diff, target_dir, wire_audit,
+};
 
 const USAGE: &str = "usage: cargo xtask codegen [--check]
+       cargo xtask openapi [--check] [--html DIR]
        cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json|changelog] [--fail-on breaking|any]
        cargo xtask spec-audit [--reference PATH]
        cargo xtask public-api [--check]
@@ -65,6 +68,16 @@ pub fn run(args: &[String], root: &Path, output: &mut Output<'_>) -> u8 {
         ["codegen", "--check"] => codegen::check(root)
             .map(|()| output.print(format!("{}\n", codegen::summary(root, &[]))))
             .map_err(|error| error.to_string()),
+        ["openapi"] => openapi::write(root)
+            .map(|summary| output.print(format!("{summary}\n")))
+            .map_err(|error| error.to_string()),
+        ["openapi", "--check"] => openapi::check(root)
+            .map(|()| output.print("spec/openapi.json is up to date with spec/\n"))
+            .map_err(|error| error.to_string()),
+        ["openapi", "--html", dir] => std::env::current_dir()
+            .map_err(|error| format!("the current directory: {error}"))
+            .and_then(|here| openapi::html(root, &here.join(dir)).map_err(|e| e.to_string()))
+            .map(|page| output.print(format!("wrote {}\n", page.display()))),
         ["spec-diff", rest @ ..] => {
             return report(output, spec_diff::Options::parse(rest), |options| {
                 spec_diff::run(root, options).map(|outcome| (outcome.report, outcome.failed))

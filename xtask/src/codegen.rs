@@ -1,6 +1,6 @@
 //! `cargo xtask codegen [--check]`: regenerates `generated-client/src/generated/` from `spec/`,
-//! and the part of `spec/README.md` the generator decides (its encodings and validation rules,
-//! between markers).
+//! the fake's wire shapes, the OpenAPI export `spec/openapi.json`, and the part of
+//! `spec/README.md` the generator decides (its encodings and validation rules, between markers).
 //!
 //! Everything is generated in memory first, so an invalid spec writes nothing. Then only the
 //! files whose bytes differ are written (each through a temporary file and a rename, so no file
@@ -97,6 +97,10 @@ pub fn plan(root: &Path) -> Result<Vec<Change>, XtaskError> {
     changes.extend(diff_against_disk(
         &root.join(marketplace_codegen::FAKE_SHAPES_DIR),
         std::slice::from_ref(&generated.fake_shapes),
+    )?);
+    changes.extend(diff_against_disk(
+        &root.join(marketplace_codegen::OPENAPI_DIR),
+        std::slice::from_ref(&generated.openapi),
     )?);
     changes.extend(readme_change(&root.join(SPEC_README))?);
     Ok(changes)
@@ -250,8 +254,10 @@ pub fn check(root: &Path) -> Result<(), XtaskError> {
 pub fn summary(root: &Path, changes: &[Change]) -> String {
     if changes.is_empty() {
         return format!(
-            "{GENERATED_DIR}, {} and {SPEC_README} are up to date with {SPEC_DIR}/",
-            marketplace_codegen::FAKE_SHAPES_DIR
+            "{GENERATED_DIR}, {}, {}/{} and {SPEC_README} are up to date with {SPEC_DIR}/",
+            marketplace_codegen::FAKE_SHAPES_DIR,
+            marketplace_codegen::OPENAPI_DIR,
+            marketplace_codegen::OPENAPI_FILE,
         );
     }
     changes

@@ -4,6 +4,7 @@ pub mod cli;
 pub mod codegen;
 pub mod git;
 pub mod msrv;
+pub mod openapi;
 pub mod package;
 pub mod public_api;
 pub mod spec_audit;

@@ -2,6 +2,8 @@
 //!
 //! - `cargo xtask codegen` regenerates `generated-client/src/generated/` from `spec/`.
 //! - `cargo xtask codegen --check` fails, with a unified diff, when the committed code is stale.
+//! - `cargo xtask openapi` writes the OpenAPI export `spec/openapi.json` alone (`--check` fails
+//!   when it is stale); `--html DIR` renders it into `DIR/index.html` with Redocly CLI.
 //! - `cargo xtask spec-diff [--base REV] [--head REV] [--format text|markdown|json]
 //!   [--fail-on breaking|any]` reviews what a spec change does (see the README).
 //! - `cargo xtask spec-audit [--reference PATH]` checks the spec against the reference
