@@ -102,10 +102,11 @@ pub enum ErrorCode {
     ValidationInvalidIdBidid,
     /// id or bidId is invalid, or is valid but the current user has no permission to the object.
     /// The reference gives it for pay/getTimesheet and pay/getStatusReport; for the other pay
-    /// methods, which take the same id or bidId, it is this project's reading of what they answer
-    /// (the reference names no other code for an invalid ID), and what the fake answers.
+    /// methods, which take the same id or bidId, and for manage/getMyProviders's optional bidId,
+    /// it is this project's reading of what they answer (the reference names no other code for
+    /// an invalid ID), and what the fake answers.
     ///
-    /// Returned by `pay/getTimesheetsForBid`, `pay/getStatusReportsForBid`, `pay/getTimesheet`, `pay/getStatusReport`, `pay/getBilling`, `pay/getInvoice` and `pay/getPayment`.
+    /// Returned by `pay/getTimesheetsForBid`, `pay/getStatusReportsForBid`, `pay/getTimesheet`, `pay/getStatusReport`, `pay/getBilling`, `pay/getInvoice`, `pay/getPayment` and `manage/getMyProviders`.
     ///
     /// Error type: validation.
     ValidationInvalidId,
