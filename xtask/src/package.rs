@@ -18,6 +18,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use marketplace_client::files::{FileError, OutputDir};
+
 use crate::public_api::CRATES;
 
 /// The app, relative to the workspace root.
@@ -75,15 +77,20 @@ pub fn run(root: &Path) -> Result<(), PackageError> {
         status(&mut command)?;
     }
 
+    // The scratch folder, emptied and written through the one writer: below the target
+    // directory, no link is followed, so a link planted in it cannot send a write elsewhere.
     let scratch = target.join(SCRATCH);
     let packages = scratch.join("packages");
     let app = scratch.join("app");
-    for dir in [&packages, &app] {
-        if dir.exists() {
-            std::fs::remove_dir_all(dir).map_err(|source| io(dir, source))?;
-        }
-        std::fs::create_dir_all(dir).map_err(|source| io(dir, source))?;
+    let target_dir = OutputDir::create(&target).map_err(files_error)?;
+    for dir in ["packages", "app"] {
+        let dir = Path::new(SCRATCH).join(dir);
+        target_dir.remove_all(&dir).map_err(files_error)?;
+        target_dir.subdir(&dir).map_err(files_error)?;
     }
+    let app_dir = target_dir
+        .subdir(Path::new(SCRATCH).join("app"))
+        .map_err(files_error)?;
     let mut patches = String::from("[patch.crates-io]\n");
     for (package, _) in CRATES {
         let file = target
@@ -102,10 +109,12 @@ pub fn run(root: &Path) -> Result<(), PackageError> {
             "{package} = {{ path = \"../packages/{package}-{version}\" }}\n"
         ));
     }
-    copy_dir(&root.join(APP_DIR), &app)?;
+    copy_dir(&root.join(APP_DIR), &app_dir, Path::new(""))?;
     // The workspace's lock: the app builds with the versions the crates were tested with.
-    copy(&root.join("Cargo.lock"), &app.join("Cargo.lock"))?;
-    write(&app.join(".cargo/config.toml"), &patches)?;
+    copy(&root.join("Cargo.lock"), &app_dir, Path::new("Cargo.lock"))?;
+    app_dir
+        .write(".cargo/config.toml", &patches)
+        .map_err(files_error)?;
 
     let mut test = cargo(&app);
     test.args(["test", "--target-dir"])
@@ -157,32 +166,39 @@ fn status(command: &mut Command) -> Result<(), PackageError> {
     })
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<(), PackageError> {
+/// Copies the tree at `from` to `relative` below `to`: directories and regular files (a link
+/// in the app's sources is refused, not followed).
+fn copy_dir(from: &Path, to: &OutputDir, relative: &Path) -> Result<(), PackageError> {
     for entry in std::fs::read_dir(from).map_err(|source| io(from, source))? {
         let entry = entry.map_err(|source| io(from, source))?;
         let path = entry.path();
-        let target = to.join(entry.file_name());
-        if path.is_dir() {
-            std::fs::create_dir_all(&target).map_err(|source| io(&target, source))?;
-            copy_dir(&path, &target)?;
+        let kind = entry.file_type().map_err(|source| io(&path, source))?;
+        let target = relative.join(entry.file_name());
+        if kind.is_dir() {
+            to.subdir(&target).map_err(files_error)?;
+            copy_dir(&path, to, &target)?;
+        } else if kind.is_file() {
+            copy(&path, to, &target)?;
         } else {
-            copy(&path, &target)?;
+            return Err(io(
+                &path,
+                std::io::Error::other("not a regular file or directory; refused"),
+            ));
         }
     }
     Ok(())
 }
 
-fn copy(from: &Path, to: &Path) -> Result<(), PackageError> {
-    std::fs::copy(from, to)
-        .map(drop)
-        .map_err(|source| io(from, source))
+fn copy(from: &Path, to: &OutputDir, relative: &Path) -> Result<(), PackageError> {
+    let contents = std::fs::read(from).map_err(|source| io(from, source))?;
+    to.write(relative, contents).map_err(files_error)
 }
 
-fn write(path: &Path, text: &str) -> Result<(), PackageError> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|source| io(parent, source))?;
+fn files_error(error: FileError) -> PackageError {
+    PackageError::Io {
+        path: error.path().to_path_buf(),
+        source: error.into(),
     }
-    std::fs::write(path, text).map_err(|source| io(path, source))
 }
 
 fn io(path: &Path, source: std::io::Error) -> PackageError {

@@ -134,10 +134,14 @@ pub fn update(root: &Path) -> Result<Vec<String>, PublicApiError> {
         let listing = listing(root, &target, package)?;
         let path = root.join(folder).join(SNAPSHOT);
         if read(&path).ok().as_deref() != Some(listing.as_str()) {
-            std::fs::write(&path, &listing).map_err(|source| PublicApiError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            // Through the one writer: no link below the workspace root followed, the snapshot
+            // renamed into place whole.
+            marketplace_client::files::OutputDir::open(root)
+                .and_then(|out| out.write(Path::new(folder).join(SNAPSHOT), &listing))
+                .map_err(|error| PublicApiError::Io {
+                    path: error.path().to_path_buf(),
+                    source: error.into(),
+                })?;
             changed.push(format!("{folder}/{SNAPSHOT}"));
         }
     }
