@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use marketplace_client::files::OutputDir;
 use marketplace_client::oauth::signature::{authorization_header, parse_authorization_header};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree as _;
@@ -214,10 +215,12 @@ fn client_signatures_verify_under_oauthlib() {
         expected.extend([true, false]);
     }
 
-    let batch = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("oauthlib-requests-{}.json", std::process::id()));
-    std::fs::write(&batch, serde_json::to_vec_pretty(&entries).unwrap())
-        .unwrap_or_else(|error| panic!("writing {}: {error}", batch.display()));
+    let scratch = scratch();
+    let batch_name = format!("oauthlib-requests-{}.json", std::process::id());
+    let batch = scratch.path().join(&batch_name);
+    scratch
+        .write(&batch_name, serde_json::to_vec_pretty(&entries).unwrap())
+        .unwrap_or_else(|error| panic!("{error}"));
     let verified_at = Instant::now();
     let output = Command::new(&python)
         .arg(VERIFIER_SCRIPT)
@@ -257,7 +260,7 @@ fn client_signatures_verify_under_oauthlib() {
         batch.display(),
         wrong.join("\n\n")
     );
-    std::fs::remove_file(&batch).ok();
+    scratch.remove(&batch_name).ok();
     eprintln!(
         "oauthlib judge: {BATCH} requests and {BATCH} forgeries checked in {:.1?} \
          (venv ready in {installed:.1?})",
@@ -277,6 +280,13 @@ fn oauthlib_drops_the_semicolon(url: &url::Url) -> bool {
         .is_some_and(|at| at + 1 == last_segment.len())
 }
 
+/// The tests' scratch folder (`CARGO_TARGET_TMPDIR`, the target directory's `tmp/`), through
+/// which the batch and the venv's marker are written.
+fn scratch() -> OutputDir {
+    OutputDir::create(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap_or_else(|error| panic!("the scratch folder: {error}"))
+}
+
 /// The Python of a venv under `CARGO_TARGET_TMPDIR` (the target directory's `tmp/`) with the
 /// pinned oauthlib, made on first use.
 fn venv_python() -> PathBuf {
@@ -290,8 +300,10 @@ fn venv_python() -> PathBuf {
 
     // Built beside the final place and renamed into it, so that an interrupted install is
     // never taken for a finished one.
-    let partial = venv.with_extension(format!("partial-{}", std::process::id()));
-    std::fs::remove_dir_all(&partial).ok();
+    let scratch = scratch();
+    let partial_name = format!("oauthlib-venv.partial-{}", std::process::id());
+    let partial = scratch.path().join(&partial_name);
+    scratch.remove_all(&partial_name).ok();
     let python = system_python();
     run(
         Command::new(&python).args(["-m", "venv"]).arg(&partial),
@@ -313,11 +325,16 @@ fn venv_python() -> PathBuf {
             .arg(REQUIREMENTS),
         "installing oauthlib from PyPI",
     );
-    std::fs::write(partial.join("installed-requirements.txt"), &requirements).unwrap();
-    std::fs::remove_dir_all(&venv).ok();
-    if std::fs::rename(&partial, &venv).is_err() {
+    scratch
+        .write(
+            Path::new(&partial_name).join("installed-requirements.txt"),
+            &requirements,
+        )
+        .unwrap();
+    scratch.remove_all("oauthlib-venv").ok();
+    if scratch.rename(&partial_name, "oauthlib-venv").is_err() {
         // Another test process finished first: use its venv.
-        std::fs::remove_dir_all(&partial).ok();
+        scratch.remove_all(&partial_name).ok();
     }
     // A venv is not relocatable, so check the renamed one runs.
     let python = venv_bin(&venv, "python");

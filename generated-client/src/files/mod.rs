@@ -192,6 +192,34 @@ impl OutputDir {
         FileSet::new(self)
     }
 
+    /// Renames the file, link or directory at `from` to `to`, both below this directory
+    /// (`to`'s parents created as needed): a link at either end is renamed or replaced, never
+    /// followed. What stands at `to` is replaced as `rename(2)` does: a file or link by a file
+    /// or link, an empty directory by a directory; anything else is an error.
+    ///
+    /// # Errors
+    ///
+    /// When a path is not a relative path below, a directory on the way is a symbolic link,
+    /// or the OS refuses; then nothing was changed.
+    pub fn rename(&self, from: impl AsRef<Path>, to: impl AsRef<Path>) -> Result<(), FileError> {
+        let (from, to) = (from.as_ref(), to.as_ref());
+        let from_path = self.path.join(from);
+        let to_path = self.path.join(to);
+        let (from_parents, from_name) = split(from)
+            .map_err(|problem| FileError::new(Action::Publish, &from_path, problem))?;
+        let (to_parents, to_name) =
+            split(to).map_err(|problem| FileError::new(Action::Publish, &to_path, problem))?;
+        let source = self.walk(&from_parents, false, Action::Publish)?;
+        let target = self.walk(&to_parents, true, Action::Publish)?;
+        let renamed = fault::step()
+            .and_then(|()| source.last().rename(from_name, target.last(), to_name))
+            .map_err(|error| FileError::io(Action::Publish, &to_path, error));
+        if renamed.is_err() {
+            target.undo(&to_parents);
+        }
+        renamed
+    }
+
     /// Removes the file or symbolic link at `relative` (a link is removed, not what it points
     /// to).
     ///

@@ -208,6 +208,35 @@ fn removal_takes_links_never_what_they_point_to() {
 
 #[cfg(unix)]
 #[test]
+fn a_rename_moves_the_entry_itself_never_through_a_link() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let outside = snapshot(&scratch.outside);
+    out.write("staging/marker", "done").unwrap();
+    std::os::unix::fs::symlink(&scratch.outside, scratch.root.join("final")).unwrap();
+    std::os::unix::fs::symlink(&scratch.outside, scratch.root.join("away")).unwrap();
+    // A link at the destination is a file to replace, not a folder to move into: refused for
+    // a directory (the OS will not put a directory over a link), and nothing moved.
+    assert!(out.rename("staging", "final").is_err());
+    out.remove("final").unwrap();
+    out.rename("staging", "final").unwrap();
+    let error = out.rename("final", "away/inside").unwrap_err();
+    assert!(matches!(error.problem(), Problem::Link(_)), "{error}");
+    let error = out.rename("away/secret", "stolen").unwrap_err();
+    assert!(matches!(error.problem(), Problem::Link(_)), "{error}");
+    assert_eq!(snapshot(&scratch.outside), outside);
+    assert_eq!(
+        snapshot(&scratch.root),
+        Tree::from([
+            ("away".into(), Node::Link(scratch.outside.clone())),
+            ("final".into(), Node::Dir),
+            ("final/marker".into(), Node::File(b"done".to_vec())),
+        ])
+    );
+}
+
+#[cfg(unix)]
+#[test]
 fn a_private_directory_is_fresh_and_its_owners_alone() {
     use std::os::unix::fs::PermissionsExt;
     let scratch = Scratch::new();
