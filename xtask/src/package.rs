@@ -77,20 +77,10 @@ pub fn run(root: &Path) -> Result<(), PackageError> {
         status(&mut command)?;
     }
 
-    // The scratch folder, emptied and written through the one writer: below the target
-    // directory, no link is followed, so a link planted in it cannot send a write elsewhere.
     let scratch = target.join(SCRATCH);
     let packages = scratch.join("packages");
     let app = scratch.join("app");
-    let target_dir = OutputDir::create(&target).map_err(files_error)?;
-    for dir in ["packages", "app"] {
-        let dir = Path::new(SCRATCH).join(dir);
-        target_dir.remove_all(&dir).map_err(files_error)?;
-        target_dir.subdir(&dir).map_err(files_error)?;
-    }
-    let app_dir = target_dir
-        .subdir(Path::new(SCRATCH).join("app"))
-        .map_err(files_error)?;
+    empty_scratch(&target)?;
     let mut patches = String::from("[patch.crates-io]\n");
     for (package, _) in CRATES {
         let file = target
@@ -109,17 +99,38 @@ pub fn run(root: &Path) -> Result<(), PackageError> {
             "{package} = {{ path = \"../packages/{package}-{version}\" }}\n"
         ));
     }
-    copy_dir(&root.join(APP_DIR), &app_dir, Path::new(""))?;
-    // The workspace's lock: the app builds with the versions the crates were tested with.
-    copy(&root.join("Cargo.lock"), &app_dir, Path::new("Cargo.lock"))?;
-    app_dir
-        .write(".cargo/config.toml", &patches)
-        .map_err(files_error)?;
+    copy_app(root, &target, &patches)?;
 
     let mut test = cargo(&app);
     test.args(["test", "--target-dir"])
         .arg(scratch.join("target"));
     status(&mut test)
+}
+
+/// Empties the scratch folder's `packages/` and `app/` below the target directory `target`
+/// (created if needed), through the one writer: below `target` no link is followed, so a link
+/// planted in the scratch folder is removed, never written or deleted through.
+pub fn empty_scratch(target: &Path) -> Result<(), PackageError> {
+    let target_dir = OutputDir::create(target).map_err(files_error)?;
+    for dir in ["packages", "app"] {
+        let dir = Path::new(SCRATCH).join(dir);
+        target_dir.remove_all(&dir).map_err(files_error)?;
+        target_dir.subdir(&dir).map_err(files_error)?;
+    }
+    Ok(())
+}
+
+/// Copies the app of `root` into the scratch folder's `app/` below `target`, with the
+/// workspace's `Cargo.lock` and `patches` as its `.cargo/config.toml`, each file whole.
+pub fn copy_app(root: &Path, target: &Path, patches: &str) -> Result<(), PackageError> {
+    let app = OutputDir::open(target)
+        .and_then(|target| target.subdir(Path::new(SCRATCH).join("app")))
+        .map_err(files_error)?;
+    copy_dir(&root.join(APP_DIR), &app, Path::new(""))?;
+    // The workspace's lock: the app builds with the versions the crates were tested with.
+    copy(&root.join("Cargo.lock"), &app, Path::new("Cargo.lock"))?;
+    app.write(".cargo/config.toml", patches)
+        .map_err(files_error)
 }
 
 /// The version of the published crates (they share it).

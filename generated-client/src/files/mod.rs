@@ -107,7 +107,7 @@ impl OutputDir {
         let path = self.path.join(relative);
         let names = names(relative)
             .map_err(|problem| FileError::new(Action::OpenDirectory, &path, problem))?;
-        let mut walk = self.walk(&names, true, Action::OpenDirectory)?;
+        let mut walk = self.walk(&names, true, Action::OpenDirectory, &path)?;
         let dir = walk.dirs.pop().unwrap_or(walk.root);
         Ok(OutputDir { dir, path })
     }
@@ -160,7 +160,7 @@ impl OutputDir {
         let path = self.path.join(relative);
         let (parents, name) = split(relative)
             .map_err(|problem| FileError::new(Action::Write, &path, problem))?;
-        let walk = self.walk(&parents, true, Action::Write)?;
+        let walk = self.walk(&parents, true, Action::Write, &path)?;
         let written = write_in(walk.last(), name, contents.as_ref(), &path);
         if written.is_err() {
             walk.undo(&parents);
@@ -209,8 +209,8 @@ impl OutputDir {
             .map_err(|problem| FileError::new(Action::Publish, &from_path, problem))?;
         let (to_parents, to_name) =
             split(to).map_err(|problem| FileError::new(Action::Publish, &to_path, problem))?;
-        let source = self.walk(&from_parents, false, Action::Publish)?;
-        let target = self.walk(&to_parents, true, Action::Publish)?;
+        let source = self.walk(&from_parents, false, Action::Publish, &from_path)?;
+        let target = self.walk(&to_parents, true, Action::Publish, &to_path)?;
         let renamed = fault::step()
             .and_then(|()| source.last().rename(from_name, target.last(), to_name))
             .map_err(|error| FileError::io(Action::Publish, &to_path, error));
@@ -232,7 +232,7 @@ impl OutputDir {
         let path = self.path.join(relative);
         let (parents, name) = split(relative)
             .map_err(|problem| FileError::new(Action::Remove, &path, problem))?;
-        let walk = self.walk(&parents, false, Action::Remove)?;
+        let walk = self.walk(&parents, false, Action::Remove, &path)?;
         fault::step()
             .and_then(|()| walk.last().remove_file_or_symlink(name))
             .map_err(|error| FileError::io(Action::Remove, &path, error))
@@ -250,7 +250,7 @@ impl OutputDir {
         let path = self.path.join(relative);
         let (parents, name) = split(relative)
             .map_err(|problem| FileError::new(Action::Remove, &path, problem))?;
-        let walk = match self.walk(&parents, false, Action::Remove) {
+        let walk = match self.walk(&parents, false, Action::Remove, &path) {
             Ok(walk) => walk,
             Err(error) if error.is_not_found() => return Ok(()),
             Err(error) => return Err(error),
@@ -274,8 +274,15 @@ impl OutputDir {
     }
 
     /// Opens the directories `names` below this one, in turn, each without following a link;
-    /// with `create`, the missing ones are created first.
-    fn walk(&self, names: &[&OsStr], create: bool, action: Action) -> Result<Walk, FileError> {
+    /// with `create`, the missing ones are created first. Errors name `target`, the path the
+    /// walk leads to (a link on the way is named in the problem).
+    fn walk(
+        &self,
+        names: &[&OsStr],
+        create: bool,
+        action: Action,
+        target: &Path,
+    ) -> Result<Walk, FileError> {
         let root = self
             .dir
             .try_clone()
@@ -296,7 +303,7 @@ impl OutputDir {
                         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
                         Err(error) => {
                             walk.undo(names);
-                            return Err(FileError::io(Action::CreateDirectory, path(), error));
+                            return Err(FileError::io(Action::CreateDirectory, target, error));
                         }
                     }
                     parent.open_dir_nofollow(name)
@@ -324,7 +331,7 @@ impl OutputDir {
                         let _ = walk.last().remove_dir(name);
                     }
                     walk.undo(names);
-                    return Err(FileError::new(action, path(), problem));
+                    return Err(FileError::new(action, target, problem));
                 }
             }
         }

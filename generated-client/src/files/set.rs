@@ -88,9 +88,9 @@ impl<'a> FileSet<'a> {
         }
         let mut walks: Vec<Walk> = Vec::with_capacity(targets.len());
         let opened = (|| {
-            for (change, (parents, _)) in self.changes.iter().zip(&targets) {
+            for ((change, path), (parents, _)) in self.changes.iter().zip(&paths).zip(&targets) {
                 let action = action_of(change);
-                walks.push(root.walk(parents, change.contents.is_some(), action)?);
+                walks.push(root.walk(parents, change.contents.is_some(), action, path)?);
             }
             // After every walk: a directory one of them created is in the way too.
             for (((change, path), (_, name)), walk) in
