@@ -68,8 +68,16 @@ async fn main() -> ExitCode {
             }
         }
     };
+    // Listening for Ctrl-C before saying so: a Ctrl-C right after the line stops it cleanly.
+    let interrupted = interrupted();
     println!("Ctrl-C stops the server.");
-    let waited = tokio::signal::ctrl_c().await;
+    let waited = match interrupted {
+        Ok(interrupted) => {
+            interrupted.await;
+            Ok(())
+        }
+        Err(error) => Err(error),
+    };
     if let Some(certificate) = certificate {
         if let Err(error) = certificate.remove() {
             eprintln!("fake-marketplace: {error}");
@@ -116,5 +124,23 @@ fn write_certificate(pem: &str) -> Result<Certificate, FileError> {
         path: private.path().join(name),
         parent,
         dir,
+    })
+}
+
+/// Ctrl-C, listened for from now on.
+#[cfg(unix)]
+fn interrupted() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        interrupt.recv().await;
+    })
+}
+
+/// Ctrl-C, listened for from the first wait.
+#[cfg(not(unix))]
+fn interrupted() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
     })
 }
