@@ -22,8 +22,8 @@ use std::time::{Duration, SystemTime};
 
 use callgrind::Functions;
 use criterion::Criterion;
-use marketplace_client::oauth::RequestToken;
 use marketplace_client::files::OutputDir;
+use marketplace_client::oauth::RequestToken;
 use marketplace_client::recording::{self, Exchange, Side};
 use marketplace_client::{ApiFailure, Client, ConsumerCredentials, Secret, TimesheetList};
 use marketplace_client::{Envelope, decode, redact};

@@ -71,7 +71,11 @@ async fn record(path: &std::path::Path) -> Result<u64, Box<dyn Error>> {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let recorded = lines.0.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    let recorded = lines
+        .0
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
     OutputDir::open(dir)?.write(name, recorded)?;
     Ok(stats.written)
 }

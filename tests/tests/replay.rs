@@ -228,7 +228,8 @@ fn a_recording_that_cannot_be_replayed_is_refused_with_its_file_and_line() {
 
     let bad_status = dir.path().join("bad-status.jsonl");
     let line = first_data.replacen("\"status\":200", "\"status\":1000", 1);
-    out.write("bad-status.jsonl", format!("\n{line}\n")).unwrap();
+    out.write("bad-status.jsonl", format!("\n{line}\n"))
+        .unwrap();
     let error = Replay::from_files([&bad_status]).unwrap_err();
     assert!(
         error.to_string().ends_with(

@@ -194,10 +194,13 @@ pub fn apply(root: &Path, changes: &[Change]) -> Result<(), XtaskError> {
     let out = marketplace_client::files::OutputDir::open(root)?;
     let mut set = out.stage();
     for change in changes {
-        let relative = change.path().strip_prefix(root).map_err(|_| XtaskError::Io {
-            path: change.path().to_path_buf(),
-            source: std::io::Error::other(format!("not below {}", root.display())),
-        })?;
+        let relative = change
+            .path()
+            .strip_prefix(root)
+            .map_err(|_| XtaskError::Io {
+                path: change.path().to_path_buf(),
+                source: std::io::Error::other(format!("not below {}", root.display())),
+            })?;
         match change {
             Change::Create { new, .. } | Change::Update { new, .. } => {
                 set.write(relative, new.as_bytes());

@@ -236,7 +236,10 @@ fn a_link_at_a_generated_file_is_replaced_or_refused_never_followed() {
     let before_outside = snapshot(&outside);
     let pay = scratch.path(&format!("{GENERATED_DIR}/pay.rs"));
     let committed = fs::read_to_string(&pay).unwrap();
-    scratch.out().remove(format!("{GENERATED_DIR}/pay.rs")).unwrap();
+    scratch
+        .out()
+        .remove(format!("{GENERATED_DIR}/pay.rs"))
+        .unwrap();
     // Dangling: the generator takes the file as missing, and writes it in the link's place.
     std::os::unix::fs::symlink(outside.join("new.rs"), &pay).unwrap();
     let changes = regenerate(&scratch);
@@ -245,10 +248,16 @@ fn a_link_at_a_generated_file_is_replaced_or_refused_never_followed() {
     assert_eq!(fs::read_to_string(&pay).unwrap(), committed);
     assert_eq!(snapshot(&outside), before_outside);
     // To a file outside: refused, naming it.
-    scratch.out().remove(format!("{GENERATED_DIR}/pay.rs")).unwrap();
+    scratch
+        .out()
+        .remove(format!("{GENERATED_DIR}/pay.rs"))
+        .unwrap();
     std::os::unix::fs::symlink(outside.join("planted.rs"), &pay).unwrap();
     let error = codegen::plan(&scratch.root).unwrap_err().to_string();
-    assert!(error.contains("pay.rs") && error.contains("outside"), "{error}");
+    assert!(
+        error.contains("pay.rs") && error.contains("outside"),
+        "{error}"
+    );
     assert_eq!(snapshot(&outside), before_outside);
     remove_outside(&outside);
 }
@@ -263,7 +272,9 @@ fn a_link_at_a_generated_folder_is_refused_and_nothing_is_written_outside() {
     let moved = OutputDir::open(&outside).unwrap();
     for (name, node) in snapshot(&scratch.path(GENERATED_DIR)) {
         if let Node::File(bytes) = node {
-            moved.write(Path::new("generated").join(name), bytes).unwrap();
+            moved
+                .write(Path::new("generated").join(name), bytes)
+                .unwrap();
         }
     }
     out.remove_all(GENERATED_DIR).unwrap();

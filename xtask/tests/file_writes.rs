@@ -179,7 +179,8 @@ fn an_allow_anywhere_else_is_found() {
         format!("#[allow(clippy::{methods})]\n"),
     )
     .unwrap();
-    out.write("clippy.toml", "disallowed-methods = []\n").unwrap();
+    out.write("clippy.toml", "disallowed-methods = []\n")
+        .unwrap();
     out.write("xtask/src/lib.rs", "//! Fine.\n").unwrap();
     out.write(
         "xtask/src/sneaky.rs",

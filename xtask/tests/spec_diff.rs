@@ -8,8 +8,8 @@ use std::process::Command;
 mod fixture_pairs;
 
 use fixture_pairs::{cases_dir, source};
-use marketplace_codegen::diff::{self, Impact, RULES, Side};
 use marketplace_client::files::OutputDir;
+use marketplace_codegen::diff::{self, Impact, RULES, Side};
 use marketplace_codegen::resolve;
 use xtask::spec_diff::{FailOn, Format, Options, SpecDiffError, run};
 

@@ -619,7 +619,8 @@ fn spec_files() -> Vec<(String, Vec<u8>)> {
 fn the_proposed_copy_replaces_a_planted_link_and_writes_nothing_outside() {
     let scratch = tempfile::tempdir().unwrap();
     let out = OutputDir::open(scratch.path()).unwrap();
-    out.write("outside/kept.yaml", "outside, untouched\n").unwrap();
+    out.write("outside/kept.yaml", "outside, untouched\n")
+        .unwrap();
     let proposed = scratch.path().join("proposed");
     let (first, _) = spec_files().remove(0);
     out.subdir("proposed").unwrap();
@@ -635,7 +636,11 @@ fn the_proposed_copy_replaces_a_planted_link_and_writes_nothing_outside() {
     .unwrap();
     let outside = snapshot(&scratch.path().join("outside"));
     let outcome = propose_into(&proposed).unwrap();
-    assert!(outcome.report.contains("The proposed spec is in"), "{}", outcome.report);
+    assert!(
+        outcome.report.contains("The proposed spec is in"),
+        "{}",
+        outcome.report
+    );
     assert_eq!(snapshot(&scratch.path().join("outside")), outside);
     let expected: std::collections::BTreeMap<PathBuf, Node> = spec_files()
         .into_iter()
@@ -663,6 +668,9 @@ fn a_failed_proposed_copy_leaves_the_old_copy_whole() {
     let error = propose_into(&scratch.path().join("proposed"))
         .unwrap_err()
         .to_string();
-    assert!(error.contains(last.as_str()) && error.contains("directory"), "{error}");
+    assert!(
+        error.contains(last.as_str()) && error.contains("directory"),
+        "{error}"
+    );
     assert_eq!(snapshot(scratch.path()), before);
 }

@@ -24,7 +24,8 @@ impl Places {
     fn new() -> Places {
         let temp = tempfile::tempdir().unwrap();
         let out = OutputDir::open(temp.path()).unwrap();
-        out.write("outside/kept.txt", "outside, untouched\n").unwrap();
+        out.write("outside/kept.txt", "outside, untouched\n")
+            .unwrap();
         out.subdir("root").unwrap();
         Places {
             root: temp.path().join("root"),
@@ -60,12 +61,15 @@ fn a_link_at_the_crate_folder_is_refused_and_nothing_is_written_outside() {
     let places = Places::new();
     std::os::unix::fs::symlink(&places.outside, places.root.join("generated-client")).unwrap();
     let outside = snapshot(&places.outside);
-    let error = public_api::write_snapshot(&places.root, "generated-client", "pub fn f()\n")
-        .unwrap_err();
+    let error =
+        public_api::write_snapshot(&places.root, "generated-client", "pub fn f()\n").unwrap_err();
     let PublicApiError::Io { path, .. } = &error else {
         panic!("expected an I/O error, got {error:?}");
     };
-    assert!(path.ends_with(Path::new("generated-client").join(SNAPSHOT)), "{error}");
+    assert!(
+        path.ends_with(Path::new("generated-client").join(SNAPSHOT)),
+        "{error}"
+    );
     assert!(error.to_string().contains("symbolic link"), "{error}");
     assert_eq!(snapshot(&places.outside), outside);
 }
@@ -77,15 +81,18 @@ fn a_failed_api_snapshot_leaves_nothing() {
     let places = Places::new();
     places
         .out()
-        .write(Path::new("generated-client").join(SNAPSHOT).join("inside"), "x")
+        .write(
+            Path::new("generated-client").join(SNAPSHOT).join("inside"),
+            "x",
+        )
         .unwrap();
     places
         .out()
         .write("generated-client/other.txt", "kept")
         .unwrap();
     let before = snapshot(&places.root);
-    let error = public_api::write_snapshot(&places.root, "generated-client", "pub fn f()\n")
-        .unwrap_err();
+    let error =
+        public_api::write_snapshot(&places.root, "generated-client", "pub fn f()\n").unwrap_err();
     assert!(error.to_string().contains("directory"), "{error}");
     assert_eq!(snapshot(&places.root), before);
 }

@@ -20,7 +20,9 @@ pub(super) fn step() -> io::Result<()> {
         Some(0) => {
             LEFT.set(None);
             FIRED.set(true);
-            Err(io::Error::other("injected failure (a test's failure point)"))
+            Err(io::Error::other(
+                "injected failure (a test's failure point)",
+            ))
         }
         Some(left) => {
             LEFT.set(Some(left - 1));

@@ -158,8 +158,8 @@ impl OutputDir {
     ) -> Result<(), FileError> {
         let relative = relative.as_ref();
         let path = self.path.join(relative);
-        let (parents, name) = split(relative)
-            .map_err(|problem| FileError::new(Action::Write, &path, problem))?;
+        let (parents, name) =
+            split(relative).map_err(|problem| FileError::new(Action::Write, &path, problem))?;
         let walk = self.walk(&parents, true, Action::Write, &path)?;
         let written = write_in(walk.last(), name, contents.as_ref(), &path);
         if written.is_err() {
@@ -179,8 +179,8 @@ impl OutputDir {
     pub fn pending(&self, name: impl AsRef<Path>) -> Result<PendingFile<'_>, FileError> {
         let name = name.as_ref();
         let path = self.path.join(name);
-        let (parents, file_name) = split(name)
-            .map_err(|problem| FileError::new(Action::Write, &path, problem))?;
+        let (parents, file_name) =
+            split(name).map_err(|problem| FileError::new(Action::Write, &path, problem))?;
         if !parents.is_empty() {
             return Err(FileError::new(Action::Write, &path, Problem::NotAName));
         }
@@ -205,8 +205,8 @@ impl OutputDir {
         let (from, to) = (from.as_ref(), to.as_ref());
         let from_path = self.path.join(from);
         let to_path = self.path.join(to);
-        let (from_parents, from_name) = split(from)
-            .map_err(|problem| FileError::new(Action::Publish, &from_path, problem))?;
+        let (from_parents, from_name) =
+            split(from).map_err(|problem| FileError::new(Action::Publish, &from_path, problem))?;
         let (to_parents, to_name) =
             split(to).map_err(|problem| FileError::new(Action::Publish, &to_path, problem))?;
         let source = self.walk(&from_parents, false, Action::Publish, &from_path)?;
@@ -230,8 +230,8 @@ impl OutputDir {
     pub fn remove(&self, relative: impl AsRef<Path>) -> Result<(), FileError> {
         let relative = relative.as_ref();
         let path = self.path.join(relative);
-        let (parents, name) = split(relative)
-            .map_err(|problem| FileError::new(Action::Remove, &path, problem))?;
+        let (parents, name) =
+            split(relative).map_err(|problem| FileError::new(Action::Remove, &path, problem))?;
         let walk = self.walk(&parents, false, Action::Remove, &path)?;
         fault::step()
             .and_then(|()| walk.last().remove_file_or_symlink(name))
@@ -248,8 +248,8 @@ impl OutputDir {
     pub fn remove_all(&self, relative: impl AsRef<Path>) -> Result<(), FileError> {
         let relative = relative.as_ref();
         let path = self.path.join(relative);
-        let (parents, name) = split(relative)
-            .map_err(|problem| FileError::new(Action::Remove, &path, problem))?;
+        let (parents, name) =
+            split(relative).map_err(|problem| FileError::new(Action::Remove, &path, problem))?;
         let walk = match self.walk(&parents, false, Action::Remove, &path) {
             Ok(walk) => walk,
             Err(error) if error.is_not_found() => return Ok(()),
@@ -293,7 +293,11 @@ impl OutputDir {
             created_from: None,
         };
         for (depth, name) in names.iter().enumerate() {
-            let path = || names[..=depth].iter().fold(self.path.clone(), |p, n| p.join(n));
+            let path = || {
+                names[..=depth]
+                    .iter()
+                    .fold(self.path.clone(), |p, n| p.join(n))
+            };
             let parent = walk.last();
             let mut created = false;
             let opened = match parent.open_dir_nofollow(name) {
@@ -389,11 +393,9 @@ fn write_in(dir: &Dir, name: &OsStr, contents: &[u8], path: &Path) -> Result<(),
 /// this says why).
 fn refuse_directory(dir: &Dir, name: &OsStr, path: &Path) -> Result<(), FileError> {
     match dir.symlink_metadata(name) {
-        Ok(metadata) if metadata.is_dir() => Err(FileError::new(
-            Action::Write,
-            path,
-            Problem::Directory,
-        )),
+        Ok(metadata) if metadata.is_dir() => {
+            Err(FileError::new(Action::Write, path, Problem::Directory))
+        }
         _ => Ok(()),
     }
 }

@@ -82,8 +82,7 @@ impl<'a> FileSet<'a> {
         for (change, path) in self.changes.iter().zip(&paths) {
             let action = action_of(change);
             targets.push(
-                split(&change.relative)
-                    .map_err(|problem| FileError::new(action, path, problem))?,
+                split(&change.relative).map_err(|problem| FileError::new(action, path, problem))?,
             );
         }
         let mut walks: Vec<Walk> = Vec::with_capacity(targets.len());
@@ -141,9 +140,7 @@ fn check_destination(
 ) -> Result<(), FileError> {
     let action = action_of(change);
     match dir.symlink_metadata(name) {
-        Ok(metadata) if metadata.is_dir() => {
-            Err(FileError::new(action, path, Problem::Directory))
-        }
+        Ok(metadata) if metadata.is_dir() => Err(FileError::new(action, path, Problem::Directory)),
         Ok(_) => Ok(()),
         Err(error) if change.contents.is_none() || error.kind() != io::ErrorKind::NotFound => {
             Err(FileError::io(action, path, error))

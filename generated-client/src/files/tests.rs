@@ -123,12 +123,24 @@ fn a_link_at_a_directory_on_the_way_is_refused_inside_or_out() {
         assert!(matches!(error.problem(), Problem::Link(_)), "{error}");
         assert_eq!(error.action(), Action::Write);
         assert!(error.to_string().contains("symbolic link"), "{error}");
-        assert!(matches!(out.subdir(path).unwrap_err().problem(), Problem::Link(_)));
+        assert!(matches!(
+            out.subdir(path).unwrap_err().problem(),
+            Problem::Link(_)
+        ));
         let mut set = out.stage();
         set.write("fine", "x").write(path, "x");
-        assert!(matches!(set.commit().unwrap_err().problem(), Problem::Link(_)));
-        assert!(matches!(out.remove(path).unwrap_err().problem(), Problem::Link(_)));
-        assert!(matches!(out.remove_all(path).unwrap_err().problem(), Problem::Link(_)));
+        assert!(matches!(
+            set.commit().unwrap_err().problem(),
+            Problem::Link(_)
+        ));
+        assert!(matches!(
+            out.remove(path).unwrap_err().problem(),
+            Problem::Link(_)
+        ));
+        assert!(matches!(
+            out.remove_all(path).unwrap_err().problem(),
+            Problem::Link(_)
+        ));
     }
     assert_eq!(snapshot(&scratch.outside), outside);
     assert_eq!(snapshot(&scratch.root), root);
@@ -140,8 +152,14 @@ fn paths_that_leave_the_directory_are_refused() {
     let out = scratch.out();
     for path in ["../outside/secret", "a/../../x", "/tmp/x", ""] {
         let error = out.write(path, "x").unwrap_err();
-        assert!(matches!(error.problem(), Problem::NotInside), "{path}: {error}");
-        assert!(matches!(out.remove_all(path).unwrap_err().problem(), Problem::NotInside));
+        assert!(
+            matches!(error.problem(), Problem::NotInside),
+            "{path}: {error}"
+        );
+        assert!(matches!(
+            out.remove_all(path).unwrap_err().problem(),
+            Problem::NotInside
+        ));
     }
     assert!(matches!(
         out.pending("a/b").unwrap_err().problem(),
@@ -196,8 +214,7 @@ fn removal_takes_links_never_what_they_point_to() {
     let outside = snapshot(&scratch.outside);
     out.write("tree/a/file", "x").unwrap();
     std::os::unix::fs::symlink(&scratch.outside, scratch.root.join("tree/a/out")).unwrap();
-    std::os::unix::fs::symlink(scratch.outside.join("secret"), scratch.root.join("link"))
-        .unwrap();
+    std::os::unix::fs::symlink(scratch.outside.join("secret"), scratch.root.join("link")).unwrap();
     out.remove("link").unwrap();
     out.remove_all("tree").unwrap();
     out.remove_all("tree").unwrap();
@@ -371,7 +388,12 @@ fn apply_plant(scratch: &Scratch, plant: &Plant) {
             let _ = out.subdir(path);
         }
         Plant::LinkInside(path, target) => {
-            let up: PathBuf = path.parent().into_iter().flat_map(|p| p.iter()).map(|_| "..").collect();
+            let up: PathBuf = path
+                .parent()
+                .into_iter()
+                .flat_map(|p| p.iter())
+                .map(|_| "..")
+                .collect();
             link(path, up.join(target));
         }
         Plant::LinkOutside(path, dir, absolute) => {

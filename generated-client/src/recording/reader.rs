@@ -129,7 +129,10 @@ mod tests {
         bytes.extend_from_slice(
             b"\n{\"format\": \"marketplace-recording/1\", \"method\": \"\xff\"}\n",
         );
-        OutputDir::open(dir).unwrap().write("a.jsonl", &bytes).unwrap();
+        OutputDir::open(dir)
+            .unwrap()
+            .write("a.jsonl", &bytes)
+            .unwrap();
         let error = read(dir).unwrap_err();
         assert!(
             matches!(&error, RecordingError::Line { path, line: 2, .. } if path.ends_with("a.jsonl")),

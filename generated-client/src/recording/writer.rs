@@ -561,7 +561,10 @@ mod tests {
         out.write(format!("{next}/inside"), "x").unwrap();
         recorder.record(exchange("{}"));
         let error = recorder.flush().unwrap_err().to_string();
-        assert!(error.contains(&next) && error.contains("directory"), "{error}");
+        assert!(
+            error.contains(&next) && error.contains("directory"),
+            "{error}"
+        );
         drop(recorder);
         assert_eq!(names(&dir), [first, next.clone()]);
         assert_eq!(names(&dir.join(&next)), ["inside"]);

@@ -85,7 +85,11 @@ fn the_certificate_goes_to_a_fresh_private_directory_and_leaves_with_the_server(
         .unwrap();
     assert!(interrupted.success());
     assert!(server.wait().unwrap().success());
-    assert_eq!(snapshot(temp.path()), before, "the private directory is removed");
+    assert_eq!(
+        snapshot(temp.path()),
+        before,
+        "the private directory is removed"
+    );
 }
 
 /// A temporary folder that cannot hold a directory (a file stands at its path): a clear

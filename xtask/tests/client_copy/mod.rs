@@ -29,7 +29,9 @@ pub fn workspace_root() -> PathBuf {
 /// written, and `path`'s place in it.
 fn in_scratch(path: &Path) -> (OutputDir, &Path) {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let relative = path.strip_prefix(root).expect("a path in CARGO_TARGET_TMPDIR");
+    let relative = path
+        .strip_prefix(root)
+        .expect("a path in CARGO_TARGET_TMPDIR");
     (OutputDir::create(root).unwrap(), relative)
 }
 
