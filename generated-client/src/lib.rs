@@ -249,6 +249,7 @@ mod client;
 mod envelope;
 mod error;
 mod error_body;
+pub mod files;
 mod hooks;
 mod input_file;
 pub mod oauth;

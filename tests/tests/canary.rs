@@ -1042,11 +1042,13 @@ async fn run(
     texts.push(("the recorder's stats".into(), format!("{recorder:?}")));
     drop(client);
     drop(recorder);
+    let recordings = marketplace_client::files::OutputDir::open(dir).unwrap();
     for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
+        let entry = entry.unwrap();
+        let path = entry.path();
         let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
         texts.push((format!("the recording {}", path.display()), text));
-        std::fs::remove_file(path).unwrap();
+        recordings.remove(entry.file_name()).unwrap();
     }
     for text in hooks.take() {
         texts.push(("a hook".into(), text));

@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use marketplace_client::Error;
-use marketplace_client::recording::{self, Recorder};
+use marketplace_client::files::OutputDir;
+use marketplace_client::recording::{self, Recorder, Rotation};
 use marketplace_tests::fake::replay::NO_RECORDING_CODE;
 use marketplace_tests::fake::{FakeMarketplace, Fault, Latency, Replay, ReplayError, Spellings};
 use marketplace_tests::workroom_reading::{WorkroomReading, read_workroom};
@@ -40,8 +41,8 @@ async fn an_app_signs_in_and_reads_a_committed_recording_as_it_reads_the_live_fa
     let fake = FakeMarketplace::start().await.unwrap();
     fake.replay(Replay::from_files([committed()]).unwrap().strict());
     let dir = tempfile::tempdir().unwrap();
-    let own_recording = dir.path().join("fake.jsonl");
-    let recorder = Recorder::to_writer(std::fs::File::create(&own_recording).unwrap());
+    let own_recording = dir.path().join("fake");
+    let recorder = Recorder::to_dir(&own_recording, "fake", Rotation::default()).unwrap();
     fake.record(recorder.clone());
     let (login, bid, invoice) = workroom(&fake);
     // The fake's own OAuth flow and signature checks, then the recorded answers.
@@ -129,11 +130,12 @@ async fn strict_replay_reports_the_recordings_never_used() {
     fake.check_replay().unwrap();
 }
 
-/// Records `call` against a live fake, with `fault` injected once on `path`, into a file.
+/// Records `call` against a live fake, with `fault` injected once on `path`, into a
+/// recording directory.
 async fn record_live(path: &Path, fault_path: &str, fault: Fault) {
     let fake = FakeMarketplace::start().await.unwrap();
     let (login, _, invoice) = workroom(&fake);
-    let recorder = Recorder::to_writer(std::fs::File::create(path).unwrap());
+    let recorder = Recorder::to_dir(path, "live", Rotation::default()).unwrap();
     let client = fake
         .client_builder()
         .record(recorder.clone())
@@ -148,7 +150,7 @@ async fn record_live(path: &Path, fault_path: &str, fault: Fault) {
 #[tokio::test]
 async fn a_recorded_fault_comes_back_as_recorded_and_the_client_retries_it() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("fault.jsonl");
+    let path = dir.path().join("fault");
     let fault = Fault::Status {
         status: 503,
         retry_after: Some(1),
@@ -216,15 +218,18 @@ fn a_recording_that_cannot_be_replayed_is_refused_with_its_file_and_line() {
     let good = std::fs::read_to_string(committed()).unwrap();
     let first_data = good.lines().find(|line| line.contains("\"pay/")).unwrap();
 
+    let out = OutputDir::open(dir.path()).unwrap();
     let not_json = dir.path().join("not-json.jsonl");
-    std::fs::write(&not_json, format!("{first_data}\n{{\"format\":\n")).unwrap();
+    out.write("not-json.jsonl", format!("{first_data}\n{{\"format\":\n"))
+        .unwrap();
     let error = Replay::from_files([&not_json]).unwrap_err();
     assert!(matches!(error, ReplayError::Read(_)), "{error}");
     assert!(error.to_string().contains("not-json.jsonl:2:"), "{error}");
 
     let bad_status = dir.path().join("bad-status.jsonl");
     let line = first_data.replacen("\"status\":200", "\"status\":1000", 1);
-    std::fs::write(&bad_status, format!("\n{line}\n")).unwrap();
+    out.write("bad-status.jsonl", format!("\n{line}\n"))
+        .unwrap();
     let error = Replay::from_files([&bad_status]).unwrap_err();
     assert!(
         error.to_string().ends_with(
@@ -239,7 +244,7 @@ fn a_recording_that_cannot_be_replayed_is_refused_with_its_file_and_line() {
         .filter(|line| line.contains("\"oauth/"))
         .map(|line| format!("{line}\n"))
         .collect();
-    std::fs::write(&only_oauth, oauth).unwrap();
+    out.write("only-oauth.jsonl", oauth).unwrap();
     let error = Replay::from_files([&only_oauth]).unwrap_err();
     assert!(matches!(error, ReplayError::Empty { .. }), "{error}");
 }
@@ -284,10 +289,10 @@ async fn varied_spellings_reach_the_client_and_read_as_the_fixed_ones() {
 async fn a_recording_made_by_a_fake_replays_as_one_made_by_a_client() {
     // The server side: the fake records what it sends, varied spellings included.
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("server.jsonl");
+    let path = dir.path().join("server");
     let live = FakeMarketplace::start().await.unwrap();
     live.set_spellings(Spellings::Varied { seed: 11 });
-    let recorder = Recorder::to_writer(std::fs::File::create(&path).unwrap());
+    let recorder = Recorder::to_dir(&path, "server", Rotation::default()).unwrap();
     live.record(recorder.clone());
     let (login, bid, invoice) = workroom(&live);
     let session = live.sign_in(&live.client().unwrap(), &login).await.unwrap();

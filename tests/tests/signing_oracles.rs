@@ -20,10 +20,11 @@ mod python_venv;
 mod signing_cases;
 
 use std::num::NonZeroU64;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
+use marketplace_client::files::OutputDir;
 use marketplace_client::oauth::signature::{authorization_header, parse_authorization_header};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree as _;
@@ -207,10 +208,12 @@ fn client_signatures_verify_under_oauthlib() {
         expected.extend([true, false]);
     }
 
-    let batch = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("oauthlib-requests-{}.json", std::process::id()));
-    std::fs::write(&batch, serde_json::to_vec_pretty(&entries).unwrap())
-        .unwrap_or_else(|error| panic!("writing {}: {error}", batch.display()));
+    let scratch = scratch();
+    let batch_name = format!("oauthlib-requests-{}.json", std::process::id());
+    let batch = scratch.path().join(&batch_name);
+    scratch
+        .write(&batch_name, serde_json::to_vec_pretty(&entries).unwrap())
+        .unwrap_or_else(|error| panic!("{error}"));
     let verified_at = Instant::now();
     let output = Command::new(&python)
         .arg(VERIFIER_SCRIPT)
@@ -250,7 +253,7 @@ fn client_signatures_verify_under_oauthlib() {
         batch.display(),
         wrong.join("\n\n")
     );
-    std::fs::remove_file(&batch).ok();
+    scratch.remove(&batch_name).ok();
     eprintln!(
         "oauthlib judge: {BATCH} requests and {BATCH} forgeries checked in {:.1?} \
          (venv ready in {installed:.1?})",
@@ -268,6 +271,13 @@ fn oauthlib_drops_the_semicolon(url: &url::Url) -> bool {
     last_segment
         .find(';')
         .is_some_and(|at| at + 1 == last_segment.len())
+}
+
+/// The tests' scratch folder (`CARGO_TARGET_TMPDIR`, the target directory's `tmp/`), through
+/// which the batch and the venv's marker are written.
+fn scratch() -> OutputDir {
+    OutputDir::create(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap_or_else(|error| panic!("the scratch folder: {error}"))
 }
 
 /// The Python of a venv under `CARGO_TARGET_TMPDIR` (the target directory's `tmp/`) with the

@@ -60,7 +60,7 @@ pub fn run(args: &[String], root: &Path, output: &mut Output<'_>) -> u8 {
     let result: Result<(), String> = match args.as_slice() {
         ["codegen"] => codegen::plan(root)
             .and_then(|changes| {
-                codegen::apply(&changes)?;
+                codegen::apply(root, &changes)?;
                 output.print(format!("{}\n", codegen::summary(root, &changes)));
                 Ok(())
             })

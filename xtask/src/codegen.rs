@@ -3,8 +3,10 @@
 //! `spec/README.md` the generator decides (its encodings and validation rules, between markers).
 //!
 //! Everything is generated in memory first, so an invalid spec writes nothing. Then only the
-//! files whose bytes differ are written (each through a temporary file and a rename, so no file
-//! is ever half-written), and generated files the spec no longer produces are removed.
+//! files whose bytes differ are written, and generated files the spec no longer produces are
+//! removed, as one change through `marketplace_client::files`: every file staged first, then
+//! renamed into place, the old set put back on any failure; no link below the workspace root
+//! is followed.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -79,6 +81,9 @@ pub enum XtaskError {
         /// The cause.
         source: std::io::Error,
     },
+    /// Writing the changes failed (nothing was changed).
+    #[error("{0}\nthe generated files are as they were")]
+    Write(#[from] marketplace_client::files::FileError),
     /// `--check` found differences.
     #[error("{0}")]
     Stale(String),
@@ -186,23 +191,30 @@ fn diff_against_disk(dir: &Path, files: &[GeneratedFile]) -> Result<Vec<Change>,
     Ok(changes)
 }
 
-/// Applies the changes: each write goes to a temporary file that is then renamed over the old.
-pub fn apply(changes: &[Change]) -> Result<(), XtaskError> {
+/// Applies the changes below `root` as one [`FileSet`](marketplace_client::files::FileSet):
+/// every new file staged, then all renamed into place (a link at a destination replaced, a
+/// link on the way refused), or, on any failure, none.
+pub fn apply(root: &Path, changes: &[Change]) -> Result<(), XtaskError> {
+    let out = marketplace_client::files::OutputDir::open(root)?;
+    let mut set = out.stage();
     for change in changes {
+        let relative = change
+            .path()
+            .strip_prefix(root)
+            .map_err(|_| XtaskError::Io {
+                path: change.path().to_path_buf(),
+                source: std::io::Error::other(format!("not below {}", root.display())),
+            })?;
         match change {
-            Change::Create { path, new } | Change::Update { path, new, .. } => {
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent).map_err(io_error(parent))?;
-                }
-                let mut temporary = path.clone().into_os_string();
-                temporary.push(".tmp");
-                let temporary = PathBuf::from(temporary);
-                std::fs::write(&temporary, new).map_err(io_error(&temporary))?;
-                std::fs::rename(&temporary, path).map_err(io_error(path))?;
+            Change::Create { new, .. } | Change::Update { new, .. } => {
+                set.write(relative, new.as_bytes());
             }
-            Change::Remove { path, .. } => std::fs::remove_file(path).map_err(io_error(path))?,
+            Change::Remove { .. } => {
+                set.remove(relative);
+            }
         }
     }
+    set.commit()?;
     Ok(())
 }
 

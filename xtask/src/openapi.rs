@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, PoisonError};
 
+use marketplace_client::files::{FileError, OutputDir};
 use marketplace_codegen::{OPENAPI_DIR, OPENAPI_FILE};
 
 use crate::codegen::{self, Change, XtaskError};
@@ -46,6 +47,9 @@ pub enum OpenApiError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A file could not be written (through `marketplace_client::files`).
+    #[error(transparent)]
+    File(#[from] FileError),
     /// A program could not be started, or failed.
     #[error("{what} failed: {detail}")]
     Tool {
@@ -78,7 +82,7 @@ pub fn plan(root: &Path) -> Result<Vec<Change>, XtaskError> {
 /// Writes the export when it differs; returns what it did, for the command's output.
 pub fn write(root: &Path) -> Result<String, XtaskError> {
     let changes = plan(root)?;
-    codegen::apply(&changes)?;
+    codegen::apply(root, &changes)?;
     Ok(if changes.is_empty() {
         format!("{OPENAPI_DIR}/{OPENAPI_FILE} is up to date with spec/")
     } else {
@@ -100,21 +104,31 @@ pub fn check(root: &Path) -> Result<(), XtaskError> {
 }
 
 /// `--html DIR`: writes the export if stale, then renders it into `DIR/index.html`; returns
-/// the page's path.
+/// the page's path. Redocly renders into a private scratch folder; the page reaches `DIR`
+/// through the one writer (`marketplace_client::files`: temp file and rename, no link
+/// followed below `DIR`), so a failed render leaves `DIR` as it was.
 pub fn html(root: &Path, dir: &Path) -> Result<PathBuf, OpenApiError> {
     write(root)?;
-    std::fs::create_dir_all(dir).map_err(io_error(dir))?;
-    let page = dir.join("index.html");
+    let out = OutputDir::create(dir)?;
     let redocly = redocly(root)?;
-    run(
+    let tmp = OutputDir::create(target_dir::of_workspace(root)?.join("tmp"))?;
+    let scratch = tmp.create_private("redocly-build-docs")?;
+    let rendered = scratch.path().join("index.html");
+    let built = run(
         Command::new(redocly)
             .arg("build-docs")
             .arg(export_path(root))
             .arg("--output")
-            .arg(&page),
+            .arg(&rendered),
         "redocly build-docs",
-    )?;
-    Ok(page)
+    )
+    .and_then(|()| std::fs::read(&rendered).map_err(io_error(&rendered)))
+    .and_then(|page| Ok(out.write("index.html", page)?));
+    if let Some(name) = scratch.path().file_name() {
+        tmp.remove_all(name).ok();
+    }
+    built?;
+    Ok(dir.join("index.html"))
 }
 
 /// What Redocly CLI's `lint` found.
@@ -211,26 +225,24 @@ pub fn redocly(root: &Path) -> Result<PathBuf, OpenApiError> {
         return Ok(program);
     }
     // Installed beside the final place and renamed into it, so that an interrupted install is
-    // never taken for a finished one.
-    let partial = install.with_extension(format!("partial-{}", std::process::id()));
-    std::fs::remove_dir_all(&partial).ok();
-    std::fs::create_dir_all(&partial).map_err(io_error(&partial))?;
-    for (name, text) in [("package.json", &manifest), ("package-lock.json", &lock)] {
-        let path = partial.join(name);
-        std::fs::write(&path, text).map_err(io_error(&path))?;
-    }
+    // never taken for a finished one; every file and folder through the one writer.
+    let tmp = OutputDir::create(install.parent().unwrap_or(&install))?;
+    let partial_name = format!("redocly.partial-{}", std::process::id());
+    tmp.remove_all(&partial_name).ok();
+    let partial = tmp.subdir(&partial_name)?;
+    partial.write("package.json", manifest)?;
+    partial.write("package-lock.json", lock.as_str())?;
     run(
         Command::new("npm")
             .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
-            .current_dir(&partial),
+            .current_dir(partial.path()),
         "npm ci (installing Redocly CLI, pinned by xtask/redocly/package-lock.json)",
     )?;
-    let done = partial.join("installed-package-lock.json");
-    std::fs::write(&done, &lock).map_err(io_error(&done))?;
-    std::fs::remove_dir_all(&install).ok();
-    if std::fs::rename(&partial, &install).is_err() {
+    partial.write("installed-package-lock.json", lock.as_str())?;
+    tmp.remove_all("redocly").ok();
+    if tmp.rename(&partial_name, "redocly").is_err() {
         // Another process finished first: use its install.
-        std::fs::remove_dir_all(&partial).ok();
+        tmp.remove_all(&partial_name).ok();
     }
     if !program.is_file() {
         return Err(OpenApiError::Tool {

@@ -134,14 +134,23 @@ pub fn update(root: &Path) -> Result<Vec<String>, PublicApiError> {
         let listing = listing(root, &target, package)?;
         let path = root.join(folder).join(SNAPSHOT);
         if read(&path).ok().as_deref() != Some(listing.as_str()) {
-            std::fs::write(&path, &listing).map_err(|source| PublicApiError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            write_snapshot(root, folder, &listing)?;
             changed.push(format!("{folder}/{SNAPSHOT}"));
         }
     }
     Ok(changed)
+}
+
+/// Writes `listing` as the snapshot of the crate in `folder` below `root`, through the one
+/// writer (`marketplace_client::files`): no link below `root` is followed (a link at the
+/// snapshot's name is replaced), and the file is renamed into place whole.
+pub fn write_snapshot(root: &Path, folder: &str, listing: &str) -> Result<(), PublicApiError> {
+    marketplace_client::files::OutputDir::open(root)
+        .and_then(|out| out.write(Path::new(folder).join(SNAPSHOT), listing))
+        .map_err(|error| PublicApiError::Io {
+            path: error.path().to_path_buf(),
+            source: error.into(),
+        })
 }
 
 /// Fails when a crate's API differs from its snapshot (with the diff), when a snapshot

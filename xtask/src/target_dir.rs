@@ -124,18 +124,20 @@ fn resolve(mut command: Command) -> Result<PathBuf, TargetDirError> {
 
 #[cfg(test)]
 mod tests {
+    use marketplace_client::files::OutputDir;
+
     use super::*;
 
     /// A package of its own in a temporary folder, outside this workspace.
     fn package() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("Cargo.toml"),
+        let out = OutputDir::open(dir.path()).unwrap();
+        out.write(
+            "Cargo.toml",
             "[package]\nname = \"probe\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[workspace]\n",
         )
         .unwrap();
-        std::fs::create_dir(dir.path().join("src")).unwrap();
-        std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
+        out.write("src/lib.rs", "").unwrap();
         dir
     }
 
@@ -160,12 +162,13 @@ mod tests {
     #[test]
     fn build_target_dir_in_a_cargo_config_is_honoured() {
         let dir = package();
-        std::fs::create_dir(dir.path().join(".cargo")).unwrap();
-        std::fs::write(
-            dir.path().join(".cargo/config.toml"),
-            "[build]\ntarget-dir = \"build-output\"\n",
-        )
-        .unwrap();
+        OutputDir::open(dir.path())
+            .unwrap()
+            .write(
+                ".cargo/config.toml",
+                "[build]\ntarget-dir = \"build-output\"\n",
+            )
+            .unwrap();
         let found = resolve(without_override(dir.path())).unwrap();
         // A relative target-dir in a config is relative to the folder holding `.cargo/`.
         assert_eq!(

@@ -388,19 +388,20 @@ pub fn yaml_diff(before: &[SpecSource], after: &[SpecSource]) -> String {
     out
 }
 
-/// Writes the proposed spec files into `dir`, each under its file name.
+/// Writes the proposed spec files into `dir` (created if needed), each under its file name,
+/// all or none (`marketplace_client::files`: a link at a file's name is replaced, not followed).
 fn write_copy(dir: &Path, sources: &[SpecSource]) -> Result<(), WireAuditError> {
-    let failed = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| WireAuditError::Write { path, source }
+    let failed = |error: marketplace_client::files::FileError| WireAuditError::Write {
+        path: error.path().to_path_buf(),
+        source: std::io::Error::other(error.problem().to_string()),
     };
-    std::fs::create_dir_all(dir).map_err(failed(dir))?;
+    let out = marketplace_client::files::OutputDir::create(dir).map_err(failed)?;
+    let mut set = out.stage();
     for source in sources {
         let name = Path::new(&source.path)
             .file_name()
             .map_or_else(|| source.path.clone().into(), |n| n.to_owned());
-        let path = dir.join(name);
-        std::fs::write(&path, &source.text).map_err(failed(&path))?;
+        set.write(name, source.text.as_bytes());
     }
-    Ok(())
+    set.commit().map_err(failed)
 }

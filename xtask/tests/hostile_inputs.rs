@@ -6,6 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use marketplace_client::files::OutputDir;
 use proptest::prelude::*;
 use xtask::cli::{self, Output};
 use xtask::codegen::{self, SPEC_DIR};
@@ -35,13 +36,18 @@ fn plant(dir: &Path, kind: usize) -> (&'static str, &'static str) {
         }
         2 => {
             let outside = dir.parent().unwrap().join("outside.yaml");
-            fs::write(&outside, "types: {}\n").unwrap();
+            OutputDir::open(dir.parent().unwrap())
+                .unwrap()
+                .write("outside.yaml", "types: {}\n")
+                .unwrap();
             std::os::unix::fs::symlink(&outside, dir.join("zz-away.yaml")).unwrap();
             ("zz-away.yaml", "outside")
         }
         _ => {
-            let sparse = fs::File::create(dir.join("zz-sparse.yaml")).unwrap();
+            let out = OutputDir::open(dir).unwrap();
+            let mut sparse = out.pending("zz-sparse.yaml").unwrap();
             sparse.set_len(2 << 30).unwrap();
+            sparse.publish().unwrap();
             ("zz-sparse.yaml", "more than")
         }
     }
@@ -69,7 +75,7 @@ fn hostile_spec_files_are_refused_by_every_command_naming_the_file() {
         let spec = scratch.path(SPEC_DIR);
         let (name, words) = plant(&spec, kind);
         let recording = scratch.path("one.jsonl");
-        fs::write(&recording, recording_line(&serde_json::json!({}))).unwrap();
+        scratch.write("one.jsonl", &recording_line(&serde_json::json!({})));
         let errors = [
             codegen::check(&scratch.root).unwrap_err().to_string(),
             spec_audit::run(
@@ -97,13 +103,13 @@ fn hostile_spec_files_are_refused_by_every_command_naming_the_file() {
 #[test]
 fn nothing_to_audit_is_an_error_saying_what_was_looked_at() {
     let dir = tempfile::tempdir().unwrap();
+    let out = OutputDir::open(dir.path()).unwrap();
     let empty_file = dir.path().join("empty.jsonl");
-    fs::write(&empty_file, "\n\n").unwrap();
+    out.write("empty.jsonl", "\n\n").unwrap();
     let empty_dir = dir.path().join("nothing");
-    fs::create_dir(&empty_dir).unwrap();
+    out.subdir("nothing").unwrap();
     let other_dir = dir.path().join("other");
-    fs::create_dir(&other_dir).unwrap();
-    fs::write(other_dir.join("notes.txt"), "not a recording").unwrap();
+    out.write("other/notes.txt", "not a recording").unwrap();
     for (path, says) in [
         (&empty_file, "(1 file, 2 lines)"),
         (&empty_dir, "(a directory of 0 .jsonl files, 0 lines)"),
@@ -221,7 +227,7 @@ proptest! {
         let root = scratch.root.clone();
         let recording = scratch.path("hostile.jsonl");
         let body = serde_json::json!({"api": text, "apiVersion": 1, "rcode": 1, "data": {text.clone(): text}});
-        fs::write(&recording, recording_line(&body)).unwrap();
+        scratch.write("hostile.jsonl", &recording_line(&body));
         let hostile_name = format!("{SPEC_DIR}/{}.yaml", text.replace('/', "_"));
         let runs: Vec<Vec<String>> = vec![
             vec!["spec-diff".into(), "--base".into(), "HEAD~1".into(), "--head".into(), "HEAD".into()],
@@ -234,7 +240,7 @@ proptest! {
         for (i, args) in runs.iter().enumerate() {
             if i == runs.len() - 1 {
                 // A spec file whose name holds the text.
-                fs::write(scratch.path(&hostile_name), "doc: x\n").unwrap();
+                scratch.write(&hostile_name, "doc: x\n");
             }
             let (_, out, err) = run_cli(args, &root);
             for printed in [&out, &err] {
@@ -340,7 +346,10 @@ fn megabytes_of_hostile_recordings_are_audited_whole() {
     lines.push_str(&error_line.to_string());
     assert!(lines.len() > 2 << 20, "{} bytes", lines.len());
     let recording = dir.path().join("hostile.jsonl");
-    fs::write(&recording, lines).unwrap();
+    OutputDir::open(dir.path())
+        .unwrap()
+        .write("hostile.jsonl", lines)
+        .unwrap();
     let options = wire_audit::Options::parse(&[recording.to_str().unwrap()]).unwrap();
     let outcome = wire_audit::run(&codegen::workspace_root(), &options).unwrap();
     let kinds = |kind| {

@@ -160,13 +160,12 @@ fn an_id_typed_field_without_evidence_in_the_committed_spec_is_reported() {
 fn a_reference_that_cannot_be_read_is_an_error_at_its_lines() {
     let scratch = Scratch::new();
     let reference = scratch.path("reference.md");
-    fs::write(
-        &reference,
+    scratch.write(
+        "reference.md",
         "## Resources and their fields\n\n### BidData\n\n| Field | Type | Notes |\n|---|---|---|\n\
          | bidId | strnig | |\n| x y | string | |\n\n## Endpoints\n\n### pay/getThing\n\n\
          data: a (integer) b (integer).\n",
-    )
-    .unwrap();
+    );
     let error = run(
         &scratch.root,
         &Options {

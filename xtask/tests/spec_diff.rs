@@ -8,6 +8,7 @@ use std::process::Command;
 mod fixture_pairs;
 
 use fixture_pairs::{cases_dir, source};
+use marketplace_client::files::OutputDir;
 use marketplace_codegen::diff::{self, Impact, RULES, Side};
 use marketplace_codegen::resolve;
 use xtask::spec_diff::{FailOn, Format, Options, SpecDiffError, run};
@@ -120,12 +121,13 @@ impl Repo {
             .parent()
             .unwrap()
             .join("spec");
-        fs::create_dir_all(root.join("spec")).unwrap();
+        let spec = OutputDir::open(&root).unwrap().subdir("spec").unwrap();
         for entry in fs::read_dir(real).unwrap() {
             let path = entry.unwrap().path();
             // The spec files; not the reference's snapshot under spec/reference/.
             if path.is_file() {
-                fs::copy(&path, root.join("spec").join(path.file_name().unwrap())).unwrap();
+                spec.write(path.file_name().unwrap(), fs::read(&path).unwrap())
+                    .unwrap();
             }
         }
         let repo = Repo { _dir: dir, root };
@@ -158,10 +160,12 @@ impl Repo {
     }
 
     fn edit(&self, file: &str, from: &str, to: &str) {
-        let path = self.root.join("spec").join(file);
-        let text = fs::read_to_string(&path).unwrap();
+        let text = fs::read_to_string(self.root.join("spec").join(file)).unwrap();
         assert!(text.contains(from), "{from:?}");
-        fs::write(path, text.replacen(from, to, 1)).unwrap();
+        OutputDir::open(&self.root)
+            .unwrap()
+            .write(Path::new("spec").join(file), text.replacen(from, to, 1))
+            .unwrap();
     }
 
     fn run(&self, args: &[&str]) -> Result<xtask::spec_diff::Outcome, SpecDiffError> {

@@ -53,7 +53,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -119,7 +118,7 @@ fn breaks(pair: &Pair, surface: Option<Surface>, side: fn(&Change) -> Impact) ->
 fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
     let pairs = pairs();
     let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("spec-diff-oracle");
-    let _ = fs::remove_dir_all(&scratch);
+    client_copy::remove_all(&scratch);
     write_workspace(&scratch, &pairs);
     let built = build(&scratch);
     let mut failures = Vec::new();

@@ -314,8 +314,21 @@ impl FakeMarketplace {
 }
 
 impl Drop for FakeMarketplace {
+    /// Stops the accept loop, and publishes what the recorder (if any) wrote so far: its files
+    /// appear whole only when published (`Recorder::to_dir`), and connection tasks holding a
+    /// clone may outlive the fake; what they record later is published when the last goes.
     fn drop(&mut self) {
         self.accept_task.abort();
+        let recorder = self
+            .app
+            .recorder
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(recorder) = recorder {
+            // A failed write is in the recorder's stats; a drop has no one to tell.
+            let _ = recorder.flush();
+        }
     }
 }
 

@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, PoisonError};
 
+use marketplace_client::files::OutputDir;
+
 /// What to install when Python is missing or cannot make a venv.
 pub const INSTALL_HINT: &str = concat!(
     "the Python judges need CPython 3 with the venv module and pip \
@@ -35,8 +37,13 @@ pub fn venv(name: &str, requirements: &str, probe: &str) -> PathBuf {
     if std::fs::read_to_string(&marker).is_ok_and(|installed| installed == pinned) {
         return venv;
     }
-    let partial = venv.with_extension(format!("partial-{}", std::process::id()));
-    std::fs::remove_dir_all(&partial).ok();
+    // Through the one writer (marketplace_client::files): the partial venv and the rename
+    // never follow a link planted in the scratch folder.
+    let scratch = OutputDir::create(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap_or_else(|error| panic!("the scratch folder: {error}"));
+    let partial_name = format!("{name}.partial-{}", std::process::id());
+    let partial = scratch.path().join(&partial_name);
+    scratch.remove_all(&partial_name).ok();
     let python = system_python();
     run(
         Command::new(&python).args(["-m", "venv"]).arg(&partial),
@@ -58,11 +65,16 @@ pub fn venv(name: &str, requirements: &str, probe: &str) -> PathBuf {
             .arg(requirements),
         &format!("installing {requirements} from PyPI"),
     );
-    std::fs::write(partial.join("installed-requirements.txt"), &pinned).unwrap();
-    std::fs::remove_dir_all(&venv).ok();
-    if std::fs::rename(&partial, &venv).is_err() {
+    scratch
+        .write(
+            Path::new(&partial_name).join("installed-requirements.txt"),
+            &pinned,
+        )
+        .unwrap_or_else(|error| panic!("marking the venv installed: {error}"));
+    scratch.remove_all(name).ok();
+    if scratch.rename(&partial_name, name).is_err() {
         // Another test process finished first: use its venv.
-        std::fs::remove_dir_all(&partial).ok();
+        scratch.remove_all(&partial_name).ok();
     }
     // A venv is not relocatable, so check the renamed one runs.
     run(

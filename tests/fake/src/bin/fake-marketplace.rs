@@ -6,11 +6,14 @@
 //! ```
 //!
 //! Prints the base URL, the demo application's consumer key and secret, the demo users' logins
-//! and password, and (for HTTPS) the path of a file in the temporary directory holding the
-//! server certificate, e.g. for `curl --cacert`.
+//! and password, and (for HTTPS) the path of the server certificate, e.g. for `curl --cacert`:
+//! `certificate.pem` in a new directory of the temporary folder, private to the user
+//! (`fake-marketplace-` and random digits), removed when the server stops.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use marketplace_client::files::{FileError, OutputDir};
 use marketplace_fake::FakeMarketplace;
 
 #[tokio::main]
@@ -49,21 +52,95 @@ async fn main() -> ExitCode {
     println!("consumer secret: {}", credentials.consumer_secret);
     println!("password:        {}", credentials.password);
     println!("logins:          {}", credentials.logins.join(", "));
-    if !plain_http {
-        let port = fake.base_url().rsplit(':').next().unwrap_or("0");
-        let path = std::env::temp_dir().join(format!("fake-marketplace-{port}.pem"));
-        match std::fs::write(&path, fake.certificate_pem()) {
-            Ok(()) => println!("certificate:     {}", path.display()),
+    // The certificate goes into a fresh directory of the temporary folder that only this
+    // user can read and nobody could name in advance, so no link planted there can take it.
+    let certificate = if plain_http {
+        None
+    } else {
+        match write_certificate(fake.certificate_pem()) {
+            Ok(written) => {
+                println!("certificate:     {}", written.path().display());
+                Some(written)
+            }
             Err(error) => {
-                eprintln!("fake-marketplace: cannot write {}: {error}", path.display());
+                eprintln!("fake-marketplace: cannot write the certificate: {error}");
                 return ExitCode::FAILURE;
             }
         }
-    }
+    };
+    // Listening for Ctrl-C before saying so: a Ctrl-C right after the line stops it cleanly.
+    let interrupted = interrupted();
     println!("Ctrl-C stops the server.");
-    if let Err(error) = tokio::signal::ctrl_c().await {
+    let waited = match interrupted {
+        Ok(interrupted) => {
+            interrupted.await;
+            Ok(())
+        }
+        Err(error) => Err(error),
+    };
+    if let Some(certificate) = certificate {
+        if let Err(error) = certificate.remove() {
+            eprintln!("fake-marketplace: {error}");
+        }
+    }
+    if let Err(error) = waited {
         eprintln!("fake-marketplace: cannot wait for Ctrl-C: {error}");
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// The certificate written in its private directory.
+struct Certificate {
+    /// The temporary folder.
+    parent: OutputDir,
+    /// The private directory's name in it.
+    dir: PathBuf,
+    path: PathBuf,
+}
+
+impl Certificate {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Removes the private directory and the certificate in it.
+    fn remove(self) -> Result<(), FileError> {
+        self.parent.remove_all(&self.dir)
+    }
+}
+
+/// Writes `pem` as `certificate.pem` in a new private directory of the temporary folder.
+fn write_certificate(pem: &str) -> Result<Certificate, FileError> {
+    let parent = OutputDir::open(std::env::temp_dir())?;
+    let private = parent.create_private("fake-marketplace-")?;
+    let name = "certificate.pem";
+    let dir = PathBuf::from(private.path().file_name().unwrap_or_default());
+    if let Err(error) = private.write(name, pem) {
+        let _ = parent.remove_all(&dir);
+        return Err(error);
+    }
+    Ok(Certificate {
+        path: private.path().join(name),
+        parent,
+        dir,
+    })
+}
+
+/// Ctrl-C, listened for from now on.
+#[cfg(unix)]
+fn interrupted() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        interrupt.recv().await;
+    })
+}
+
+/// Ctrl-C, listened for from the first wait.
+#[cfg(not(unix))]
+fn interrupted() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
