@@ -13,7 +13,7 @@ use crate::envelope::{Envelope, decode};
 use crate::error::{Error, TimeoutLimit};
 use crate::error_body::{Structure, token_pairs};
 use crate::hooks::{OutgoingRequest, ReceivedResponse};
-use crate::oauth::{AccessToken, RequestToken, Verifier};
+use crate::oauth::{AccessToken, MAX_TOKEN_BYTES, RequestToken, Verifier};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::query::Query;
 use crate::recording::{Exchange, Recorder};
@@ -47,8 +47,10 @@ pub struct ClientBuilder {
 impl ClientBuilder {
     /// Uses this `reqwest::Client` (for proxies, pool settings, …) instead of a new one. Its own
     /// timeouts apply in addition to [`Self::timeout`]. Start from
-    /// [`http_client_builder`](crate::http_client_builder): it has this build's TLS and follows
-    /// no redirects.
+    /// [`http_client_builder`](crate::http_client_builder): it has this build's TLS, follows
+    /// no redirects and takes no proxy from the environment. A proxy it is given carries
+    /// plain-HTTP requests whole: such an answer is refused with [`Error::Intermediary`] when
+    /// the base URL's host is an IP literal, and cannot be noticed for a name.
     ///
     /// **Build it with `.redirect(reqwest::redirect::Policy::none())`.** The client never
     /// follows a redirect: a 3xx answer is an [`Error::Redirect`]. But an HTTP client that
@@ -154,9 +156,11 @@ impl ClientBuilder {
         self.on_response(move |response| recorder.record(Exchange::from_response(response)))
     }
 
-    /// Lets the OAuth endpoints use plain HTTP when the base URL is a loopback address, for a
-    /// local test server. The reference requires HTTPS for them; without this, or for any other
-    /// host, plain HTTP is refused before a request is sent.
+    /// Lets the OAuth endpoints use plain HTTP when the base URL's host is a loopback address
+    /// written as an IP literal (`127.0.0.1`, `[::1]`; not a name such as `localhost`, which a
+    /// resolver may send anywhere), for a local test server. The reference requires HTTPS for
+    /// them; without this, or for any other host, plain HTTP is refused before a request is
+    /// sent.
     pub fn allow_plain_http_oauth_on_loopback(mut self) -> Self {
         self.settings.allow_plain_http_oauth = true;
         self
@@ -653,14 +657,20 @@ impl TokenForm {
             .pairs
             .iter()
             .position(|(n, v)| n == name && !v.is_empty());
+        let refuse = |message: String| Error::Decode {
+            method,
+            path: name.to_owned(),
+            message,
+            excerpt: excerpt(&self.kept),
+        };
         match index {
+            // A value a sane service could mean: see MAX_TOKEN_BYTES.
+            Some(index) if self.pairs[index].1.len() > MAX_TOKEN_BYTES => Err(refuse(format!(
+                "the answer's {name} is {} bytes long, over the {MAX_TOKEN_BYTES} a token may be",
+                self.pairs[index].1.len()
+            ))),
             Some(index) => Ok(self.pairs.swap_remove(index).1),
-            None => Err(Error::Decode {
-                method,
-                path: name.to_owned(),
-                message: format!("the answer has no {name}"),
-                excerpt: excerpt(&self.kept),
-            }),
+            None => Err(refuse(format!("the answer has no {name}"))),
         }
     }
 }

@@ -246,6 +246,7 @@ mod generated;
 mod api_failure;
 mod build_error;
 mod client;
+mod clock;
 mod envelope;
 mod error;
 mod error_body;
