@@ -169,18 +169,50 @@ fn headers_lose_credentials_and_secrets() {
 }
 
 #[test]
-fn urls_lose_passwords_and_oauth_values() {
+fn urls_lose_user_info_and_oauth_values() {
     let scrubber = Scrubber::new(KnownSecrets::new("c0nsumer", ""));
     assert_eq!(
         scrubber.url(
-            "https://user:pw@evil.example/cb?oauth_token=t&oauth_verifier=v&keep=1&k=c0nsumer"
+            "https://user:pw@evil.example/cb?oauth_token=t&oauth_verifier=v&keep=1&k=c0nsumer#f"
         ),
-        "https://user:[redacted]@evil.example/cb?oauth_token=[redacted]&oauth_verifier=[redacted]&keep=1&k=[redacted]"
+        "https://[redacted]:[redacted]@evil.example/cb?oauth_token=[redacted]&oauth_verifier=[redacted]&keep=1&k=[redacted]#f"
     );
-    assert_eq!(
-        scrubber.url("/relative?password=x"),
-        "/relative?password=[redacted]"
-    );
+    // Not a URL: what could be user info, query or fragment goes.
+    assert_eq!(scrubber.url("/relative?password=x"), "/relative?[redacted]");
+}
+
+#[test]
+fn configured_urls_lose_user_info_every_query_value_and_the_fragment() {
+    let scrubber = Scrubber::new(KnownSecrets::new("c0nsumer", ""));
+    for (given, shown) in [
+        (
+            "https://ghp_t0ken@host.example/api?api_key=k3y&x=#frag",
+            "https://[redacted]@host.example/api?api_key=[redacted]&x=#[redacted]",
+        ),
+        (
+            "http://us%40er:p%3Ass@[::1]:8080/",
+            "http://[redacted]:[redacted]@[::1]:8080/",
+        ),
+        // Not URLs: a parser may still read user info in them.
+        ("https://user:hunter2@ho st/", "https://[redacted]@ho st/"),
+        (
+            "https:user:hunter2@host:99999",
+            "https:[redacted]@host:99999",
+        ),
+        (
+            "HTTPS:\\\\user:hunter2@host:x",
+            "HTTPS:\\\\[redacted]@host:x",
+        ),
+        (
+            "https://user:hun?ter#2@host:x/",
+            "https://[redacted]@host:x/",
+        ),
+        ("user:hunter2@host:x", "[redacted]@host:x"),
+        ("https://host:x/?api_key=k3y", "https://host:x/?[redacted]"),
+        ("https://host:x/#k3y", "https://host:x/#[redacted]"),
+    ] {
+        assert_eq!(scrubber.configured_url(given), shown, "{given}");
+    }
 }
 
 #[test]
