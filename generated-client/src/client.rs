@@ -20,7 +20,7 @@ use crate::query::Query;
 use crate::recording::{Exchange, Recorder};
 use crate::response::ResponseMeta;
 use crate::scrub::{KnownSecrets, Scrubber};
-use crate::secret::ConsumerCredentials;
+use crate::secret::{ConsumerCredentials, MIN_ECHOED_CREDENTIAL};
 use crate::service::Service;
 use crate::tls;
 use crate::transport::{Call, INLINE_BYTES, Response, Settings, Transport, within};
@@ -284,7 +284,9 @@ impl ClientBuilder {
 }
 
 /// `given` as a base URL: an http or https URL that can be a base, without user info (it
-/// would travel with every request and show wherever the URL is printed), query or fragment.
+/// would travel with every request and show wherever the URL is printed; nor an `@` anywhere,
+/// which a reader takes for the end of user info wherever a parser puts it), query or
+/// fragment.
 /// A refusal shows the URL as [`Scrubber::configured_url`] leaves it, and no part of it that
 /// could hold a credential.
 fn checked_base_url(given: &str, scrubber: &Scrubber<'_>) -> Result<Url, String> {
@@ -297,10 +299,12 @@ fn checked_base_url(given: &str, scrubber: &Scrubber<'_>) -> Result<Url, String>
             shown()
         ));
     }
-    if !url.username().is_empty() || url.password().is_some() {
+    // Any `@` is user info to a reader, wherever a parser puts it (`https://us/er:pw@host`
+    // has the host `us` and a path; `https://us?er:pw@host` a query).
+    if !url.username().is_empty() || url.password().is_some() || given.contains('@') {
         return Err(format!(
-            "base URL {:?} must not carry a user name or password (the client signs with \
-             OAuth; credentials in a URL would be sent and shown with every call)",
+            "base URL {:?} must not carry a user name or password, nor an `@` (the client \
+             signs with OAuth; credentials in a URL would be sent and shown with every call)",
             shown()
         ));
     }
@@ -350,6 +354,10 @@ impl Client {
         let callback = callback
             .map(|callback| normalized_callback(METHOD, callback))
             .transpose()?;
+        let app_credentials = callback
+            .as_deref()
+            .map(callback_credentials)
+            .unwrap_or_default();
         let call = Call {
             method: METHOD,
             http_method: reqwest::Method::POST,
@@ -360,6 +368,7 @@ impl Client {
             callback: callback.as_deref(),
             verifier: None,
             oauth_endpoint: true,
+            app_credentials: &app_credentials,
         };
         let response = self.transport.send(&call, &CallOptions::default()).await?;
         let scrubber = self.transport.scrubber(&call, &response);
@@ -426,6 +435,7 @@ impl Client {
             callback: None,
             verifier: Some(verifier.as_str()),
             oauth_endpoint: true,
+            app_credentials: &[],
         };
         let granted_at = self.transport.now();
         let response = self.transport.send(&call, &CallOptions::default()).await?;
@@ -544,6 +554,7 @@ impl Session {
             callback: None,
             verifier: None,
             oauth_endpoint: true,
+            app_credentials: &[],
         };
         let response = self.transport.send(&call, &CallOptions::default()).await?;
         // The reference does not show revokeToken's body: any success status will do, unless
@@ -619,6 +630,7 @@ impl Session {
             callback: None,
             verifier: None,
             oauth_endpoint: false,
+            app_credentials: &[],
         };
         let response = self.transport.send(&call, options).await?;
         let scrubber = self.transport.scrubber(&call, &response);
@@ -773,9 +785,9 @@ fn token_response(
 
 /// The `oauth_callback` to sign and send: `oob` as is; any other value must be an absolute URI
 /// without control characters or surrounding white space (which parsing would silently drop,
-/// so the value signed would not be the one checked) and without user info (the service hands
-/// the callback to the user's browser), and is sent as the parsed URI writes it. A refusal
-/// shows the callback without user info, query values or fragment.
+/// so the value signed would not be the one checked) and without user info or any `@` (the
+/// service hands the callback to the user's browser), and is sent as the parsed URI writes it.
+/// A refusal shows the callback without user info, query values or fragment.
 fn normalized_callback(method: &'static str, callback: &str) -> Result<String, Error> {
     let shown = || Scrubber::structural().configured_url(callback);
     let refuse = |reason: String| Error::InvalidArgument {
@@ -802,14 +814,36 @@ fn normalized_callback(method: &'static str, callback: &str) -> Result<String, E
     }
     let url = Url::parse(callback)
         .map_err(|error| refuse(format!("{:?} is not an absolute URI: {error}", shown())))?;
-    if !url.username().is_empty() || url.password().is_some() {
+    // Any `@` is user info to a reader, wherever a parser puts it; data writes it `%40`.
+    if !url.username().is_empty() || url.password().is_some() || callback.contains('@') {
         return Err(refuse(format!(
-            "{:?} carries a user name or password; the service would hand them to the \
-             user's browser",
+            "{:?} carries a user name or password, or an `@` (write `%40` for one in data); \
+             the service would hand them to the user's browser",
             shown()
         )));
     }
     Ok(url.into())
+}
+
+/// What of a callback the app sends is a secret of the call that sends it (the service could
+/// echo it back): its query values (an app's `state`) and its fragment, those long enough to
+/// be looked for (`secret::MIN_ECHOED_CREDENTIAL`).
+fn callback_credentials(callback: &str) -> Vec<String> {
+    let Ok(url) = Url::parse(callback) else {
+        return Vec::new();
+    };
+    // Each value decoded and as written (the service may echo either).
+    let written = url
+        .query()
+        .into_iter()
+        .flat_map(|query| query.split('&'))
+        .filter_map(|pair| pair.split_once('=').map(|(_, value)| value.to_owned()));
+    url.query_pairs()
+        .map(|(_, value)| value.into_owned())
+        .chain(written)
+        .chain(url.fragment().map(str::to_owned))
+        .filter(|value| value.len() >= MIN_ECHOED_CREDENTIAL)
+        .collect()
 }
 
 #[cfg(test)]

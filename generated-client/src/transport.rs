@@ -102,6 +102,8 @@ pub(crate) struct Call<'a> {
     pub(crate) verifier: Option<&'a str>,
     /// OAuth endpoints must use HTTPS.
     pub(crate) oauth_endpoint: bool,
+    /// Credentials the app handed the call besides its headers (a callback's query values).
+    pub(crate) app_credentials: &'a [String],
 }
 
 /// A response that arrived whole, from the URL it was sent to.
@@ -442,7 +444,8 @@ impl Transport {
         };
         let headers = self.extra_headers(call, url, options, progress.attempt);
         // The credentials the app put in them are this attempt's secrets too.
-        let app_credentials = headers.as_ref().map(credential_values).unwrap_or_default();
+        let mut app_credentials = call.app_credentials.to_vec();
+        app_credentials.extend(headers.as_ref().map(credential_values).unwrap_or_default());
         // Everything this attempt hands on (hooks, errors, traces) goes through it.
         let scrubber = self.scrubber_of(
             self.known(call)

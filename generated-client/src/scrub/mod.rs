@@ -291,17 +291,14 @@ impl<'a> Scrubber<'a> {
         };
         // A URL without an authority (`user:pw@host` reads as the scheme `user`) has no user
         // info to a parser, but may have to a reader: it is cleaned as text that is no URL.
+        // So is one with an `@` anywhere: a reader takes what comes before it for user info,
+        // wherever a parser puts it (`https://us/er:pw@host` has the host `us` and a path,
+        // `https://us?er:pw@host` a query).
         let mut url = match url::Url::parse(text) {
-            Ok(url) if !url.cannot_be_a_base() => url,
+            Ok(url) if !url.cannot_be_a_base() && !text.contains('@') => url,
             _ => return self.text(&url_parts_removed(text)).into_owned(),
         };
-        // Both fail only for URLs that cannot have credentials, which have none to remove.
-        if !url.username().is_empty() {
-            let _ = url.set_username(REDACTED);
-        }
-        if url.password().is_some() {
-            let _ = url.set_password(Some(REDACTED));
-        }
+        // No user info here: it needs an `@`.
         if url.query().is_some() {
             let pairs: Vec<(String, String)> = url
                 .query_pairs()
@@ -477,12 +474,13 @@ pub fn redact<'t>(text: &'t str, secrets: &[&crate::Secret]) -> Cow<'t, str> {
     Scrubber::structural().remembering(&registry).text(text)
 }
 
-/// Text that does not parse as a URL, without what could be its user info, query or
-/// fragment: everything from the start (after an `http://` or `https://`, slashes either way)
-/// to the last `@` anywhere in it becomes `[redacted]@` (a URL parser may read user info where
-/// a reader sees none: `https:user:pw@host`, `https:\\user:pw@host`, a password holding `/`,
-/// `?` or `#`), and whatever follows the first `?` or `#` after that becomes `[redacted]`. It
-/// removes too much from some texts, never too little.
+/// Text that is not a URL to trust the parse of (not one, no authority, or an `@` anywhere),
+/// without what could be its user info, query, fragment or parameters: everything from the
+/// start (after an `http:` or `https:` and its slashes, either way) to the last `@` anywhere
+/// in it becomes `[redacted]` (a parser may read a host, a path or a query where a reader sees
+/// user info: `https:user:pw@host`, `https://us/er:pw@host`, a password holding `?` or `#`),
+/// and whatever follows the first `?`, `#`, `&`, `=` or `;` after that becomes `[redacted]`.
+/// It removes too much from some texts, never too little.
 fn url_parts_removed(text: &str) -> String {
     let scheme = ["https:", "http:"]
         .into_iter()
@@ -506,7 +504,7 @@ fn url_parts_removed(text: &str) -> String {
         }
         None => rest,
     };
-    match rest.find(['?', '#']) {
+    match rest.find(['?', '#', '&', '=', ';']) {
         Some(at) => {
             out.push_str(&rest[..=at]);
             out.push_str(REDACTED);
