@@ -1,7 +1,7 @@
 //! The canary suite: no secret leaves the process, in any channel.
 //!
 //! Each case generates a client's secrets (consumer secret, request and access token secrets,
-//! verifier) and canaries (values only a hostile server knows, which it sends under
+//! verifier, an API key a request hook adds and a cookie a call sets) and canaries (values only a hostile server knows, which it sends under
 //! secret-named names), then plays a hostile service on a scripted stub: every answer of the
 //! whole flow (request token, callback, access token, a data call, a paged stream,
 //! revocation) embeds them in random places, encodings, name spellings and body shapes (JSON

@@ -196,7 +196,39 @@ struct Canaries {
     proxy_password: String,
     /// What only the service knows, under a secret-named name.
     server: String,
+    /// The name the app sends its key under, in any case.
+    key_header: String,
     shape: UrlShape,
+}
+
+/// Names of headers that carry a key or a token, as services spell them.
+const KEY_HEADERS: [&str; 10] = [
+    "x-api-key",
+    "X-Auth-Token",
+    "Private-Token",
+    "x-goog-api-key",
+    "X-Session-Id",
+    "x-csrf-token",
+    "Ocp-Apim-Subscription-Key",
+    "x-amz-security-token",
+    "api_secret",
+    "X-Access-Token",
+];
+
+/// One of [`KEY_HEADERS`], each letter's case by the seed's bits.
+fn key_header() -> impl Strategy<Value = String> {
+    (prop::sample::select(KEY_HEADERS.to_vec()), any::<u64>()).prop_map(|(name, seed)| {
+        name.chars()
+            .enumerate()
+            .map(|(i, c)| {
+                if (seed >> (i % 64)) & 1 == 1 {
+                    c.to_ascii_uppercase()
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
+            .collect()
+    })
 }
 
 fn canaries() -> impl Strategy<Value = Canaries> {
@@ -225,7 +257,7 @@ fn canaries() -> impl Strategy<Value = Canaries> {
             canary("Prx", &HEADER_MIDDLES),
             canary("Srv", &HEADER_MIDDLES),
         ),
-        url_shape(),
+        (url_shape(), key_header()),
     )
         .prop_map(
             |(
@@ -233,7 +265,7 @@ fn canaries() -> impl Strategy<Value = Canaries> {
                 (consumer_secret, access_secret, request_secret, verifier),
                 (api_key, bearer, cookie, marked),
                 (basic_user, basic_password, proxy_password, server),
-                shape,
+                (shape, key_header),
             )| Canaries {
                 user,
                 password,
@@ -251,6 +283,7 @@ fn canaries() -> impl Strategy<Value = Canaries> {
                 basic_password,
                 proxy_password,
                 server,
+                key_header,
                 shape,
             },
         )
@@ -336,7 +369,10 @@ impl Canaries {
                 HeaderName::from_static("authorization"),
                 value(&format!("Bearer {}", self.bearer)),
             )
-            .header(HeaderName::from_static("x-api-key"), value(&self.api_key))
+            .header(
+                HeaderName::from_bytes(self.key_header.as_bytes()).unwrap(),
+                value(&self.api_key),
+            )
             .header(HeaderName::from_static("x-context"), marked)
             .header(
                 HeaderName::from_static("x-trace-id"),
