@@ -21,7 +21,7 @@ use crate::hooks::{Hooks, OutgoingRequest, ReceivedResponse};
 use crate::oauth::signature::{self, OAuthParams, PairsRequest, SigningKey};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::scrub::{Canceller, KnownSecrets, Scrubber, SecretRegistry};
-use crate::secret::ConsumerCredentials;
+use crate::secret::{ConsumerCredentials, credential_values, mark_credential_headers};
 use crate::service::Service;
 
 pub(crate) use crate::scrub::INLINE_BYTES;
@@ -99,6 +99,8 @@ pub(crate) struct Call<'a> {
     pub(crate) verifier: Option<&'a str>,
     /// OAuth endpoints must use HTTPS.
     pub(crate) oauth_endpoint: bool,
+    /// Credentials the app handed the call besides its headers (a callback's query values).
+    pub(crate) app_credentials: &'a [String],
 }
 
 /// A response that arrived whole, from the URL it was sent to.
@@ -113,6 +115,8 @@ pub(crate) struct Response {
     pub(crate) elapsed: Duration,
     /// The signature the attempt was sent with: a secret the answer may echo.
     pub(crate) signature: String,
+    /// The credentials the app sent in the attempt's headers: secrets the answer may echo.
+    pub(crate) app_credentials: Vec<String>,
     /// The call's progress when the answer arrived: its start, attempts and deadline.
     pub(crate) progress: Progress,
     /// The body cleaned of secrets, at most once (see [`Response::read`]).
@@ -126,6 +130,7 @@ impl Response {
         body: Bytes,
         progress: Progress,
         signature: String,
+        app_credentials: Vec<String>,
     ) -> Self {
         let content_type = headers
             .get(CONTENT_TYPE)
@@ -139,6 +144,7 @@ impl Response {
             attempts: progress.attempt,
             elapsed: progress.started.elapsed(),
             signature,
+            app_credentials,
             progress,
             read: OnceLock::new(),
         }
@@ -291,7 +297,11 @@ impl Transport {
     /// The scrubber of what `call` received in `response`: the call's secrets, the signature
     /// the answer's attempt was sent with, and the secrets the client remembers.
     pub(crate) fn scrubber<'a>(&'a self, call: &Call<'a>, response: &'a Response) -> Scrubber<'a> {
-        self.scrubber_of(self.known(call).with_signature(&response.signature))
+        self.scrubber_of(
+            self.known(call)
+                .with_signature(&response.signature)
+                .with_app_credentials(&response.app_credentials),
+        )
     }
 
     /// The scrubber of `known` and the secrets the client remembers: how every scrubber of a
@@ -426,10 +436,18 @@ impl Transport {
             Ok(signed) => signed,
             Err(error) => return Next::Done(Err(error)),
         };
+        let headers = self.extra_headers(call, url, options, progress.attempt);
+        // The credentials the app put in them are this attempt's secrets too.
+        let mut app_credentials = call.app_credentials.to_vec();
+        app_credentials.extend(headers.as_ref().map(credential_values).unwrap_or_default());
         // Everything this attempt hands on (hooks, errors, traces) goes through it.
-        let scrubber = self.scrubber_of(self.known(call).with_signature(&signature));
+        let scrubber = self.scrubber_of(
+            self.known(call)
+                .with_signature(&signature)
+                .with_app_credentials(&app_credentials),
+        );
         let mut request = self.http.request(call.http_method.clone(), url.clone());
-        if let Some(headers) = self.extra_headers(call, url, options, progress.attempt) {
+        if let Some(headers) = headers {
             request = request.headers(headers);
         }
         let started = Instant::now();
@@ -541,7 +559,14 @@ impl Transport {
             }
         }
         span.record("latency_ms", started.elapsed().as_millis() as u64);
-        let response = Response::new(status, headers, body.freeze(), progress, signature.clone());
+        let response = Response::new(
+            status,
+            headers,
+            body.freeze(),
+            progress,
+            signature.clone(),
+            app_credentials.clone(),
+        );
         // What will be read of the answer is cleaned now, under the attempt's limits: for the
         // hooks, and for an error or a token answer (never kept as sent).
         let read = exchange.is_some() || !response.is_success() || call.oauth_endpoint;
@@ -611,7 +636,9 @@ impl Transport {
         if hooks.is_empty() && options.headers.is_empty() {
             return None;
         }
+        // Credential headers are marked sensitive before every hook sees them (secret.rs).
         let mut headers = options.headers.clone();
+        mark_credential_headers(&mut headers);
         for hook in hooks {
             hook(&mut OutgoingRequest {
                 api_method: call.method,
@@ -620,6 +647,7 @@ impl Transport {
                 attempt,
                 headers: &mut headers,
             });
+            mark_credential_headers(&mut headers);
         }
         // The signature's header is the transport's alone.
         headers.remove(AUTHORIZATION);
@@ -959,6 +987,7 @@ mod tests {
             callback: None,
             verifier: None,
             oauth_endpoint: false,
+            app_credentials: &[],
         };
         for seconds in [0, -1, -86_400, Timestamp::MIN.as_second()] {
             let at = Timestamp::from_second(seconds).unwrap();

@@ -14,13 +14,29 @@ use super::{Action, FileError, OutputDir, Problem, Walk, fault, random_hex, spli
 
 /// Files to write and remove below an [`OutputDir`] as one change ([`OutputDir::stage`]):
 /// nothing happens until [`commit`](Self::commit), which either makes every change or none.
-#[derive(Debug)]
 pub struct FileSet<'a> {
     dir: &'a OutputDir,
     changes: Vec<Change>,
 }
 
-#[derive(Debug)]
+/// The paths and the size of each new file, never the contents (a file may hold anything).
+impl std::fmt::Debug for FileSet<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let changes = self.changes.iter().map(|change| match &change.contents {
+            Some(contents) => format!(
+                "write {} ({} bytes)",
+                change.relative.display(),
+                contents.len()
+            ),
+            None => format!("remove {}", change.relative.display()),
+        });
+        f.debug_struct("FileSet")
+            .field("dir", self.dir)
+            .field("changes", &changes.collect::<Vec<_>>())
+            .finish()
+    }
+}
+
 struct Change {
     relative: PathBuf,
     /// `None` removes the file.

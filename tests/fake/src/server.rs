@@ -68,7 +68,6 @@ pub const RECORD_DIR_VARIABLE: &str = "MARKETPLACE_FAKE_RECORD_DIR";
 /// It is stateful (issued tokens, nonces, the seeded [`World`]) and checks every OAuth
 /// signature with its own code. Dropping it stops the accept loop and closes every open
 /// connection.
-#[derive(Debug)]
 pub struct FakeMarketplace {
     app: Arc<App>,
     base_url: String,
@@ -79,8 +78,8 @@ pub struct FakeMarketplace {
 }
 
 /// Where the service sent the user's browser after the login form (see
-/// [`FakeMarketplace::authorize`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// [`FakeMarketplace::authorize`]). `Debug` shows no verifier.
+#[derive(Clone, PartialEq, Eq)]
 pub enum Authorization {
     /// Approved with a callback: the redirect target, carrying `oauth_token` and
     /// `oauth_verifier` in its query.
@@ -89,6 +88,30 @@ pub enum Authorization {
     Verifier(String),
     /// The user denied access; the callback was not used.
     Denied,
+}
+
+/// Where it listens and what it served: not the tokens and verifiers it issued, the demo
+/// application's secret or its HTTP clients.
+impl std::fmt::Debug for FakeMarketplace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FakeMarketplace")
+            .field("base_url", &self.base_url)
+            .field("requests_served", &self.requests_served())
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Authorization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Authorization::Callback(url) => f
+                .debug_tuple("Callback")
+                .field(&marketplace_client::redact(url.as_str(), &[]))
+                .finish(),
+            Authorization::Verifier(_) => f.debug_tuple("Verifier").field(&"[redacted]").finish(),
+            Authorization::Denied => f.write_str("Denied"),
+        }
+    }
 }
 
 impl FakeMarketplace {
