@@ -16,6 +16,7 @@ mod ident;
 #[path = "../../generated-client/src/input_file.rs"]
 mod input_file;
 pub mod ir;
+pub mod items;
 mod location;
 mod model;
 mod naming;

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use marketplace_codegen::text::escape_controls;
 
+use crate::judgement::{Checked, Judgement, JudgementError};
 use crate::{codegen, msrv, package, public_api, spec_audit, spec_diff, target_dir, wire_audit};
 
 const USAGE: &str = "usage: cargo xtask codegen [--check]
@@ -62,26 +63,29 @@ pub fn run(args: &[String], root: &Path, output: &mut Output<'_>) -> u8 {
                 Ok(())
             })
             .map_err(|error| error.to_string()),
-        ["codegen", "--check"] => codegen::check(root)
-            .map(|()| output.print(format!("{}\n", codegen::summary(root, &[]))))
-            .map_err(|error| error.to_string()),
+        ["codegen", "--check"] => {
+            let checked = codegen::check(root).map(|judged| Checked {
+                report: format!(
+                    "{}\ncodegen --check: {judged}\n",
+                    codegen::summary(root, &[])
+                ),
+                judged,
+            });
+            return judge(output, checked);
+        }
         ["spec-diff", rest @ ..] => {
-            return report(output, spec_diff::Options::parse(rest), |options| {
-                spec_diff::run(root, options).map(|outcome| (outcome.report, outcome.failed))
+            return with_options(output, spec_diff::Options::parse(rest), |options| {
+                spec_diff::run(root, options)
             });
         }
         ["spec-audit", rest @ ..] => {
-            return report(output, spec_audit::Options::parse(rest), |options| {
-                let outcome = spec_audit::run(root, options)?;
-                let failed = !outcome.findings.is_empty();
-                Ok::<_, spec_audit::SpecAuditError>((outcome.report, failed))
+            return with_options(output, spec_audit::Options::parse(rest), |options| {
+                spec_audit::run(root, options)
             });
         }
         ["wire-audit", rest @ ..] => {
-            return report(output, wire_audit::Options::parse(rest), |options| {
-                let outcome = wire_audit::run(root, options)?;
-                let failed = !outcome.audit.findings.is_empty();
-                Ok::<_, wire_audit::WireAuditError>((outcome.report, failed))
+            return with_options(output, wire_audit::Options::parse(rest), |options| {
+                wire_audit::run(root, options)
             });
         }
         ["public-api"] => public_api::update(root)
@@ -90,12 +94,7 @@ pub fn run(args: &[String], root: &Path, output: &mut Output<'_>) -> u8 {
                 changed => output.print(format!("updated {}\n", changed.join(", "))),
             })
             .map_err(|error| error.to_string()),
-        ["public-api", "--check"] => public_api::check(root)
-            .map(|semver| {
-                output.print("the public API is its snapshot\n");
-                output.print(semver);
-            })
-            .map_err(|error| error.to_string()),
+        ["public-api", "--check"] => return judge(output, public_api::check(root)),
         ["package"] => package::run(root).map_err(|error| error.to_string()),
         ["target-dir"] => target_dir::of_workspace(root)
             .map(|dir| output.print(format!("{}\n", dir.display())))
@@ -110,9 +109,7 @@ pub fn run(args: &[String], root: &Path, output: &mut Output<'_>) -> u8 {
                 })
                 .map(|dir| output.print(format!("{}\n", dir.display())))
         }
-        ["msrv"] => msrv::check(root)
-            .map(|report| output.print(report))
-            .map_err(|error| error.to_string()),
+        ["msrv"] => return judge(output, msrv::check(root)),
         ["help" | "--help" | "-h"] => {
             output.print(format!("{USAGE}\n"));
             Ok(())
@@ -131,29 +128,37 @@ pub fn run(args: &[String], root: &Path, output: &mut Output<'_>) -> u8 {
     }
 }
 
-/// Runs a command that reports: its options parsed, then its report printed. 1 when the
-/// command says it failed (findings, or breaking changes under `--fail-on`), 2 when it could
-/// not run or its arguments are wrong.
-fn report<O, E: Display>(
+/// Runs a judging command whose options are parsed first: 2 when they are wrong.
+fn with_options<O, J: Judgement, E: JudgementError>(
     output: &mut Output<'_>,
     options: Result<O, String>,
-    run: impl FnOnce(&O) -> Result<(String, bool), E>,
+    run: impl FnOnce(&O) -> Result<J, E>,
 ) -> u8 {
-    let options = match options {
-        Ok(options) => options,
+    match options {
+        Ok(options) => judge(output, run(&options)),
         Err(error) => {
             output.error(format!("error: {error}\n{USAGE}"));
-            return 2;
+            2
         }
-    };
-    match run(&options) {
-        Ok((report, failed)) => {
-            output.print(report);
-            u8::from(failed)
+    }
+}
+
+/// Prints a judgement: its report, and what it judged on standard error when the report (JSON,
+/// changelog entries) does not say it. 1 when it found something, 2 when it could not judge
+/// (nothing judged among the reasons: see [`crate::judgement`]).
+fn judge<J: Judgement, E: JudgementError>(output: &mut Output<'_>, result: Result<J, E>) -> u8 {
+    match result {
+        Ok(outcome) => {
+            output.print(outcome.report());
+            let judged = outcome.judged();
+            if !outcome.report().contains(&judged.to_string()) {
+                output.error(format!("{}: {judged}", judged.tally().command));
+            }
+            u8::from(outcome.failed())
         }
         Err(error) => {
             output.error(format!("error: {error}"));
-            2
+            if error.is_finding() { 1 } else { 2 }
         }
     }
 }

@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod codegen;
 pub mod git;
+pub mod judgement;
 pub mod msrv;
 pub mod package;
 pub mod public_api;

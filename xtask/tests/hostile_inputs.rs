@@ -105,16 +105,16 @@ fn nothing_to_audit_is_an_error_saying_what_was_looked_at() {
     fs::create_dir(&other_dir).unwrap();
     fs::write(other_dir.join("notes.txt"), "not a recording").unwrap();
     for (path, says) in [
-        (&empty_file, "(1 file, 2 lines)"),
-        (&empty_dir, "(a directory of 0 .jsonl files, 0 lines)"),
-        (&other_dir, "(a directory of 0 .jsonl files, 0 lines)"),
+        (&empty_file, "read 1 file, 0 exchanges; judged nothing"),
+        (&empty_dir, "(a directory of 0 .jsonl files); read 0 files"),
+        (&other_dir, "(a directory of 0 .jsonl files); read 0 files"),
     ] {
         let args: Vec<String> = ["wire-audit", path.to_str().unwrap()]
             .map(str::to_owned)
             .to_vec();
         let (code, _, err) = run_cli(&args, &codegen::workspace_root());
         assert_eq!(code, 2, "{err}");
-        assert!(err.contains("no exchange to audit"), "{err}");
+        assert!(err.contains("wire-audit: nothing to judge"), "{err}");
         assert!(err.contains(&path.display().to_string()), "{err}");
         assert!(err.contains(says), "{err}");
     }

@@ -89,7 +89,8 @@ fn changes_are_located_in_both_specs() {
             sources: &head_sources,
         },
     )
-    .unwrap();
+    .unwrap()
+    .changes;
     let change = &changes[0];
     assert_eq!(change.subject, "types.Timesheet.fields.hours");
     assert_eq!(
