@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use marketplace_codegen::{CodegenError, GeneratedFile, REGENERATE_COMMAND};
 
-use crate::judgement::{Count, Judged, JudgementError, NothingJudged, Tally};
+use crate::command_line::CommandError;
+use crate::judgement::{Count, Judged, NothingJudged, Tally};
 
 /// Where the spec is, relative to the workspace root.
 pub const SPEC_DIR: &str = "spec";
@@ -89,7 +90,7 @@ pub enum XtaskError {
     Nothing(#[from] NothingJudged),
 }
 
-impl JudgementError for XtaskError {
+impl CommandError for XtaskError {
     fn is_finding(&self) -> bool {
         match self {
             XtaskError::Stale(_) => true,

@@ -163,16 +163,8 @@ pub trait Judgement {
     fn failed(&self) -> bool;
 }
 
-/// What a judging command's error means for its exit code: `true` when it is what the
-/// command found (stale generated code, a moved API, a dependency too new: exit 1), `false`
-/// when the command could not judge (unreadable or invalid input, nothing judged: exit 2).
-pub trait JudgementError: fmt::Display {
-    /// Whether the error is a finding.
-    fn is_finding(&self) -> bool;
-}
-
-/// The outcome of a command whose findings are errors ([`JudgementError`]): its report and what it
-/// judged.
+/// The outcome of a command whose findings are errors
+/// ([`CommandError`](crate::command_line::CommandError)): its report and what it judged.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checked {
     /// The report.

@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod codegen;
+pub mod command_line;
 pub mod git;
 pub mod judgement;
 pub mod msrv;

@@ -14,7 +14,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use crate::judgement::{Checked, Count, JudgementError, NothingJudged, Tally};
+use crate::command_line::CommandError;
+use crate::judgement::{Checked, Count, NothingJudged, Tally};
 use crate::public_api::CRATES;
 
 /// The feature sets checked per crate: the default, then the default with each other TLS
@@ -51,7 +52,7 @@ pub enum MsrvError {
     },
 }
 
-impl JudgementError for MsrvError {
+impl CommandError for MsrvError {
     fn is_finding(&self) -> bool {
         match self {
             MsrvError::TooOld { .. } => true,

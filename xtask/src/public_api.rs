@@ -26,8 +26,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::command_line::CommandError;
 use crate::git::Git;
-use crate::judgement::{Checked, Count, JudgementError, NothingJudged, Tally};
+use crate::judgement::{Checked, Count, NothingJudged, Tally};
 
 /// The published crates: package name and folder.
 pub const CRATES: [(&str, &str); 2] = [
@@ -86,7 +87,7 @@ pub enum PublicApiError {
     Nothing(#[from] NothingJudged),
 }
 
-impl JudgementError for PublicApiError {
+impl CommandError for PublicApiError {
     fn is_finding(&self) -> bool {
         match self {
             PublicApiError::Stale(_) => true,

@@ -20,9 +20,8 @@ use marketplace_codegen::items::Items;
 use marketplace_codegen::{CodegenError, SpecErrors};
 
 use crate::codegen::SPEC_DIR;
-use crate::judgement::{
-    Count, Judged, Judgement, JudgementError, NothingJudged, Tally, item_counts,
-};
+use crate::command_line::{self, CommandError};
+use crate::judgement::{Count, Judged, Judgement, NothingJudged, Tally, item_counts};
 
 /// The reference as shared beside the workspace, relative to its root: the default.
 pub const SHARED_REFERENCE: &str = "../shared/marketplace-api.md";
@@ -45,27 +44,19 @@ pub fn default_reference(root: &Path) -> &'static str {
 }
 
 /// The command's options.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, clap::Args)]
 pub struct Options {
-    /// The reference; `None`: [`default_reference`].
+    /// The reference to audit against, relative to the current directory [default:
+    /// ../shared/marketplace-api.md beside the workspace, else its snapshot
+    /// spec/reference/marketplace-api.md]
+    #[arg(long, value_name = "PATH")]
     pub reference: Option<PathBuf>,
 }
 
 impl Options {
-    /// Parses `[--reference PATH]`.
+    /// Parses `[--reference PATH]`, as the command line does.
     pub fn parse(args: &[&str]) -> Result<Options, String> {
-        let mut options = Options { reference: None };
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            match *arg {
-                "--reference" => {
-                    let path = args.next().ok_or("--reference needs a value")?;
-                    options.reference = Some(PathBuf::from(path));
-                }
-                other => return Err(format!("unknown argument {other:?}")),
-            }
-        }
-        Ok(options)
+        command_line::parse("spec-audit", args)
     }
 }
 
@@ -112,7 +103,7 @@ pub enum SpecAuditError {
     Nothing(#[from] NothingJudged),
 }
 
-impl JudgementError for SpecAuditError {
+impl CommandError for SpecAuditError {
     fn is_finding(&self) -> bool {
         match self {
             SpecAuditError::Reference(_)

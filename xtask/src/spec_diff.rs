@@ -21,15 +21,15 @@ use marketplace_codegen::{SpecSource, ir::Api};
 use serde::Serialize;
 
 use crate::codegen::{GENERATED_DIR, SPEC_DIR};
+use crate::command_line::{self, CommandError};
 use crate::git::{Commit, Git, GitError};
-use crate::judgement::{
-    Count, Judged, Judgement, JudgementError, NothingJudged, Tally, item_counts,
-};
+use crate::judgement::{Count, Judged, Judgement, NothingJudged, Tally, item_counts};
 
 /// The report's format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// For a terminal.
+    #[default]
     Text,
     /// Ready to paste into a pull request.
     Markdown,
@@ -40,9 +40,11 @@ pub enum Format {
 }
 
 /// When the command fails.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum FailOn {
     /// Never (the default): the report is the product.
+    #[default]
+    #[value(name = "never")]
     Nothing,
     /// When any change breaks the wire or the Rust API.
     Breaking,
@@ -51,66 +53,27 @@ pub enum FailOn {
 }
 
 /// The command's options.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, clap::Args)]
 pub struct Options {
-    /// Base revision; `None`: the merge base of `HEAD` and `main`.
+    /// The base revision (a branch, tag or commit) [default: the merge base of HEAD and main]
+    #[arg(long, value_name = "REV")]
     pub base: Option<String>,
-    /// Head revision; `None`: the work tree.
+    /// The head revision [default: the work tree, uncommitted changes included]
+    #[arg(long, value_name = "REV")]
     pub head: Option<String>,
-    /// Report format.
+    /// The report's format
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t)]
     pub format: Format,
-    /// When to exit non-zero.
+    /// When to exit 1
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t)]
     pub fail_on: FailOn,
 }
 
 impl Options {
     /// Parses `[--base REV] [--head REV] [--format text|markdown|json|changelog]
-    /// [--fail-on breaking|any]`.
+    /// [--fail-on never|breaking|any]`, as the command line does.
     pub fn parse(args: &[&str]) -> Result<Options, String> {
-        let mut options = Options {
-            base: None,
-            head: None,
-            format: Format::Text,
-            fail_on: FailOn::Nothing,
-        };
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            let mut value = || {
-                args.next()
-                    .copied()
-                    .ok_or_else(|| format!("{arg} needs a value"))
-            };
-            match *arg {
-                "--base" => options.base = Some(value()?.to_owned()),
-                "--head" => options.head = Some(value()?.to_owned()),
-                "--format" => {
-                    options.format = match value()? {
-                        "text" => Format::Text,
-                        "markdown" => Format::Markdown,
-                        "json" => Format::Json,
-                        "changelog" => Format::Changelog,
-                        other => {
-                            return Err(format!(
-                                "unknown format {other:?}: use text, markdown, json or changelog"
-                            ));
-                        }
-                    }
-                }
-                "--fail-on" => {
-                    options.fail_on = match value()? {
-                        "breaking" => FailOn::Breaking,
-                        "any" => FailOn::Any,
-                        other => {
-                            return Err(format!(
-                                "unknown --fail-on {other:?}: use breaking or any"
-                            ));
-                        }
-                    }
-                }
-                other => return Err(format!("unknown argument {other:?}")),
-            }
-        }
-        Ok(options)
+        command_line::parse("spec-diff", args)
     }
 }
 
@@ -167,7 +130,7 @@ pub enum SpecDiffError {
     Nothing(#[from] NothingJudged),
 }
 
-impl JudgementError for SpecDiffError {
+impl CommandError for SpecDiffError {
     fn is_finding(&self) -> bool {
         match self {
             SpecDiffError::Git(_)

@@ -24,57 +24,33 @@ use marketplace_codegen::wire_audit::{self, Audit, Failure, FindingKind, Observa
 use marketplace_codegen::{CodegenError, SpecErrors, SpecSource};
 
 use crate::codegen::SPEC_DIR;
-use crate::judgement::{Count, Judged, Judgement, JudgementError, NothingJudged, Tally};
+use crate::command_line::{self, CommandError};
+use crate::judgement::{Count, Judged, Judgement, NothingJudged, Tally};
 use crate::spec_diff;
 
 /// The command's options.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
 pub struct Options {
-    /// The recordings: files or directories.
+    /// The recordings: `.jsonl` files, or directories of them
+    #[arg(required = true, value_name = "RECORDING")]
     pub recordings: Vec<PathBuf>,
-    /// The spec directory, relative to the workspace root (default `spec`).
+    /// The spec directory, relative to the workspace root
+    #[arg(long, value_name = "DIR", default_value = SPEC_DIR)]
     pub spec: PathBuf,
-    /// Write the proposals into a copy of the spec and judge them with spec-diff.
+    /// Write the findings' proposals into a copy of the spec in memory, print it as a unified
+    /// diff and judge it with spec-diff
+    #[arg(long)]
     pub propose: bool,
-    /// Where to write the proposed copy of the spec files (implies `propose`).
+    /// As --propose, and write the proposed spec files into DIR
+    #[arg(long, value_name = "DIR")]
     pub propose_into: Option<PathBuf>,
 }
 
 impl Options {
-    /// Parses `[--spec DIR] [--propose] [--propose-into DIR] <recording>…`.
+    /// Parses `[--spec DIR] [--propose] [--propose-into DIR] <RECORDING>…`, as the command
+    /// line does.
     pub fn parse(args: &[&str]) -> Result<Options, String> {
-        let mut options = Options {
-            recordings: Vec::new(),
-            spec: PathBuf::from(SPEC_DIR),
-            propose: false,
-            propose_into: None,
-        };
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            let mut value = || {
-                args.next()
-                    .copied()
-                    .ok_or_else(|| format!("{arg} needs a value"))
-            };
-            match *arg {
-                "--spec" => options.spec = PathBuf::from(value()?),
-                "--propose" => options.propose = true,
-                "--propose-into" => {
-                    options.propose = true;
-                    options.propose_into = Some(PathBuf::from(value()?));
-                }
-                other if other.starts_with("--") => {
-                    return Err(format!("unknown argument {other:?}"));
-                }
-                path => options.recordings.push(PathBuf::from(path)),
-            }
-        }
-        if options.recordings.is_empty() {
-            return Err(
-                "wire-audit needs at least one recording (a .jsonl file or a directory)".into(),
-            );
-        }
-        Ok(options)
+        command_line::parse("wire-audit", args)
     }
 }
 
@@ -133,7 +109,7 @@ pub enum WireAuditError {
     },
 }
 
-impl JudgementError for WireAuditError {
+impl CommandError for WireAuditError {
     fn is_finding(&self) -> bool {
         match self {
             WireAuditError::Recording(_)
@@ -167,7 +143,7 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, WireAuditError> {
     let judged = tally(&options.recordings, recorded.len(), &audit, unaudited).verdict()?;
     let mut report = report(&audit, &judged);
     let mut proposed = None;
-    if options.propose {
+    if options.propose || options.propose_into.is_some() {
         let proposals: Vec<_> = audit
             .findings
             .iter()
@@ -427,7 +403,7 @@ fn proposal_report(
         );
         return Ok(out);
     }
-    let options = spec_diff::Options::parse(&[]).unwrap_or_else(|_| unreachable!());
+    let options = spec_diff::Options::default();
     let judged = spec_diff::compare(
         ("the spec", sources),
         ("the spec with the proposals", &proposed.sources),

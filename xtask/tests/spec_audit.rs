@@ -295,12 +295,14 @@ fn options_take_a_reference_path_and_nothing_else() {
             reference: Some(PathBuf::from("a.md"))
         })
     );
-    assert_eq!(
-        Options::parse(&["--reference"]),
-        Err("--reference needs a value".to_owned())
+    let missing = Options::parse(&["--reference"]).unwrap_err();
+    assert!(
+        missing.starts_with("error: a value is required for '--reference <PATH>'"),
+        "{missing}"
     );
-    assert_eq!(
-        Options::parse(&["--base", "main"]),
-        Err("unknown argument \"--base\"".to_owned())
+    let unknown = Options::parse(&["--base", "main"]).unwrap_err();
+    assert!(
+        unknown.starts_with("error: unexpected argument '--base'"),
+        "{unknown}"
     );
 }

@@ -354,4 +354,9 @@ fn options_are_checked() {
         (options.format, options.fail_on),
         (Format::Json, FailOn::Breaking)
     );
+    assert_eq!(Options::parse(&[]), Ok(Options::default()));
+    assert_eq!(
+        Options::parse(&["--fail-on", "never"]).map(|options| options.fail_on),
+        Ok(FailOn::Nothing)
+    );
 }
