@@ -169,7 +169,7 @@ impl<'w> Output<'w> {
 pub fn run<I, T>(args: I, root: &Path, output: &mut Output<'_>) -> u8
 where
     I: IntoIterator<Item = T>,
-    T: Into<OsString> + Clone,
+    T: Into<OsString>,
 {
     let program = std::iter::once(OsString::from("cargo xtask"));
     let parsed = command()
