@@ -19,6 +19,7 @@ mod input_file;
 #[cfg(test)]
 use marketplace_client::files;
 pub mod ir;
+pub mod items;
 mod location;
 mod model;
 mod naming;

@@ -15,6 +15,7 @@ use marketplace_client::recording::{self, Recorder, Rotation};
 use marketplace_tests::fake::replay::NO_RECORDING_CODE;
 use marketplace_tests::fake::{FakeMarketplace, Fault, Latency, Replay, ReplayError, Spellings};
 use marketplace_tests::workroom_reading::{WorkroomReading, read_workroom};
+use proptest::prelude::*;
 
 /// The committed recording (written by `examples/record.rs`).
 fn committed() -> PathBuf {
@@ -307,4 +308,125 @@ async fn a_recording_made_by_a_fake_replays_as_one_made_by_a_client() {
         recorded
     );
     fake.check_replay().unwrap();
+}
+
+/// A recorded exchange the replay leaves to the fake: an OAuth endpoint's, or a refusal of a
+/// request outside the API.
+fn left_to_the_fake(oauth: bool) -> String {
+    let (method, note) = if oauth {
+        ("oauth/getRequestToken", None)
+    } else {
+        ("pay/getInvoice", Some("outside the API: POST"))
+    };
+    let mut exchange = recording::Exchange::new(recording::Side::Server, method, 200);
+    exchange.note = note.map(str::to_owned);
+    exchange.to_line()
+}
+
+/// A recorded answer of `pay/getInvoice?id={id}`.
+fn data_exchange(id: u64) -> String {
+    let mut exchange = recording::Exchange::new(recording::Side::Server, "pay/getInvoice", 404);
+    exchange.params = [("id".to_owned(), id.to_string())].into();
+    exchange.body = Some(r#"{"rcode":0,"errors":[{"code":"E_VALIDATION_INVALID_ID"}]}"#.into());
+    exchange.to_line()
+}
+
+/// `lines` written into `files` recordings (round robin) under `dir`.
+fn write_lines(dir: &Path, lines: &[String], files: usize) -> Vec<PathBuf> {
+    let out = marketplace_client::files::OutputDir::create(dir).unwrap();
+    (0..files)
+        .map(|file| {
+            let path = dir.join(format!("r{file}.jsonl"));
+            let text: String = lines
+                .iter()
+                .skip(file)
+                .step_by(files)
+                .map(|line| format!("{line}\n"))
+                .collect();
+            out.write(format!("r{file}.jsonl"), text).unwrap();
+            path
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    /// Recordings without a single data exchange (OAuth exchanges, refusals of requests
+    /// outside the API, blank lines): refused when read, naming every file and how many
+    /// exchanges they held.
+    #[test]
+    fn recordings_with_nothing_to_replay_are_refused_naming_what_was_read(
+        kinds in prop::collection::vec(0..3usize, 0..10),
+        files in 1..4usize,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let lines: Vec<String> = kinds
+            .iter()
+            .map(|kind| match kind {
+                0 => left_to_the_fake(true),
+                1 => left_to_the_fake(false),
+                _ => "  ".to_owned(),
+            })
+            .collect();
+        let paths = write_lines(dir.path(), &lines, files);
+        let error = Replay::from_files(&paths).unwrap_err();
+        let exchanges_read = kinds.iter().filter(|kind| **kind < 2).count();
+        let ReplayError::Empty { read, exchanges } = &error else {
+            panic!("not refused as empty: {error}");
+        };
+        prop_assert_eq!(*exchanges, exchanges_read);
+        prop_assert_eq!(read.len(), files);
+        for path in &paths {
+            prop_assert!(error.to_string().contains(&path.display().to_string()), "{}", error);
+        }
+    }
+
+    /// The replay loads every data exchange among the rest, answers every request that comes
+    /// from them and says so; when none came, it replayed nothing: an error.
+    #[test]
+    fn the_replay_counts_what_it_loaded_and_answered(
+        noise in prop::collection::vec(any::<bool>(), 0..6),
+        data in 1..6u64,
+        asked in 0..6u64,
+    ) {
+        let asked = asked.min(data);
+        let dir = tempfile::tempdir().unwrap();
+        let mut lines: Vec<String> = noise.iter().map(|oauth| left_to_the_fake(*oauth)).collect();
+        lines.extend((0..data).map(|at| data_exchange(9000 + at)));
+        let paths = write_lines(dir.path(), &lines, 2);
+        let replay = Replay::from_files(&paths).unwrap();
+        prop_assert_eq!(replay.len(), data as usize);
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let checked = runtime.block_on(async {
+            let fake = FakeMarketplace::start().await.unwrap();
+            fake.replay(replay);
+            let client = fake.world().hourly_workroom().client;
+            let session = fake.session(client).unwrap();
+            for at in 0..asked {
+                // The recorded answer is an error answer: the replay answered it.
+                let error = session.get_invoice(9000 + at).send().await.unwrap_err();
+                assert_eq!(error.code().map(|code| code.as_str()), Some("E_VALIDATION_INVALID_ID"));
+            }
+            fake.check_replay()
+        });
+        match checked {
+            Ok(count) => {
+                prop_assert!(asked > 0);
+                prop_assert_eq!(
+                    (count.loaded, count.requests, count.answered),
+                    (data as usize, asked as usize, asked as usize)
+                );
+                prop_assert_eq!(
+                    count.to_string(),
+                    format!("answered {asked} of {asked} request(s) from {data} recorded exchange(s)")
+                );
+            }
+            Err(ReplayError::NothingAnswered { loaded }) => {
+                prop_assert_eq!(asked, 0);
+                prop_assert_eq!(loaded, data as usize);
+            }
+            Err(other) => prop_assert!(false, "{}", other),
+        }
+    }
 }

@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 
 use marketplace_codegen::{CodegenError, GeneratedFile, REGENERATE_COMMAND};
 
+use crate::command_line::CommandError;
+use crate::judgement::{Count, Judged, NothingJudged, Tally};
+
 /// Where the spec is, relative to the workspace root.
 pub const SPEC_DIR: &str = "spec";
 /// Where the generated module is, relative to the workspace root.
@@ -87,6 +90,21 @@ pub enum XtaskError {
     /// `--check` found differences.
     #[error("{0}")]
     Stale(String),
+    /// `--check` had nothing to compare.
+    #[error(transparent)]
+    Nothing(#[from] NothingJudged),
+}
+
+impl CommandError for XtaskError {
+    fn is_finding(&self) -> bool {
+        match self {
+            XtaskError::Stale(_) => true,
+            XtaskError::Codegen(_)
+            | XtaskError::Io { .. }
+            | XtaskError::Write(_)
+            | XtaskError::Nothing(_) => false,
+        }
+    }
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> XtaskError {
@@ -96,6 +114,22 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> XtaskError {
 
 /// Generates from the spec under `root` and compares with the generated folder.
 pub fn plan(root: &Path) -> Result<Vec<Change>, XtaskError> {
+    compare(root).map(|compared| compared.changes)
+}
+
+/// What [`plan`] compared, and how it differs.
+struct Compared {
+    changes: Vec<Change>,
+    /// The spec files read.
+    spec_files: usize,
+    /// The generated files compared with the ones on disk.
+    files: usize,
+    /// Whether `spec/README.md`'s generated part was compared (a README without the markers
+    /// is not).
+    readme: bool,
+}
+
+fn compare(root: &Path) -> Result<Compared, XtaskError> {
     let sources = marketplace_codegen::load_spec_dir(&root.join(SPEC_DIR), SPEC_DIR)?;
     let generated = marketplace_codegen::generate_everything(&sources)?;
     let mut changes = diff_against_disk(&root.join(GENERATED_DIR), &generated.client)?;
@@ -107,8 +141,14 @@ pub fn plan(root: &Path) -> Result<Vec<Change>, XtaskError> {
         &root.join(marketplace_codegen::OPENAPI_DIR),
         std::slice::from_ref(&generated.openapi),
     )?);
-    changes.extend(readme_change(&root.join(SPEC_README))?);
-    Ok(changes)
+    let (readme, change) = readme_change(&root.join(SPEC_README))?;
+    changes.extend(change);
+    Ok(Compared {
+        changes,
+        spec_files: sources.len(),
+        files: generated.client.len() + 2,
+        readme,
+    })
 }
 
 /// The largest committed file compared (a generated file, `spec/README.md`): far above
@@ -127,20 +167,22 @@ fn read_committed(path: &Path, within: &Path) -> Result<Option<String>, XtaskErr
     }
 }
 
-/// The README with its generated part written afresh, when that differs from the file (a
-/// README without the markers is left alone).
-fn readme_change(path: &Path) -> Result<Option<Change>, XtaskError> {
+/// Whether the README has a generated part, and the README with that part written afresh
+/// when it differs from the file (a README without the markers is left alone).
+fn readme_change(path: &Path) -> Result<(bool, Option<Change>), XtaskError> {
     let within = path.parent().unwrap_or(path);
     let Some(old) = read_committed(path, within)? else {
-        return Ok(None);
+        return Ok((false, None));
     };
-    Ok(marketplace_codegen::docs::with_spec_reference(&old)
-        .filter(|new| *new != old)
-        .map(|new| Change::Update {
-            path: path.to_path_buf(),
-            old,
-            new,
-        }))
+    let Some(new) = marketplace_codegen::docs::with_spec_reference(&old) else {
+        return Ok((false, None));
+    };
+    let change = (new != old).then(|| Change::Update {
+        path: path.to_path_buf(),
+        old,
+        new,
+    });
+    Ok((true, change))
 }
 
 fn diff_against_disk(dir: &Path, files: &[GeneratedFile]) -> Result<Vec<Change>, XtaskError> {
@@ -242,11 +284,33 @@ pub fn unified_diff(root: &Path, changes: &[Change]) -> String {
     out
 }
 
-/// `--check`: `Ok` when the generated folder is exactly what the spec produces.
-pub fn check(root: &Path) -> Result<(), XtaskError> {
-    let changes = plan(root)?;
+/// `--check`: what was compared, when the generated folder is exactly what the spec
+/// produces; nothing compared is [`XtaskError::Nothing`].
+pub fn check(root: &Path) -> Result<Judged, XtaskError> {
+    let compared = compare(root)?;
+    let judged = Tally {
+        command: "codegen --check",
+        looked_at: format!(
+            "{SPEC_DIR}/, {GENERATED_DIR}, {} and {SPEC_README}",
+            marketplace_codegen::FAKE_SHAPES_DIR
+        ),
+        read: vec![Count::new(compared.spec_files, "spec file")],
+        judged: vec![
+            Count::new(compared.files, "generated file"),
+            Count::irregular(
+                usize::from(compared.readme),
+                &format!("generated part of {SPEC_README}"),
+                &format!("generated parts of {SPEC_README}"),
+            ),
+        ],
+        over: Some(format!("against what {SPEC_DIR}/ generates")),
+        left_out: Vec::new(),
+        remedy: "run it in the workspace, whose spec/ generates the client",
+    }
+    .verdict()?;
+    let changes = compared.changes;
     if changes.is_empty() {
-        return Ok(());
+        return Ok(judged);
     }
     let files: Vec<String> = changes
         .iter()

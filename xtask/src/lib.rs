@@ -2,7 +2,9 @@
 
 pub mod cli;
 pub mod codegen;
+pub mod command_line;
 pub mod git;
+pub mod judgement;
 pub mod msrv;
 pub mod openapi;
 pub mod package;

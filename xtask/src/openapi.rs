@@ -18,6 +18,7 @@ use marketplace_client::files::{FileError, OutputDir};
 use marketplace_codegen::{OPENAPI_DIR, OPENAPI_FILE};
 
 use crate::codegen::{self, Change, XtaskError};
+use crate::command_line::CommandError;
 use crate::target_dir;
 
 /// The command that writes the export alone.
@@ -58,6 +59,18 @@ pub enum OpenApiError {
         /// Its status and output, or why it did not start.
         detail: String,
     },
+}
+
+impl CommandError for OpenApiError {
+    fn is_finding(&self) -> bool {
+        match self {
+            OpenApiError::Codegen(error) => error.is_finding(),
+            OpenApiError::TargetDir(_)
+            | OpenApiError::Io { .. }
+            | OpenApiError::File(_)
+            | OpenApiError::Tool { .. } => false,
+        }
+    }
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> OpenApiError {

@@ -20,6 +20,7 @@ use std::process::Command;
 
 use marketplace_client::files::{FileError, OutputDir};
 
+use crate::command_line::CommandError;
 use crate::public_api::CRATES;
 
 /// The app, relative to the workspace root.
@@ -53,6 +54,16 @@ pub enum PackageError {
         /// The cause.
         source: std::io::Error,
     },
+}
+
+impl CommandError for PackageError {
+    fn is_finding(&self) -> bool {
+        match self {
+            // The dry run refused a crate, or the app's build or tests failed.
+            PackageError::Command { .. } => true,
+            PackageError::TargetDir(_) | PackageError::Io { .. } => false,
+        }
+    }
 }
 
 /// Packages and verifies the published crates, then tests the app against the packages.

@@ -12,6 +12,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::command_line::CommandError;
+
 /// Why the target directory could not be found.
 #[derive(Debug, thiserror::Error)]
 pub enum TargetDirError {
@@ -57,6 +59,12 @@ pub enum TargetDirError {
 /// `cargo` from the `PATH`.
 pub fn cargo() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"))
+}
+
+impl CommandError for TargetDirError {
+    fn is_finding(&self) -> bool {
+        false
+    }
 }
 
 /// The target directory of the workspace at `root`, as cargo run in `root` uses it.

@@ -111,16 +111,16 @@ fn nothing_to_audit_is_an_error_saying_what_was_looked_at() {
     let other_dir = dir.path().join("other");
     out.write("other/notes.txt", "not a recording").unwrap();
     for (path, says) in [
-        (&empty_file, "(1 file, 2 lines)"),
-        (&empty_dir, "(a directory of 0 .jsonl files, 0 lines)"),
-        (&other_dir, "(a directory of 0 .jsonl files, 0 lines)"),
+        (&empty_file, "read 1 file, 0 exchanges; judged nothing"),
+        (&empty_dir, "(a directory of 0 .jsonl files); read 0 files"),
+        (&other_dir, "(a directory of 0 .jsonl files); read 0 files"),
     ] {
         let args: Vec<String> = ["wire-audit", path.to_str().unwrap()]
             .map(str::to_owned)
             .to_vec();
         let (code, _, err) = run_cli(&args, &codegen::workspace_root());
         assert_eq!(code, 2, "{err}");
-        assert!(err.contains("no exchange to audit"), "{err}");
+        assert!(err.contains("wire-audit: nothing to judge"), "{err}");
         assert!(err.contains(&path.display().to_string()), "{err}");
         assert!(err.contains(says), "{err}");
     }
@@ -219,10 +219,11 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
 
-    /// Untrusted text with control characters, through each command's report or error: none
-    /// reaches the output.
+    /// Untrusted text with control characters (ESC sequences, CR, C1, bidirectional-text
+    /// controls), through each command's report or error, and as arguments through clap's
+    /// errors (unknown commands, options and values): none reaches the output.
     #[test]
-    fn no_control_character_reaches_the_output(text in "[a-z]{0,3}[\\x01-\\x08\\x0b-\\x1f\\x7f\\u{80}-\\u{9f}\\u{202e}][a-z\\x1b\\r]{0,6}") {
+    fn no_control_character_reaches_the_output(text in "[a-z]{0,3}(\\x1b\\[[0-9;]{0,4}[a-zA-Z]|[\\x01-\\x08\\x0b-\\x1f\\x7f\\u{80}-\\u{9f}\\u{200e}\\u{202a}-\\u{202e}\\u{2066}-\\u{2069}])[a-z\\x1b\\r\\u{2067}]{0,6}") {
         let scratch = repo(&format!("subject {text}"));
         let root = scratch.root.clone();
         let recording = scratch.path("hostile.jsonl");
@@ -235,17 +236,36 @@ proptest! {
             vec!["spec-audit".into(), "--reference".into(), text.clone()],
             vec!["wire-audit".into(), recording.display().to_string()],
             vec!["wire-audit".into(), text.clone()],
+            vec!["target-dir".into(), "--manifest-path".into(), text.clone()],
             vec!["codegen".into(), "--check".into()],
         ];
-        for (i, args) in runs.iter().enumerate() {
+        // Arguments clap refuses, quoting them in its error (escaped on the way out).
+        let refused: Vec<Vec<String>> = vec![
+            vec![text.clone()],
+            vec![format!("spec-dif{text}")],
+            vec![format!("--{text}")],
+            vec!["help".into(), text.clone()],
+            vec!["spec-diff".into(), format!("--{text}")],
+            vec!["spec-diff".into(), "--format".into(), text.clone()],
+            vec!["spec-diff".into(), "--fail-on".into(), text.clone()],
+            vec!["wire-audit".into(), format!("--propose{text}"), recording.display().to_string()],
+            vec!["codegen".into(), text.clone()],
+        ];
+        let shown = marketplace_codegen::text::escape_controls(&text).into_owned();
+        for (i, args) in runs.iter().chain(&refused).enumerate() {
             if i == runs.len() - 1 {
                 // A spec file whose name holds the text.
                 scratch.write(&hostile_name, "doc: x\n");
             }
-            let (_, out, err) = run_cli(args, &root);
+            let (code, out, err) = run_cli(args, &root);
             for printed in [&out, &err] {
                 let control = printed.chars().find(|c| marketplace_codegen::text::is_control(*c));
                 prop_assert!(control.is_none(), "{args:?} printed {control:?}: {printed}");
+            }
+            if i >= runs.len() {
+                prop_assert_eq!(code, 2, "{:?}: {}", args, err);
+                prop_assert!(out.is_empty(), "{:?}: {}", args, out);
+                prop_assert!(err.contains(&shown), "{:?}: {} in {}", args, shown, err);
             }
         }
     }

@@ -90,7 +90,8 @@ fn changes_are_located_in_both_specs() {
             sources: &head_sources,
         },
     )
-    .unwrap();
+    .unwrap()
+    .changes;
     let change = &changes[0];
     assert_eq!(change.subject, "types.Timesheet.fields.hours");
     assert_eq!(
@@ -356,5 +357,10 @@ fn options_are_checked() {
     assert_eq!(
         (options.format, options.fail_on),
         (Format::Json, FailOn::Breaking)
+    );
+    assert_eq!(Options::parse(&[]), Ok(Options::default()));
+    assert_eq!(
+        Options::parse(&["--fail-on", "never"]).map(|options| options.fail_on),
+        Ok(FailOn::Nothing)
     );
 }

@@ -35,6 +35,7 @@ use serde::Serialize;
 
 use crate::emit::{EmitError, generate};
 use crate::ir::Api;
+use crate::items::Items;
 use crate::spec_source::SpecSource;
 use context::Context;
 
@@ -150,15 +151,41 @@ pub struct Change {
     pub broken_items: Vec<String>,
 }
 
+/// What [`diff`] found, and what it compared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diff {
+    /// Every change, rule by rule in [`RULES`] order, each rule in spec order.
+    pub changes: Vec<Change>,
+    /// The items of the base spec.
+    pub base: Items,
+    /// The items of the head spec.
+    pub head: Items,
+}
+
+impl Diff {
+    /// The items compared: those of either side, by name. Nothing when a side describes
+    /// nothing: there is nothing to compare the other side with.
+    pub fn compared(&self) -> Items {
+        if self.base.is_empty() || self.head.is_empty() {
+            return Items::default();
+        }
+        self.base.union(&self.head)
+    }
+}
+
 /// Every change from `base` to `head`, rule by rule in [`RULES`] order, each rule in spec
-/// order. Generates both crates in memory for the Rust model; fails only when the generator
-/// emits invalid Rust (a generator bug).
-pub fn diff(base: Side<'_>, head: Side<'_>) -> Result<Vec<Change>, EmitError> {
+/// order, with the items of each side. Generates both crates in memory for the Rust model;
+/// fails only when the generator emits invalid Rust (a generator bug).
+pub fn diff(base: Side<'_>, head: Side<'_>) -> Result<Diff, EmitError> {
     let base_rust = rust_api::RustApi::from_files(&generate(base.api)?)?;
     let head_rust = rust_api::RustApi::from_files(&generate(head.api)?)?;
     let mut cx = Context::new(base, head, &base_rust, &head_rust);
     for (_, check) in rules::CHECKS {
         check(&mut cx);
     }
-    Ok(cx.into_changes())
+    Ok(Diff {
+        changes: cx.into_changes(),
+        base: Items::of(base.api),
+        head: Items::of(head.api),
+    })
 }

@@ -48,7 +48,8 @@
 //! signs in through the fake's own OAuth flow and reads what the service really sent. A request
 //! no recording matches fails with the nearest recorded request and what differs;
 //! [`FakeMarketplace::check_replay`] says whether every request matched and, for a
-//! [strict](Replay::strict) replay, every recording was used (see [`replay`]):
+//! [strict](Replay::strict) replay, every recording was used, and how many requests the
+//! recordings answered (none is an error: nothing replayed is not a pass; see [`replay`]):
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -125,7 +126,7 @@ pub use credentials::DemoCredentials;
 pub use error::FakeError;
 pub use error_shape::{ErrorShape, ServiceError};
 pub use faults::{Fault, Faults};
-pub use replay::{Latency, Replay, ReplayError};
+pub use replay::{Latency, Replay, ReplayCount, ReplayError};
 pub use server::{Authorization, FakeMarketplace, RECORD_DIR_VARIABLE};
 pub use spelling::{SPELLING_SEED_VARIABLE, Spellings};
 pub use world::{User, Workroom, World};

@@ -12,6 +12,10 @@
 //! [`FakeMarketplace::check_replay`] fails with it; in strict mode it also fails on recordings
 //! never used.
 //!
+//! Nothing replayed is not a pass: recordings without a single data exchange are refused when
+//! read, and [`FakeMarketplace::check_replay`] fails when no data request came; otherwise it
+//! says how many exchanges were loaded and how many requests they answered ([`ReplayCount`]).
+//!
 //! What the recording cannot carry is not replayed: an answer the recorder kept without its body
 //! (a client that did not read it, a connection reset injected as a fault) comes back with an
 //! empty body, and the exchanges of the OAuth endpoints are left out (the fake runs the flow).
@@ -58,7 +62,8 @@ pub enum Latency {
 /// let client = fake.client()?;
 /// let session = fake.sign_in(&client, "dana.whitfield").await?; // the fake's own OAuth flow
 /// let sheets = session.get_timesheets_for_bid(310001).items().collect_all().await?;
-/// fake.check_replay()?; // every request matched, and (strict) every recording was used
+/// let count = fake.check_replay()?; // every request matched, and (strict) every recording was used
+/// assert!(count.answered > 0); // so it is: check_replay fails when nothing was replayed
 /// # Ok(())
 /// # }
 /// ```
@@ -98,15 +103,17 @@ impl Replay {
     ) -> Result<Replay, ReplayError> {
         let mut entries = Vec::new();
         let mut read = Vec::new();
+        let mut exchanges = 0;
         for path in paths {
             let path = path.as_ref();
             read.push(path.display().to_string());
             for recorded in recording::read(path)? {
+                exchanges += 1;
                 let origin = format!("{}:{}", recorded.file.display(), recorded.line);
                 entries.extend(Entry::new(origin, recorded.exchange)?);
             }
         }
-        Replay::new(entries, read)
+        Replay::new(entries, read, exchanges)
     }
 
     /// Exchanges in memory, in order (named `exchange 1`, `exchange 2`, … in messages).
@@ -119,15 +126,21 @@ impl Replay {
         exchanges: impl IntoIterator<Item = Exchange>,
     ) -> Result<Replay, ReplayError> {
         let mut entries = Vec::new();
+        let mut read = 0;
         for (index, exchange) in exchanges.into_iter().enumerate() {
+            read += 1;
             entries.extend(Entry::new(format!("exchange {}", index + 1), exchange)?);
         }
-        Replay::new(entries, Vec::new())
+        Replay::new(entries, Vec::new(), read)
     }
 
-    fn new(entries: Vec<Entry>, read: Vec<String>) -> Result<Replay, ReplayError> {
+    fn new(
+        entries: Vec<Entry>,
+        read: Vec<String>,
+        exchanges: usize,
+    ) -> Result<Replay, ReplayError> {
         if entries.is_empty() {
-            return Err(ReplayError::Empty { read });
+            return Err(ReplayError::Empty { read, exchanges });
         }
         Ok(Replay {
             entries,
@@ -287,10 +300,26 @@ pub enum ReplayError {
         what: String,
     },
     /// The recordings hold no exchange of a data method.
-    #[error("no data exchange to replay in {}", if read.is_empty() { "the exchanges given".to_owned() } else { read.join(", ") })]
+    #[error(
+        "no data exchange to replay in {}: {exchanges} exchange(s) read, {} (nothing replayed \
+         is not a pass: record the data calls the test makes)",
+        if read.is_empty() { "the exchanges given".to_owned() } else { read.join(", ") },
+        if *exchanges == 0 { "none at all" } else { "all of them the OAuth endpoints' or refusals of requests outside the API, which the fake answers itself" }
+    )]
     Empty {
         /// The files read.
         read: Vec<String>,
+        /// The exchanges they held (none a data exchange).
+        exchanges: usize,
+    },
+    /// No data request came while replaying: nothing was replayed.
+    #[error(
+        "the replay answered no request: {loaded} recorded data exchange(s) loaded, but no data \
+         request came (nothing replayed is not a pass)"
+    )]
+    NothingAnswered {
+        /// The data exchanges loaded.
+        loaded: usize,
     },
     /// Requests no recording matched, each with the nearest recorded request.
     #[error("{} request(s) matched no recording:\n{}", misses.len(), misses.join("\n"))]
@@ -309,12 +338,37 @@ pub enum ReplayError {
     NotReplaying,
 }
 
-/// A replay in progress: the recordings and which ones answered.
+/// What a replay did: the recorded exchanges it loaded, and the requests it answered from
+/// them ([`FakeMarketplace::check_replay`](crate::FakeMarketplace::check_replay)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReplayCount {
+    /// The data exchanges loaded from the recordings.
+    pub loaded: usize,
+    /// The data requests that came.
+    pub requests: usize,
+    /// The requests answered from a recording.
+    pub answered: usize,
+}
+
+/// `answered 6 of 6 requests from 8 recorded exchanges`.
+impl std::fmt::Display for ReplayCount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "answered {} of {} request(s) from {} recorded exchange(s)",
+            self.answered, self.requests, self.loaded
+        )
+    }
+}
+
+/// A replay in progress: the recordings, which ones answered, and how many requests came.
 #[derive(Debug)]
 pub(crate) struct Player {
     replay: Replay,
     used: Vec<bool>,
     misses: Vec<String>,
+    requests: usize,
 }
 
 /// What the player answers a request with.
@@ -349,12 +403,14 @@ impl Player {
             used: vec![false; replay.entries.len()],
             replay,
             misses: Vec::new(),
+            requests: 0,
         }
     }
 
     /// The answer to `method` with `params` (OAuth values already left out): the first unused
     /// recording of the same request, else the last used one, else a miss.
     pub(crate) fn answer(&mut self, method: &str, params: &BTreeMap<String, String>) -> Answer {
+        self.requests += 1;
         let same = |entry: &&Entry| entry.method == method && entry.params == *params;
         let unused = self
             .replay
@@ -390,11 +446,22 @@ impl Player {
         Answer::Missing(message)
     }
 
-    /// `Ok` when every request matched and, in strict mode, every recording was used.
-    pub(crate) fn check(&self) -> Result<(), ReplayError> {
+    /// What was replayed, when every request matched, at least one came and, in strict mode,
+    /// every recording was used.
+    pub(crate) fn check(&self) -> Result<ReplayCount, ReplayError> {
         if !self.misses.is_empty() {
             return Err(ReplayError::Unmatched {
                 misses: self.misses.clone(),
+            });
+        }
+        let count = ReplayCount {
+            loaded: self.replay.entries.len(),
+            requests: self.requests,
+            answered: self.requests - self.misses.len(),
+        };
+        if count.answered == 0 {
+            return Err(ReplayError::NothingAnswered {
+                loaded: count.loaded,
             });
         }
         if self.replay.strict {
@@ -410,7 +477,7 @@ impl Player {
                 return Err(ReplayError::Unused { unused });
             }
         }
-        Ok(())
+        Ok(count)
     }
 }
 
@@ -508,11 +575,43 @@ mod tests {
     }
 
     #[test]
-    fn oauth_exchanges_are_left_to_the_fake_and_bad_statuses_refused() {
+    fn the_check_counts_what_was_loaded_and_answered_and_nothing_answered_fails() {
+        let replay = Replay::from_exchanges([
+            exchange("pay/getInvoice", &[("id", "9003")], 200),
+            exchange("oauth/getRequestToken", &[], 200),
+            exchange("pay/getPayment", &[("id", "7001")], 200),
+        ])
+        .unwrap();
+        let mut player = Player::new(replay);
         assert!(matches!(
-            Replay::from_exchanges([exchange("oauth/getRequestToken", &[], 200)]),
-            Err(ReplayError::Empty { .. })
+            player.check(),
+            Err(ReplayError::NothingAnswered { loaded: 2 })
         ));
+        assert!(status(player.answer("pay/getInvoice", &params(&[("id", "9003")]))).is_ok());
+        assert!(status(player.answer("pay/getInvoice", &params(&[("id", "9003")]))).is_ok());
+        let count = player.check().unwrap();
+        assert_eq!((count.loaded, count.requests, count.answered), (2, 2, 2));
+        assert_eq!(
+            count.to_string(),
+            "answered 2 of 2 request(s) from 2 recorded exchange(s)"
+        );
+    }
+
+    #[test]
+    fn oauth_exchanges_are_left_to_the_fake_and_bad_statuses_refused() {
+        let error =
+            Replay::from_exchanges([exchange("oauth/getRequestToken", &[], 200)]).unwrap_err();
+        assert!(
+            matches!(error, ReplayError::Empty { exchanges: 1, .. }),
+            "{error}"
+        );
+        assert!(
+            error.to_string().starts_with(
+                "no data exchange to replay in the exchanges given: 1 exchange(s) read, all of \
+                 them the OAuth endpoints'"
+            ),
+            "{error}"
+        );
         let error = Replay::from_exchanges([exchange("pay/getInvoice", &[], 1000)]).unwrap_err();
         assert_eq!(
             error.to_string(),

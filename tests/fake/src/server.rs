@@ -33,7 +33,7 @@ use crate::data::respond;
 use crate::error_shape::{ErrorShape, ServiceError};
 use crate::faults::{self, ConnectionKill, Faults};
 use crate::oauth;
-use crate::replay::{Answer, NO_RECORDING_CODE, Player, Replay, ReplayError};
+use crate::replay::{Answer, NO_RECORDING_CODE, Player, Replay, ReplayCount, ReplayError};
 use crate::spelling::{self, Spellings};
 use crate::tls;
 use crate::tokens::{Tokens, random_hex};
@@ -309,15 +309,17 @@ impl FakeMarketplace {
         *self.app.player() = Some(Player::new(replay));
     }
 
-    /// Whether the replay went as recorded: `Ok` when every data request matched a
-    /// recording and, for a [strict](Replay::strict) replay, every recording was used.
+    /// Whether the replay went as recorded: how many recorded exchanges it loaded and how
+    /// many requests it answered from them, when every data request matched a recording, at
+    /// least one came, and, for a [strict](Replay::strict) replay, every recording was used.
     ///
     /// # Errors
     ///
-    /// The requests that matched none (each with the nearest recording and what differs),
-    /// then the unused recordings of a strict replay; [`ReplayError::NotReplaying`] without a
-    /// replay.
-    pub fn check_replay(&self) -> Result<(), ReplayError> {
+    /// The requests that matched none (each with the nearest recording and what differs);
+    /// [`ReplayError::NothingAnswered`] when no data request came (nothing replayed is not a
+    /// pass); the unused recordings of a strict replay; [`ReplayError::NotReplaying`] without
+    /// a replay.
+    pub fn check_replay(&self) -> Result<ReplayCount, ReplayError> {
         self.app
             .player()
             .as_ref()
