@@ -703,6 +703,7 @@ fn constructors() -> BTreeMap<&'static str, Build> {
     ] {
         all.insert(fake_type, fake_flow);
     }
+    all.insert("marketplace_fake::replay::ReplayCount", replay_count);
     for fake_type in [
         "marketplace_fake::data::DataReply",
         "marketplace_fake::replay::Latency",
@@ -1232,6 +1233,38 @@ fn files(rig: &Rig, c: &Canaries, shown: &mut Shown) {
         shown.error("FileError", &error);
     }
     scratch.remove_all(&name).unwrap();
+}
+
+/// What a replay answered, counted (`check_replay`), on a fake of its own: a recording with
+/// canaries in its body, answered to a session of the test kit.
+fn replay_count(rig: &Rig, c: &Canaries, shown: &mut Shown) {
+    rig.runtime.block_on(async {
+        let fake = FakeMarketplace::start_plain_http().await.unwrap();
+        let mut exchange = Exchange::new(Side::Client, "pay/getInvoice", 401).with_body(
+            serde_json::json!({
+                "error": {"code": "E_VALIDATION_INVALID_ID", "message": c.server},
+                "client_secret": c.consumer_secret,
+            })
+            .to_string()
+            .as_bytes(),
+        );
+        exchange.params.insert("id".to_owned(), "9003".to_owned());
+        fake.replay(marketplace_fake::replay::Replay::from_exchanges([exchange]).unwrap());
+        let user = fake.world().users()[0].id;
+        let session = fake.session(user).unwrap();
+        let _ = session
+            .get_invoice(9003)
+            .customize(|_| c.options())
+            .send()
+            .await;
+        match fake.check_replay() {
+            Ok(count) => {
+                shown.debug("ReplayCount", &count);
+                shown.display("ReplayCount", &count);
+            }
+            Err(error) => panic!("the replay answered nothing: {error}"),
+        }
+    });
 }
 
 /// The fake's flow: its client signs in a user (the fake issues a token secret and a
