@@ -134,7 +134,17 @@ pub fn write_client(scratch: &Path, package: &str, variants: &[(String, Vec<Gene
             if file.path == "mod.rs" {
                 text.push_str(SESSION);
                 if let Some(module) = builder_module {
-                    text.push_str(&format!("\npub use {module}::client;\n"));
+                    // As `client`, or `client_`, … when a module of the spec has the name.
+                    let mut name = "client".to_owned();
+                    while files.iter().any(|f| f.path == format!("{name}.rs")) {
+                        name.push('_');
+                    }
+                    let rename = if name == "client" {
+                        String::new()
+                    } else {
+                        format!(" as {name}")
+                    };
+                    text.push_str(&format!("\npub use {module}::client{rename};\n"));
                 }
             }
             write(
@@ -203,7 +213,11 @@ fn own_client_builder(text: &str) -> String {
     text.lines()
         .map(|line| {
             if line == "impl Client {" {
-                "pub mod client {\n    use super::*;".to_owned()
+                // `Client` stays used, as by the `impl Client` it stands for; a spec file may
+                // be called `client` too.
+                "#[allow(clippy::module_inception)]\npub mod client {\n    use super::*;\n\n    \
+                 const _: Option<&Client> = None;"
+                    .to_owned()
             } else {
                 line.to_owned()
             }
