@@ -2167,11 +2167,8 @@ fn integer_slots(
 /// field of `data` whose Rust type in the OpenAPI export is an integer or an epoch.
 fn every_integer_slot() -> Vec<IntegerSlot> {
     let export: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../spec/openapi.json"
-        ))
-        .unwrap(),
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/openapi.json"))
+            .unwrap(),
     )
     .unwrap();
     let schemas = export["components"]["schemas"].as_object().unwrap();
@@ -2195,8 +2192,8 @@ fn every_integer_slot() -> Vec<IntegerSlot> {
         let stem = name.trim_end_matches(".json");
         let method = stem.split('-').next().unwrap().to_owned();
         let operation = &export["paths"][format!("/api/{method}")]["get"];
-        let data_schema = &operation["responses"]["200"]["content"]["application/json"]["schema"]
-            ["anyOf"][0]["properties"]["data"];
+        let data_schema = &operation["responses"]["200"]["content"]["application/json"]["schema"]["anyOf"]
+            [0]["properties"]["data"];
         assert!(data_schema.is_object(), "{name}: no schema for {method}");
         let body: serde_json::Value = serde_json::from_str(&fixture(&name)).unwrap();
         let mut found = vec![
@@ -2437,7 +2434,12 @@ fn every_integer_field_takes_a_whole_number_in_any_json_spelling_and_refuses_the
             check(slot, &text, Some(slot.value)).map_err(TestCaseError::fail)
         })
         .unwrap();
-    let refused = (0..slots.len(), 1_u8..=9, 0_usize..30, any::<prop::sample::Index>());
+    let refused = (
+        0..slots.len(),
+        1_u8..=9,
+        0_usize..30,
+        any::<prop::sample::Index>(),
+    );
     runner(2048)
         .run(&refused, |(at, digit, zeros, pick)| {
             let slot = &slots[at];

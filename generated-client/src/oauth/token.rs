@@ -208,21 +208,29 @@ mod tests {
         );
         // Surrounding white space is not counted: it is not part of the verifier.
         let padded = format!("  {}  ", "v".repeat(MAX_TOKEN_BYTES));
-        assert_eq!(Verifier::new(&padded).unwrap().as_str().len(), MAX_TOKEN_BYTES);
+        assert_eq!(
+            Verifier::new(&padded).unwrap().as_str().len(),
+            MAX_TOKEN_BYTES
+        );
         refusal(&"v".repeat(1 << 20));
     }
 
     #[test]
     fn control_and_bidi_characters_are_refused_wherever_they_are() {
-        for c in ['\0', '\u{7}', '\r', '\n', '\t', '\u{1b}', '\u{7f}', '\u{85}', '\u{9b}']
-            .into_iter()
-            .chain(['\u{061C}', '\u{200E}', '\u{200F}', '\u{2066}', '\u{2069}'])
-            .chain('\u{202A}'..='\u{202E}')
+        for c in [
+            '\0', '\u{7}', '\r', '\n', '\t', '\u{1b}', '\u{7f}', '\u{85}', '\u{9b}',
+        ]
+        .into_iter()
+        .chain(['\u{061C}', '\u{200E}', '\u{200F}', '\u{2066}', '\u{2069}'])
+        .chain('\u{202A}'..='\u{202E}')
         {
             let reason = refusal(&format!("abc{c}def"));
             assert_eq!(
                 reason,
-                format!("the verifier holds the control character U+{:04X} at byte 3", u32::from(c))
+                format!(
+                    "the verifier holds the control character U+{:04X} at byte 3",
+                    u32::from(c)
+                )
             );
         }
         // Printable text beyond ASCII is a verifier's own business.
@@ -237,8 +245,14 @@ mod tests {
         assert_eq!(saved, "\"abc\"");
         let restored: Verifier = serde_json::from_str(&saved).unwrap();
         assert_eq!(restored.as_str(), "abc");
-        for bad in ["\"\"".to_owned(), "\"a\\u0007b\"".to_owned(), format!("\"{}\"", "v".repeat(4097))] {
-            let error = serde_json::from_str::<Verifier>(&bad).unwrap_err().to_string();
+        for bad in [
+            "\"\"".to_owned(),
+            "\"a\\u0007b\"".to_owned(),
+            format!("\"{}\"", "v".repeat(4097)),
+        ] {
+            let error = serde_json::from_str::<Verifier>(&bad)
+                .unwrap_err()
+                .to_string();
             assert!(error.contains("oauth_verifier"), "{error}");
             assert!(!error.contains("vvvv"), "{error}");
         }
