@@ -834,12 +834,18 @@ fn retry_after(headers: &reqwest::header::HeaderMap, now: Timestamp) -> Option<D
     Some(Duration::try_from(at.duration_since(now)).unwrap_or(Duration::ZERO))
 }
 
-/// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).
+/// An HTTP date in any of the three forms RFC 9110 (section 5.6.7) requires a recipient to
+/// read: IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form
+/// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime's (`Sun Nov  6 08:49:37 1994`).
 pub(crate) fn http_date(value: &reqwest::header::HeaderValue) -> Option<Timestamp> {
-    let text = value.to_str().ok()?;
+    let text = value.to_str().ok()?.trim();
     jiff::fmt::rfc2822::DateTimeParser::new()
         .parse_timestamp(text)
         .ok()
+        .or_else(|| {
+            let at = httpdate::parse_http_date(text).ok()?;
+            Timestamp::try_from(at).ok()
+        })
 }
 
 #[cfg(test)]
@@ -892,6 +898,34 @@ mod tests {
             assert!(t.backoff(&retry, 1) <= Duration::from_millis(100));
             assert!(t.backoff(&retry, 2) <= Duration::from_millis(200));
             assert!(t.backoff(&retry, 10) <= Duration::from_millis(350));
+        }
+    }
+
+    #[test]
+    fn reads_http_dates_in_each_form_rfc_9110_requires() {
+        let at = Timestamp::from_second(784_111_777).unwrap();
+        for form in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+        ] {
+            assert_eq!(
+                http_date(&HeaderValue::from_static(form)),
+                Some(at),
+                "{form}"
+            );
+        }
+        for not_a_date in [
+            "",
+            "yesterday",
+            "06 Nov 1994",
+            "Sun, 06 Nov 1994 25:49:37 GMT",
+        ] {
+            assert_eq!(
+                http_date(&HeaderValue::from_static(not_a_date)),
+                None,
+                "{not_a_date}"
+            );
         }
     }
 

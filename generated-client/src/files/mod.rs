@@ -385,8 +385,20 @@ fn write_in(dir: &Dir, name: &OsStr, contents: &[u8], path: &Path) -> Result<(),
         .and_then(|()| temp.write_all(contents))
         .map_err(failed)?;
     fault::step()
-        .and_then(|()| temp.replace(name))
+        .and_then(|()| publish(temp, name))
         .map_err(|error| FileError::io(Action::Publish, path, error))
+}
+
+/// Puts a finished temporary file at `name`, its data on disk first (`fsync`): after a power
+/// cut the destination holds the old file or the new one whole, never an empty or short one
+/// (a rename can reach the disk before the data it names). The one way a file is published.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the one rename into place, after the data is synced"
+)]
+fn publish(temp: TempFile<'_>, name: &OsStr) -> std::io::Result<()> {
+    temp.as_file().sync_all()?;
+    temp.replace(name)
 }
 
 /// An error when a directory stands at `name` (renaming a file over it would fail anyway, but

@@ -72,7 +72,7 @@ impl<'d> PendingFile<'d> {
     pub fn publish(self) -> Result<(), FileError> {
         let PendingFile { temp, name, path } = self;
         fault::step()
-            .and_then(|()| temp.replace(&name))
+            .and_then(|()| super::publish(temp, &name))
             .map_err(|error| FileError::io(Action::Publish, &path, error))
     }
 }

@@ -228,7 +228,7 @@ fn place(
         });
         if let Some(temp) = temp {
             fault::step()
-                .and_then(|()| temp.replace(name))
+                .and_then(|()| super::publish(temp, name))
                 .map_err(failed)?;
             if let Some(last) = placed.last_mut() {
                 last.new_in_place = true;
