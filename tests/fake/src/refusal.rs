@@ -77,7 +77,12 @@ pub(crate) fn own_oauth_refusal(status: u16, body: &[u8]) -> Option<Refusal> {
         failure
             .code
             .iter()
-            .chain(failure.errors.iter().filter_map(|error| error.code.as_ref()))
+            .chain(
+                failure
+                    .errors
+                    .iter()
+                    .filter_map(|error| error.code.as_ref()),
+            )
             .map(|code| code.as_str())
             .find(|code| is_refusal_code(code))
             .map(str::to_owned)
@@ -115,34 +120,65 @@ mod tests {
     #[test]
     fn refusals_of_every_shape_and_status_are_told_with_their_code() {
         let nested = r#"{"rcode":0,"error":{"code":"E_API_AUTH_SIGNATURE_MISMATCH"}}"#;
-        assert_eq!(why(401, nested).as_deref(), Some("401 E_API_AUTH_SIGNATURE_MISMATCH"));
+        assert_eq!(
+            why(401, nested).as_deref(),
+            Some("401 E_API_AUTH_SIGNATURE_MISMATCH")
+        );
         assert_eq!(why(401, "").as_deref(), Some("401"));
         assert_eq!(why(407, "<html>proxy</html>").as_deref(), Some("407"));
         assert_eq!(
-            why(401, "oauth_problem=token_expired&oauth_problem_advice=sign+in").as_deref(),
+            why(
+                401,
+                "oauth_problem=token_expired&oauth_problem_advice=sign+in"
+            )
+            .as_deref(),
             Some("401 token_expired")
         );
         let in_data = r#"{"rcode":0,"data":{"code":"E_API_AUTH_SIGNATURE_MISMATCH"}}"#;
-        assert_eq!(why(200, in_data).as_deref(), Some("200 E_API_AUTH_SIGNATURE_MISMATCH"));
+        assert_eq!(
+            why(200, in_data).as_deref(),
+            Some("200 E_API_AUTH_SIGNATURE_MISMATCH")
+        );
         let listed_second = r#"{"errors":[{"code":"E_X"},"signature_invalid"]}"#;
-        assert_eq!(why(400, listed_second).as_deref(), Some("400 signature_invalid"));
+        assert_eq!(
+            why(400, listed_second).as_deref(),
+            Some("400 signature_invalid")
+        );
         let html = "<html><p>E_API_AUTH_SIGNATURE_MISMATCH: the signature differs</p></html>";
-        assert_eq!(why(403, html).as_deref(), Some("403 E_API_AUTH_SIGNATURE_MISMATCH"));
+        assert_eq!(
+            why(403, html).as_deref(),
+            Some("403 E_API_AUTH_SIGNATURE_MISMATCH")
+        );
         let page = "<html><p>oauth_problem=nonce_used</p></html>";
         assert_eq!(why(400, page).as_deref(), Some("400 nonce_used"));
-        assert_eq!(why(400, "signature_invalid").as_deref(), Some("400 signature_invalid"));
+        assert_eq!(
+            why(400, "signature_invalid").as_deref(),
+            Some("400 signature_invalid")
+        );
     }
 
     #[test]
     fn data_answers_are_not_refusals() {
         for (status, body) in [
-            (403, r#"{"rcode":0,"error":{"code":"E_API_NOT_AUTHORIZED"}}"#),
-            (403, r#"{"rcode":0,"error":{"code":"E_WORKROOM_BID_ACCESS"}}"#),
+            (
+                403,
+                r#"{"rcode":0,"error":{"code":"E_API_NOT_AUTHORIZED"}}"#,
+            ),
+            (
+                403,
+                r#"{"rcode":0,"error":{"code":"E_WORKROOM_BID_ACCESS"}}"#,
+            ),
             (403, ""),
-            (400, r#"{"rcode":0,"errors":[{"code":"E_VALIDATION_INVALID_ID"}]}"#),
+            (
+                400,
+                r#"{"rcode":0,"errors":[{"code":"E_VALIDATION_INVALID_ID"}]}"#,
+            ),
             (503, ""),
             (429, "slow down"),
-            (200, r#"{"rcode":1,"data":{"note":"the token expired yesterday"}}"#),
+            (
+                200,
+                r#"{"rcode":1,"data":{"note":"the token expired yesterday"}}"#,
+            ),
             // JSON is read by its structure only: a word in a value is not a code.
             (200, r#"{"rcode":1,"data":{"note":"token_expired"}}"#),
             (500, "<html>a token_expiredness page</html>"),
