@@ -503,7 +503,11 @@ fn verifier_in(request: &RequestToken, callback_url: &str) -> Result<Verifier, E
     // The one constructor of a verifier, whose bounds every verifier meets; its reasons never
     // show the verifier.
     Verifier::new(&verifier).map_err(|error| match error {
-        Error::InvalidArgument { reason, .. } => reject(format!("its oauth_verifier: {reason}")),
+        // No colon after the name: the scrubber reads a secret's name and then a colon as a
+        // secret's value, and the reason is no secret.
+        Error::InvalidArgument { reason, .. } => reject(format!(
+            "the oauth_verifier it carries is refused ({reason})"
+        )),
         other => other,
     })
 }
