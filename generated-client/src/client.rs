@@ -387,8 +387,13 @@ impl Client {
     }
 
     /// Step 2: where to send the user's browser to approve the request token.
+    ///
+    /// Over HTTPS, as every OAuth endpoint (the user signs in there): on a client whose base
+    /// URL is plain HTTP (which the reference allows for data methods), the same address over
+    /// HTTPS, unless the loopback opt-in
+    /// ([`ClientBuilder::allow_plain_http_oauth_on_loopback`]) applies to it.
     pub fn authorization_url(&self, request: &RequestToken) -> Url {
-        self.transport.url(
+        self.transport.oauth_url(
             self.service().oauth.authorize_path,
             &[("oauth_token", request.token.clone())],
         )

@@ -93,7 +93,8 @@ pub enum Error {
         /// Where the request went instead.
         peer: SocketAddr,
     },
-    /// The response body is larger than `ClientBuilder::max_response_bytes`; it was not read.
+    /// The response body is larger than `ClientBuilder::max_response_bytes`: refused at once
+    /// when its `Content-Length` says so, else read up to the limit and no further.
     #[error("{method}: the response is larger than the limit of {limit} bytes")]
     ResponseTooLarge {
         /// The API method.

@@ -748,11 +748,28 @@ impl Transport {
         ceiling.mul_f64(fraction)
     }
 
-    fn check_https(&self, method: &'static str, url: &Url) -> Result<(), Error> {
-        if url.scheme() == "https" || !self.settings.service.oauth.https_required {
-            return Ok(());
+    /// The URL of an OAuth page the user's browser opens (the authorization page): as
+    /// [`Transport::url`], over HTTPS whenever [`Transport::check_https`] would refuse plain
+    /// HTTP for it.
+    pub(crate) fn oauth_url(&self, path: &str, query: &[(&'static str, String)]) -> Url {
+        let mut url = self.url(path, query);
+        if !self.plain_http_allowed(&url) {
+            // http to https: both special schemes, which `set_scheme` never refuses.
+            let _ = url.set_scheme("https");
         }
-        if self.settings.allow_plain_http_oauth && is_loopback_literal(url) {
+        url
+    }
+
+    /// Whether an OAuth request may go to `url` as it is: HTTPS, a service that does not
+    /// require it, or the loopback opt-in for a loopback literal.
+    fn plain_http_allowed(&self, url: &Url) -> bool {
+        url.scheme() == "https"
+            || !self.settings.service.oauth.https_required
+            || (self.settings.allow_plain_http_oauth && is_loopback_literal(url))
+    }
+
+    fn check_https(&self, method: &'static str, url: &Url) -> Result<(), Error> {
+        if self.plain_http_allowed(url) {
             return Ok(());
         }
         Err(Error::Config {
@@ -844,7 +861,15 @@ pub(crate) fn http_date(value: &reqwest::header::HeaderValue) -> Option<Timestam
         .ok()
         .or_else(|| {
             let at = httpdate::parse_http_date(text).ok()?;
-            Timestamp::try_from(at).ok()
+            // A date jiff cannot hold (the last hours of 9999) is still a date: the latest
+            // instant it holds, which every bound (a wait, the clock) then judges as that far.
+            Some(
+                Timestamp::try_from(at).unwrap_or(if at > std::time::SystemTime::UNIX_EPOCH {
+                    Timestamp::MAX
+                } else {
+                    Timestamp::MIN
+                }),
+            )
         })
 }
 
@@ -925,6 +950,15 @@ mod tests {
                 http_date(&HeaderValue::from_static(not_a_date)),
                 None,
                 "{not_a_date}"
+            );
+        }
+        // Past the last instant jiff holds (about 9999-12-30 22:00 UTC), still a date: the
+        // latest one, which no bound mistakes for "unreadable" (a retry backed off from).
+        for form in ["Fri, 31 Dec 9999 23:59:59 GMT", "Fri Dec 31 23:59:59 9999"] {
+            let read = http_date(&HeaderValue::from_static(form));
+            assert!(
+                read.is_some_and(|at| at.as_second() > 253_402_000_000),
+                "{form}: {read:?}"
             );
         }
     }

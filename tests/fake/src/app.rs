@@ -23,6 +23,10 @@ use crate::world::World;
 /// The largest request body read.
 const MAX_BODY: usize = 64 * 1024;
 
+/// How long a request's body may take to arrive once its head is read: far beyond any client
+/// on loopback, and a client that declares a body and never sends it holds nothing longer.
+const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The state shared by every request.
 #[derive(Debug)]
 pub(crate) struct App {
@@ -97,22 +101,54 @@ pub(crate) struct ReadRequest {
 }
 
 impl ReadRequest {
-    /// Reads the request and its body (up to 64 KiB; 413 beyond).
+    /// Reads the request and its body (up to 64 KiB; 413 beyond, at once when the declared
+    /// `Content-Length` says so; 408 when the body has not come within [`BODY_TIMEOUT`]).
     pub(crate) async fn read(app: &App, request: Request) -> Result<ReadRequest, Response> {
         let (parts, body) = request.into_parts();
-        let Ok(body) = axum::body::to_bytes(body, MAX_BODY).await else {
+        let refuse = |status: u16, code: &str, message: &str, why: &'static str| {
             let refusal = app.error(ServiceError::new(
                 parts.uri.path().trim_start_matches('/'),
+                status,
+                code,
+                "request",
+                message,
+            ));
+            outside_the_api(refusal, why)
+        };
+        let too_large = || {
+            refuse(
                 413,
                 "E_API_REQUEST_TOO_LARGE",
-                "request",
                 "the request body is too large or could not be read",
-            ));
-            return Err(outside_the_api(
-                refusal,
                 "the request body is over the limit",
-            ));
+            )
         };
+        // Bounded before it is read: a declared length over the limit (or not a number) is
+        // refused without waiting for a byte of the body.
+        let declared = parts.headers.get(header::CONTENT_LENGTH).map(|value| {
+            value
+                .to_str()
+                .ok()
+                .and_then(|text| text.trim().parse::<u64>().ok())
+        });
+        if let Some(declared) = declared
+            && declared.is_none_or(|length| length > MAX_BODY as u64)
+        {
+            return Err(too_large());
+        }
+        let body =
+            match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY)).await {
+                Ok(Ok(body)) => body,
+                Ok(Err(_)) => return Err(too_large()),
+                Err(_) => {
+                    return Err(refuse(
+                        408,
+                        "E_API_REQUEST_TIMEOUT",
+                        "the request body did not arrive in time",
+                        "the request body did not arrive in time",
+                    ));
+                }
+            };
         let text = |name: header::HeaderName| {
             parts
                 .headers

@@ -61,7 +61,7 @@ impl ErrorShape {
 pub struct ServiceError {
     /// The method or endpoint, e.g. `pay/getTimesheet`, `oauth/getAccessToken`.
     pub api: String,
-    /// The HTTP status (400, 401, 403, 404, 413, 500).
+    /// The HTTP status (400, 401, 403, 404, 408, 413, 500).
     pub status: u16,
     /// The error code, e.g. `E_VALIDATION_INVALID_ID`.
     pub code: String,

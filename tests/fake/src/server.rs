@@ -54,6 +54,10 @@ const DATA_METHODS: [&str; 9] = [
 
 /// The longest a TLS handshake may take.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a connection may take to send a request's head (hyper's `header_read_timeout`).
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Pause after a failed `accept` so that a persistent error cannot spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
 /// The demo users' password.
@@ -643,7 +647,13 @@ where
         request.extensions_mut().insert(handle.clone());
         hyper::service::Service::call(&tower, request)
     });
-    let builder = auto::Builder::new(TokioExecutor::new());
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    // A request head that does not arrive within the bound (a client trickling it, or silent)
+    // ends the connection: the fake is bounded before it reads, as every service should be.
+    builder
+        .http1()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT);
     let connection = builder.serve_connection(TokioIo::new(io), service);
     tokio::select! {
         _ = connection => {}
