@@ -162,6 +162,9 @@ pub struct Generated {
     pub fake_shapes: GeneratedFile,
     /// The OpenAPI export, [`OPENAPI_FILE`] in [`OPENAPI_DIR`].
     pub openapi: GeneratedFile,
+    /// What the spec describes, from which all of it was generated: a `--check` against a
+    /// spec that describes nothing has judged nothing.
+    pub described: items::Items,
 }
 
 /// Resolves once and generates both outputs.
@@ -171,5 +174,6 @@ pub fn generate_everything(sources: &[SpecSource]) -> Result<Generated, CodegenE
         client: generate(&api)?,
         fake_shapes: fake_shapes(&api)?,
         openapi: openapi(&api)?,
+        described: items::Items::of(&api),
     })
 }

@@ -229,16 +229,17 @@ where
                 Ok(format!("{}\n", codegen::summary(root, &changes)))
             }),
         ),
-        Command::Openapi { check: true, .. } => act(
-            output,
-            openapi::check(root).map(|()| {
-                format!(
-                    "{}/{} is up to date with spec/\n",
+        Command::Openapi { check: true, .. } => {
+            let checked = openapi::check(root).map(|judged| Checked {
+                report: format!(
+                    "{}/{} is up to date with spec/\nopenapi --check: {judged}\n",
                     marketplace_codegen::OPENAPI_DIR,
                     marketplace_codegen::OPENAPI_FILE
-                )
-            }),
-        ),
+                ),
+                judged,
+            });
+            judge(output, checked)
+        }
         Command::Openapi {
             check: false,
             html: Some(dir),

@@ -127,6 +127,8 @@ struct Compared {
     /// Whether `spec/README.md`'s generated part was compared (a README without the markers
     /// is not).
     readme: bool,
+    /// How many items the spec describes (none: nothing was judged, whatever was compared).
+    described: usize,
 }
 
 fn compare(root: &Path) -> Result<Compared, XtaskError> {
@@ -148,6 +150,7 @@ fn compare(root: &Path) -> Result<Compared, XtaskError> {
         spec_files: sources.len(),
         files: generated.client.len() + 2,
         readme,
+        described: generated.described.len(),
     })
 }
 
@@ -288,14 +291,14 @@ pub fn unified_diff(root: &Path, changes: &[Change]) -> String {
 /// produces; nothing compared is [`XtaskError::Nothing`].
 pub fn check(root: &Path) -> Result<Judged, XtaskError> {
     let compared = compare(root)?;
-    let judged = Tally {
-        command: "codegen --check",
-        looked_at: format!(
+    let judged = tally(
+        "codegen --check",
+        format!(
             "{SPEC_DIR}/, {GENERATED_DIR}, {} and {SPEC_README}",
             marketplace_codegen::FAKE_SHAPES_DIR
         ),
-        read: vec![Count::new(compared.spec_files, "spec file")],
-        judged: vec![
+        &compared,
+        vec![
             Count::new(compared.files, "generated file"),
             Count::irregular(
                 usize::from(compared.readme),
@@ -303,11 +306,7 @@ pub fn check(root: &Path) -> Result<Judged, XtaskError> {
                 &format!("generated parts of {SPEC_README}"),
             ),
         ],
-        over: Some(format!("against what {SPEC_DIR}/ generates")),
-        left_out: Vec::new(),
-        remedy: "run it in the workspace, whose spec/ generates the client",
-    }
-    .verdict()?;
+    )?;
     let changes = compared.changes;
     if changes.is_empty() {
         return Ok(judged);
@@ -322,6 +321,69 @@ pub fn check(root: &Path) -> Result<Judged, XtaskError> {
     Err(XtaskError::Stale(format!(
         "the generated code is stale: these files differ from what {SPEC_DIR}/ produces:\n{}\n\n{}\nRun `{REGENERATE_COMMAND}` to update them.",
         files.join("\n"),
+        unified_diff(root, &changes)
+    )))
+}
+
+/// The tally of a `--check` (`codegen`'s, `openapi`'s): the spec files read and the items they
+/// describe; `files` judged only when the spec describes something, since files generated from
+/// a spec of nothing judge nothing however well they agree.
+fn tally(
+    command: &'static str,
+    looked_at: String,
+    compared: &Compared,
+    files: Vec<Count>,
+) -> Result<Judged, NothingJudged> {
+    Tally {
+        command,
+        looked_at,
+        read: vec![
+            Count::new(compared.spec_files, "spec file"),
+            Count::irregular(compared.described, "item described", "items described"),
+        ],
+        judged: if compared.described == 0 {
+            Vec::new()
+        } else {
+            files
+        },
+        over: Some(format!("against what {SPEC_DIR}/ generates")),
+        left_out: Vec::new(),
+        remedy: "run it in the workspace, whose spec/ describes the API (at least one method, \
+                 type, enum, error code or endpoint)",
+    }
+    .verdict()
+}
+
+/// `openapi --check`: what was compared, when the committed export ([`marketplace_codegen::OPENAPI_FILE`]
+/// in [`marketplace_codegen::OPENAPI_DIR`]) is exactly what the spec produces; a stale export is
+/// [`XtaskError::Stale`] with its diff and `command` to update it, nothing compared
+/// [`XtaskError::Nothing`].
+pub fn check_export(root: &Path, export: &Path, command: &str) -> Result<Judged, XtaskError> {
+    let compared = compare(root)?;
+    let judged = tally(
+        "openapi --check",
+        format!(
+            "{SPEC_DIR}/ and {}/{}",
+            marketplace_codegen::OPENAPI_DIR,
+            marketplace_codegen::OPENAPI_FILE
+        ),
+        &compared,
+        vec![Count::irregular(1, "OpenAPI export", "OpenAPI exports")],
+    )?;
+    let changes: Vec<Change> = compared
+        .changes
+        .into_iter()
+        .filter(|change| change.path() == export)
+        .collect();
+    if changes.is_empty() {
+        return Ok(judged);
+    }
+    Err(XtaskError::Stale(format!(
+        "{}/{} is stale: it differs from what {SPEC_DIR}/ produces:\n\n{}\nRun \
+         `{}` (or `{REGENERATE_COMMAND}`) to update it.",
+        marketplace_codegen::OPENAPI_DIR,
+        marketplace_codegen::OPENAPI_FILE,
+        command,
         unified_diff(root, &changes)
     )))
 }

@@ -210,8 +210,10 @@ impl<'r> Git<'r> {
             "" => format!("{}^{{tree}}", commit.id()),
             dir => format!("{}:{dir}", commit.id()),
         };
+        // Names are bytes (git takes any but `/` and NUL): read as bytes, each name shown
+        // with what is not UTF-8 replaced (U+FFFD); a blob is read by its object id.
         let output = self
-            .run(
+            .run_bytes(
                 &[
                     Arg::Fixed("ls-tree"),
                     Arg::Fixed("-z"),
@@ -224,10 +226,11 @@ impl<'r> Git<'r> {
                 self.refused(commit, dir, format!("not a directory ({})", error.message))
             })?;
         output
-            .split('\0')
+            .split(|&byte| byte == 0)
             .filter(|line| !line.is_empty())
             .map(|line| {
-                Entry::parse(line).ok_or_else(|| {
+                let line = String::from_utf8_lossy(line);
+                Entry::parse(&line).ok_or_else(|| {
                     self.refused(commit, dir, format!("cannot read the tree entry {line:?}"))
                 })
             })
@@ -314,6 +317,22 @@ impl<'r> Git<'r> {
     /// Runs git with `args` in the repository; its standard output (at most `max_bytes`, as
     /// UTF-8), or what went wrong.
     fn run(&self, args: &[Arg<'_>], max_bytes: u64) -> Result<String, GitError> {
+        let stdout = self.run_bytes(args, max_bytes)?;
+        String::from_utf8(stdout).map_err(|error| GitError {
+            args: args
+                .iter()
+                .map(|arg| match arg {
+                    Arg::Fixed(text) | Arg::Id(text) | Arg::Untrusted(text) => *text,
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            message: format!("printed non-UTF-8: {error}"),
+        })
+    }
+
+    /// Runs git with `args` in the repository; its standard output (at most `max_bytes`), or
+    /// what went wrong.
+    fn run_bytes(&self, args: &[Arg<'_>], max_bytes: u64) -> Result<Vec<u8>, GitError> {
         let mut command = Command::new("git");
         command.arg("-C").arg(self.root);
         let mut shown = Vec::new();
@@ -379,7 +398,7 @@ impl<'r> Git<'r> {
         if !status.success() {
             return Err(failed(String::from_utf8_lossy(&stderr).trim().to_owned()));
         }
-        String::from_utf8(stdout).map_err(|error| failed(format!("printed non-UTF-8: {error}")))
+        Ok(stdout)
     }
 }
 
