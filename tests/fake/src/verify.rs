@@ -154,10 +154,28 @@ impl OAuthRequest {
 
     /// The signature base string (RFC 5849 section 3.4.1).
     pub(crate) fn base_string(&self) -> String {
+        self.base_string_of(|_, value| value.to_owned())
+    }
+
+    /// The base string as a refusal shows it: each parameter whose `name=value` the client's
+    /// scrubber would clean (the verifier, a secret-named one) with its value `[redacted]`, so
+    /// that the rest still reads as signed, for the signer to compare.
+    fn shown_base_string(&self) -> String {
+        self.base_string_of(|name, value| {
+            let pair = format!("{name}={value}");
+            match marketplace_client::redact(&pair, &[]) {
+                std::borrow::Cow::Borrowed(_) => value.to_owned(),
+                std::borrow::Cow::Owned(_) => "[redacted]".to_owned(),
+            }
+        })
+    }
+
+    /// The base string with each parameter's value as `value` gives it.
+    fn base_string_of(&self, value: impl Fn(&str, &str) -> String) -> String {
         let mut pairs: Vec<(String, String)> = self
             .signed
             .iter()
-            .map(|(name, value)| (encode(name), encode(value)))
+            .map(|(name, given)| (encode(name), encode(&value(name, given))))
             .collect();
         pairs.sort();
         let normalized = pairs
@@ -237,8 +255,11 @@ impl OAuthRequest {
         if constant_time_eq(sent.as_bytes(), expected.as_bytes()) {
             Ok(())
         } else {
+            // The base string holds every parameter as signed, the verifier and any
+            // secret-named one among them: shown without their values.
             Err(format!(
-                "the signature does not match the service's base string {base_string:?}"
+                "the signature does not match the service's base string {:?}",
+                self.shown_base_string()
             ))
         }
     }
@@ -404,6 +425,34 @@ mod tests {
              9d7dh3k39sjv7"
         );
         assert_eq!(request.get("oauth_nonce"), Some("7d8f3e4a"));
+    }
+
+    /// A signature refusal shows the base string with the verifier's value and every
+    /// secret-named parameter's value removed, and keeps the rest for the signer to compare.
+    #[test]
+    fn a_refusal_shows_the_base_string_without_the_verifier_or_secret_named_values() {
+        let raw = RawRequest {
+            method: "POST",
+            scheme: "https",
+            host: "marketplace.example",
+            path: "/oauth/getAccessToken",
+            query: Some("client_secret=pw-QX7q&page=2"),
+            authorization: Some(
+                "OAuth oauth_consumer_key=\"key\", oauth_token=\"tok\", \
+                 oauth_verifier=\"vf-Zk29a\", oauth_signature_method=\"HMAC-SHA1\", \
+                 oauth_timestamp=\"137131201\", oauth_nonce=\"n1\", oauth_signature=\"wrong\"",
+            ),
+            form: None,
+        };
+        let refusal = OAuthRequest::parse(&raw)
+            .unwrap()
+            .check_signature("cs", "ts")
+            .unwrap_err();
+        assert!(refusal.contains("base string"), "{refusal}");
+        assert!(refusal.contains("oauth_nonce"), "{refusal}");
+        for secret in ["vf-Zk29a", "pw-QX7q"] {
+            assert!(!refusal.contains(secret), "{secret} in {refusal}");
+        }
     }
 
     /// The signature of RFC 5849 section 1.2's example (temporary credentials request).
