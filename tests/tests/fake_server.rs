@@ -847,8 +847,14 @@ fn an_announced_body_past_the_limit_is_refused_before_it_is_read() {
     use proptest::prelude::*;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let fake = runtime.block_on(FakeMarketplace::start_plain_http()).unwrap();
-    let host = fake.base_url().trim_start_matches("http://").trim_end_matches('/').to_owned();
+    let fake = runtime
+        .block_on(FakeMarketplace::start_plain_http())
+        .unwrap();
+    let host = fake
+        .base_url()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
     let strategy = (
         prop_oneof![65_537u64..1 << 20, (1u64 << 20)..=u64::MAX],
         prop::sample::select(vec![
@@ -865,7 +871,11 @@ fn an_announced_body_past_the_limit_is_refused_before_it_is_read() {
     });
     runner
         .run(&strategy, |(length, path, expect)| {
-            let expect = if expect { "Expect: 100-continue\r\n" } else { "" };
+            let expect = if expect {
+                "Expect: 100-continue\r\n"
+            } else {
+                ""
+            };
             let request = format!(
                 "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: \
                  application/x-www-form-urlencoded\r\nContent-Length: {length}\r\n{expect}\r\n"
@@ -885,7 +895,10 @@ fn an_announced_body_past_the_limit_is_refused_before_it_is_read() {
                 }
                 String::from_utf8_lossy(&answer).into_owned()
             });
-            prop_assert!(answer.starts_with("HTTP/1.1 413 "), "{length} to {path}: {answer:?}");
+            prop_assert!(
+                answer.starts_with("HTTP/1.1 413 "),
+                "{length} to {path}: {answer:?}"
+            );
             Ok(())
         })
         .unwrap();
