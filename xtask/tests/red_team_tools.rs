@@ -701,7 +701,7 @@ proptest! {
     #![proptest_config(ProptestConfig { max_shrink_iters: 4, ..config(3) })]
 
     /// Known limits: "A process killed while writing leaves no file of its own where the OS has
-    /// `O_TMPFILE` (Linux)", and `Recorder::to_dir`: "Each file appears whole ... A process
+    /// `O_TMPFILE` (Linux)" (false as written: see the corrected limit), and `Recorder::to_dir`: "Each file appears whole ... A process
     /// killed before then leaves no file of its own". A recorder frozen or killed at any
     /// moment leaves only whole recording files, and nothing else.
     #[test]
@@ -709,8 +709,13 @@ proptest! {
         let (tmp, _out) = scratch();
         let root = tmp.path().to_path_buf();
         freeze_and_kill_a_writer("recorder", &root, &pauses, &mut |when| {
-            for name in jsonl_names(&root) {
-                prop_assert!(name.ends_with(".jsonl"), "{}: the recorder left {:?}", when, name);
+            // SECURITY.md's Known limits, corrected after this case: a file being put in place
+            // (linked under a random name, then renamed) can be left whole under that name, one
+            // at a time; anything else is not the recorder's.
+            let names = jsonl_names(&root);
+            let unnamed: Vec<&String> = names.iter().filter(|name| !name.ends_with(".jsonl")).collect();
+            prop_assert!(unnamed.len() <= 1, "{}: the recorder left {:?}", when, unnamed);
+            for name in names {
                 let read = recording::read(root.join(&name));
                 prop_assert!(read.is_ok(), "{}: a file that is not whole: {}: {:?}", when, name, read.err());
             }
@@ -749,7 +754,23 @@ proptest! {
                 })
                 .map(|(path, what)| format!("{} ({})", path.display(), what.chars().take(40).collect::<String>()))
                 .collect();
-            prop_assert!(strays.is_empty(), "{}: files that are neither the set's nor old ones aside: {:?}", when, strays);
+            // SECURITY.md's Known limits, corrected after this case: the one file being put in
+            // place (linked under a random name, then renamed) can be left there, whole.
+            let whole_in_flight = |path: &Path| {
+                let contents = std::fs::read_to_string(root.join(path)).unwrap_or_default();
+                let version = contents.get(1..).and_then(|rest| rest.split(' ').next()?.parse::<u64>().ok());
+                version.is_some_and(|version| (0..SET_FILES).any(|i| contents == set_contents(version, i)))
+            };
+            let in_flight: Vec<&PathBuf> = tree
+                .iter()
+                .filter(|(path, what)| {
+                    let name = path.file_name().unwrap().to_string_lossy();
+                    !(what.as_str() == "dir" || (name.starts_with('f') && name.ends_with(".rs")) || name.starts_with(".old-"))
+                        && whole_in_flight(path)
+                })
+                .map(|(path, _)| path)
+                .collect();
+            prop_assert!(strays.len() <= 1 && strays.len() == in_flight.len(), "{}: files that are neither the set's, old ones aside nor one whole file in flight: {:?}", when, strays);
             Ok(())
         })?;
     }
