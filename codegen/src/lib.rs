@@ -108,8 +108,9 @@ pub fn load_spec_dir(dir: &Path, shown_as: &str) -> Result<Vec<SpecSource>, Code
 }
 
 /// Reads the untrusted text file `path` with its size bounded before and during the read, as
-/// `load_spec_dir` reads spec files: a regular file only, at most `max_bytes`; with `within`,
-/// a symbolic link is followed only to a file inside that directory. For the tools' other
+/// `load_spec_dir` reads spec files: a regular file only, at most `max_bytes`; a symbolic link
+/// is followed only to a file inside `within`, or without it inside the file's own directory
+/// (a link at a committed file is a pull request's, not the user's). For the tools' other
 /// inputs (the reference, committed generated files, `spec/README.md`).
 pub fn read_text_file(
     path: &Path,

@@ -495,9 +495,11 @@ fn verifier_in(request: &RequestToken, callback_url: &str) -> Result<Verifier, E
     }
     match token {
         None => return Err(reject("it has no oauth_token".to_owned())),
+        // The callback's own token is not quoted: it is text of the callback (a browser's, any
+        // bytes, a verifier behind a `;` among them), shown only through `Scrubber::url`.
         Some(token) if token != request.token => {
             return Err(reject(format!(
-                "its oauth_token {token:?} is not the request token {:?}",
+                "its oauth_token is not the request token {:?}",
                 request.token
             )));
         }
@@ -936,6 +938,54 @@ mod tests {
                 .contains("more than once")
         );
         assert!(refuse("https://app/cb?oauth_token=req-token&oauth_verifier=").contains("empty"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 512,
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// No text of a refused callback reaches its error but through the scrubber: values
+        /// (canaries) under any name, behind any separator, in the query, the fragment, the
+        /// user info, the `oauth_token` itself, of a URL or of text that does not parse.
+        #[test]
+        fn a_refused_callback_quotes_none_of_its_values(
+            pairs in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec![
+                        "oauth_token", "oauth_verifier", "oauth_verifier[]", "state", "x", "",
+                    ]),
+                    "[A-Za-z0-9]{10,14}",
+                    proptest::sample::select(vec!["&", ";", "&amp;", "%26", "#", "=", "&oauth_token="]),
+                ),
+                0..5,
+            ),
+            start in proptest::sample::select(vec![
+                "https://app.example/cb?oauth_token=",
+                "https://app.example/cb?oauth_token=req-token",
+                "https://app.example/cb?oauth_token=req-token&oauth_token=",
+                "https://app.example/cb#oauth_token=",
+                "https://user:CANARYuserinfo@app.example/cb?oauth_token=",
+                "https://app example/cb?oauth_token=",
+                "myapp://done?oauth_token=",
+            ]),
+        ) {
+            let mut url = start.to_owned();
+            let mut canaries = vec!["CANARYuserinfo".to_owned()];
+            for (name, value, separator) in &pairs {
+                let canary = format!("CANARY{value}");
+                url.push_str(&format!("{canary}{separator}{name}="));
+                canaries.push(canary);
+            }
+            if let Err(error) = client().verifier_from_callback(&request(), &url) {
+                let shown = format!("{error}\n{error:?}");
+                for canary in &canaries {
+                    proptest::prop_assert!(!shown.contains(canary.as_str()), "{url}: {shown}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //!
 //! The property: reading never blocks on anything but a regular file, never allocates more
 //! than `max_bytes` (plus one) for it, and never follows a symbolic link out of the directory
-//! the file was listed from. So a spec or recording directory that holds a FIFO, a device, a
+//! the file was listed from, or stands in when the user named it. So a spec or recording directory that holds a FIFO, a device, a
 //! symbolic link to `/dev/zero` or to a file elsewhere (git stores symbolic links, so a pull
 //! request can add one), or a sparse file of gigabytes is refused with an error naming the
 //! file and what it is, before a byte is read.
@@ -43,8 +43,9 @@ pub(crate) fn files_in(dir: &Path, extension: &str, max_files: usize) -> io::Res
     Ok(files)
 }
 
-/// The contents of the regular file `path`, at most `max_bytes` of them. With `within`, a
-/// symbolic link is followed only to a file inside that directory.
+/// The contents of the regular file `path`, at most `max_bytes` of them. A symbolic link at
+/// `path` is followed only to a file inside `within`, or without it inside the directory
+/// `path` stands in.
 pub(crate) fn read_file(path: &Path, within: Option<&Path>, max_bytes: u64) -> io::Result<Vec<u8>> {
     let resolved = resolve(path, within)?;
     let mut file = open_without_blocking(&resolved)?;
@@ -85,16 +86,22 @@ pub(crate) fn read_text(path: &Path, within: Option<&Path>, max_bytes: u64) -> i
 }
 
 /// The path to open: `path` itself, or the target of a symbolic link when it stays within
-/// `within`.
+/// `within` (by default the directory `path` stands in).
 fn resolve(path: &Path, within: Option<&Path>) -> io::Result<PathBuf> {
     let link = fs::symlink_metadata(path)?;
     if !link.file_type().is_symlink() {
         return Ok(path.to_path_buf());
     }
     let target = fs::canonicalize(path)?;
-    let Some(dir) = within else {
-        // A file named by the user: they chose where it points.
-        return Ok(target);
+    // A link at a file the user named is content of its directory, not the user's choice: git
+    // stores links, so a pull request can turn a committed recording or reference into one.
+    // The links on the way to that directory are the path the user typed.
+    let dir = match within {
+        Some(dir) => dir,
+        None => match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        },
     };
     let dir = fs::canonicalize(dir)?;
     if !target.starts_with(&dir) {
@@ -220,9 +227,9 @@ mod tests {
         std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
         let error = read_file(&zero, Some(&dir), 1 << 20).unwrap_err();
         assert!(error.to_string().contains("outside"), "{error}");
-        // Named by the user (no directory): followed, and refused as a device.
+        // Named by the user (no directory): a link is still refused out of its own directory.
         let error = read_file(&zero, None, 1 << 20).unwrap_err();
-        assert!(error.to_string().contains("character device"), "{error}");
+        assert!(error.to_string().contains("outside"), "{error}");
 
         let fifo = dir.join("fifo.yaml");
         let made = std::process::Command::new("mkfifo")
@@ -269,5 +276,105 @@ mod tests {
                 "zero.yaml"
             ]
         );
+    }
+
+    /// Where a generated link points, from the directory read (`inside`).
+    #[cfg(unix)]
+    #[derive(Clone, Debug)]
+    enum Target {
+        /// Another entry of the directory, as `name`, `./name` or `../inside/name`.
+        Sibling(usize, u8),
+        /// The file outside, relatively, absolutely, through `/proc/self/root` or with `//`.
+        Outside(u8),
+        /// A file of a directory beside it whose name starts like the directory's.
+        LookAlike,
+        /// Through `sub`, a link of the directory to the outside directory or to itself.
+        ThroughSub(usize),
+        /// Nothing.
+        Dangling,
+    }
+
+    #[cfg(unix)]
+    fn target_strategy() -> impl proptest::strategy::Strategy<Value = Target> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (0..5usize, 0..3u8).prop_map(|(entry, form)| Target::Sibling(entry, form)),
+            (0..5u8).prop_map(Target::Outside),
+            Just(Target::LookAlike),
+            (0..5usize).prop_map(Target::ThroughSub),
+            Just(Target::Dangling),
+        ]
+    }
+
+    #[cfg(unix)]
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 96,
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// Whatever links stand in a directory (chains, links through a directory link, out
+        /// and back in, absolute, through `/proc/self/root`), no byte of a file outside it is
+        /// read, whether the directory was listed (`within`) or the file named directly
+        /// (`None`, by its path or through a link to the directory); a regular file is read.
+        #[test]
+        fn no_link_of_any_shape_reads_a_file_outside_its_directory(
+            entries in proptest::collection::vec(proptest::option::of(target_strategy()), 5),
+            sub_to_outside in proptest::bool::ANY,
+        ) {
+            use std::os::unix::fs::symlink;
+            let temp = tempfile::tempdir().unwrap();
+            let root = fs::canonicalize(temp.path()).unwrap();
+            let out = OutputDir::open(&root).unwrap();
+            out.write("outside/secret", "OUTSIDE").unwrap();
+            out.write("inside-2/secret", "OUTSIDE").unwrap();
+            out.subdir("inside").unwrap();
+            let inside = root.join("inside");
+            symlink(if sub_to_outside { "../outside" } else { "." }, inside.join("sub")).unwrap();
+            symlink("inside", root.join("inside-link")).unwrap();
+            for (index, entry) in entries.iter().enumerate() {
+                let name = format!("e{index}");
+                let Some(target) = entry else {
+                    out.write(format!("inside/{name}"), "inside").unwrap();
+                    continue;
+                };
+                let secret = root.join("outside/secret");
+                let target: PathBuf = match target {
+                    Target::Sibling(other, 0) => format!("e{other}").into(),
+                    Target::Sibling(other, 1) => format!("./e{other}").into(),
+                    Target::Sibling(other, _) => format!("../inside/e{other}").into(),
+                    Target::Outside(0) => "../outside/secret".into(),
+                    Target::Outside(1) => secret,
+                    Target::Outside(2) => Path::new("/proc/self/root").join(secret.strip_prefix("/").unwrap()),
+                    Target::Outside(3) => format!("/{}//outside//secret", root.display()).into(),
+                    Target::Outside(_) => "./.././outside/./secret".into(),
+                    Target::LookAlike => "../inside-2/secret".into(),
+                    Target::ThroughSub(other) => format!("sub/e{other}").into(),
+                    Target::Dangling => "nothing-here".into(),
+                };
+                symlink(&target, inside.join(&name)).unwrap();
+            }
+            for (index, entry) in entries.iter().enumerate() {
+                let name = format!("e{index}");
+                for (path, within) in [
+                    (inside.join(&name), Some(inside.as_path())),
+                    (inside.join(&name), None),
+                    (root.join("inside-link").join(&name), None),
+                    (root.join("inside-link/sub/..").join("inside").join(&name), None),
+                ] {
+                    let read = read_file(&path, within, 1 << 10);
+                    if let Ok(bytes) = &read {
+                        proptest::prop_assert_eq!(
+                            &bytes[..], b"inside",
+                            "{} (within {:?}) read a file outside: {:?}", path.display(), within, entries
+                        );
+                    }
+                    if entry.is_none() && !path.to_string_lossy().contains("/sub/") {
+                        proptest::prop_assert!(read.is_ok(), "{}: {:?}", path.display(), read);
+                    }
+                }
+            }
+        }
     }
 }

@@ -839,6 +839,71 @@ async fn every_answer_carries_the_fake_clocks_date() {
     read_date(&get(&fake, &url(&fake, PROVIDERS), "none").await);
 }
 
+/// A body whose announced length is past the limit is refused before a byte of it is read,
+/// on every route that reads one (the data methods are GET only: a POST is 405 unread): the 413 comes at once, never a `100 Continue` to a client
+/// that waits for one before sending (RFC 9110 §10.1.1), whatever the length announced.
+#[test]
+fn an_announced_body_past_the_limit_is_refused_before_it_is_read() {
+    use proptest::prelude::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let fake = runtime
+        .block_on(FakeMarketplace::start_plain_http())
+        .unwrap();
+    let host = fake
+        .base_url()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let strategy = (
+        prop_oneof![65_537u64..1 << 20, (1u64 << 20)..=u64::MAX],
+        prop::sample::select(vec![
+            "/oauth/getRequestToken",
+            "/oauth/getAccessToken",
+            "/oauth/authorizeToken",
+        ]),
+        any::<bool>(),
+    );
+    let mut runner = proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
+        cases: 32,
+        failure_persistence: None,
+        ..Default::default()
+    });
+    runner
+        .run(&strategy, |(length, path, expect)| {
+            let expect = if expect {
+                "Expect: 100-continue\r\n"
+            } else {
+                ""
+            };
+            let request = format!(
+                "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: \
+                 application/x-www-form-urlencoded\r\nContent-Length: {length}\r\n{expect}\r\n"
+            );
+            let answer = runtime.block_on(async {
+                let mut stream = tokio::net::TcpStream::connect(&host).await.unwrap();
+                stream.write_all(request.as_bytes()).await.unwrap();
+                let mut answer = Vec::new();
+                let mut buffer = [0u8; 4096];
+                while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buffer))
+                        .await
+                    {
+                        Ok(Ok(read)) if read > 0 => answer.extend_from_slice(&buffer[..read]),
+                        _ => break,
+                    }
+                }
+                String::from_utf8_lossy(&answer).into_owned()
+            });
+            prop_assert!(
+                answer.starts_with("HTTP/1.1 413 "),
+                "{length} to {path}: {answer:?}"
+            );
+            Ok(())
+        })
+        .unwrap();
+}
+
 #[tokio::test]
 async fn garbage_is_refused_without_harm() {
     let fake = start().await;

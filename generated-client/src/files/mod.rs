@@ -13,7 +13,9 @@
 //! write out. A file is written into a temporary file in its own directory ([`cap_tempfile`]:
 //! anonymous, `O_TMPFILE`, where the OS has it) and renamed over the destination when whole,
 //! so a link standing at the destination is replaced, never followed, and a reader sees the
-//! old file or the new one. On any failure nothing is left: no temporary file, no directory
+//! old file or the new one (a process killed in the instant between linking an anonymous
+//! file under a random name and that rename leaves it there, whole: SECURITY.md's Known
+//! limits). On any failure nothing is left: no temporary file, no directory
 //! the write created, the old file whole. Several files written together ([`FileSet`]) are
 //! all staged first and put in place only when all are staged; a failure while putting them
 //! in place puts the old ones back.

@@ -117,7 +117,9 @@ impl Recorder {
     /// renamed into place (through [`crate::files`]: a link planted at its name is replaced,
     /// never followed) when the next line would pass the rotation size, at
     /// [`Recorder::flush`], and when the last clone of the recorder is dropped; the next line
-    /// then starts the next file. A process killed before then leaves no file of its own.
+    /// then starts the next file. A process killed before then leaves no file of its own; one
+    /// killed in the instant a file is put in place can leave it, whole, under a random name
+    /// beside it (no `.jsonl`: [`read`](super::read) of the directory leaves it out).
     pub fn to_dir(dir: impl AsRef<Path>, prefix: &str, rotation: Rotation) -> io::Result<Recorder> {
         let dir = OutputDir::create(dir)?;
         let stem = format!("{prefix}-{}-{}", unique_start(), std::process::id());

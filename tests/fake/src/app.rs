@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use axum::body::Bytes;
+use axum::body::{Bytes, HttpBody as _};
 use axum::extract::Request;
 use axum::http::{Method, header};
 use axum::response::Response;
@@ -101,8 +101,10 @@ pub(crate) struct ReadRequest {
 }
 
 impl ReadRequest {
-    /// Reads the request and its body (up to 64 KiB; 413 beyond, at once when the declared
-    /// `Content-Length` says so; 408 when the body has not come within [`BODY_TIMEOUT`]).
+    /// Reads the request and its body (up to 64 KiB; 413 beyond, at once when the length
+    /// announced is beyond: the body is then never polled, so a client that sent
+    /// `Expect: 100-continue` gets the refusal rather than a `100 Continue`, RFC 9110 §10.1.1;
+    /// 408 when the body has not come within [`BODY_TIMEOUT`]).
     pub(crate) async fn read(app: &App, request: Request) -> Result<ReadRequest, Response> {
         let (parts, body) = request.into_parts();
         let refuse = |status: u16, code: &str, message: &str, why: &'static str| {
@@ -123,17 +125,9 @@ impl ReadRequest {
                 "the request body is over the limit",
             )
         };
-        // Bounded before it is read: a declared length over the limit (or not a number) is
-        // refused without waiting for a byte of the body.
-        let declared = parts.headers.get(header::CONTENT_LENGTH).map(|value| {
-            value
-                .to_str()
-                .ok()
-                .and_then(|text| text.trim().parse::<u64>().ok())
-        });
-        if let Some(declared) = declared
-            && declared.is_none_or(|length| length > MAX_BODY as u64)
-        {
+        // Bounded before it is read: a length announced over the limit (hyper's reading of
+        // `Content-Length`, which it has checked) is refused without polling the body.
+        if body.size_hint().lower() > MAX_BODY as u64 {
             return Err(too_large());
         }
         let body =

@@ -9,6 +9,8 @@
 //! parameters (without `oauth_signature` and `realm`), each name and value encoded and the
 //! pairs sorted. The key is `enc(consumer secret) & enc(token secret)`.
 
+use std::collections::HashSet;
+
 use base64::prelude::{BASE64_STANDARD, Engine as _};
 use hmac::{Hmac, KeyInit as _, Mac as _};
 use jiff::Timestamp;
@@ -114,8 +116,10 @@ impl OAuthRequest {
             .filter(|(name, _)| is_oauth(name))
             .cloned()
             .collect();
-        for (i, (name, _)) in protocol.iter().enumerate() {
-            if protocol[..i].iter().any(|(seen, _)| seen == name) {
+        // A set, not a look back over the names: linear in what the request holds.
+        let mut seen = HashSet::with_capacity(protocol.len());
+        for (name, _) in &protocol {
+            if !seen.insert(name.as_str()) {
                 return Err(format!("the OAuth parameter {name} appears twice"));
             }
         }
@@ -337,6 +341,8 @@ fn has_oauth_scheme(value: &str) -> bool {
 fn parse_authorization(value: &str) -> Option<Vec<(String, String)>> {
     let mut rest = value.get(6..)?.trim_matches([' ', '\t']);
     let mut params = Vec::new();
+    // The names so far, to refuse a repeated one in time linear in the header.
+    let mut names = HashSet::new();
     while !rest.is_empty() {
         let eq = rest.find('=')?;
         let name = rest[..eq].trim_matches([' ', '\t']);
@@ -347,10 +353,7 @@ fn parse_authorization(value: &str) -> Option<Vec<(String, String)>> {
         let after = after.strip_prefix('"')?;
         let close = after.find('"')?;
         let name = decode(name)?;
-        if params
-            .iter()
-            .any(|(seen, _): &(String, String)| *seen == name)
-        {
+        if !names.insert(name.clone()) {
             return None;
         }
         params.push((name, decode(&after[..close])?));

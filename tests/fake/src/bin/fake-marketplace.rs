@@ -48,9 +48,20 @@ struct Options {
 /// bidirectional-text control, written as `\u{…}`, as the project's tools print untrusted
 /// text: clap's errors quote the arguments as typed.
 fn escape_controls(text: &str) -> String {
+    escape(text, false)
+}
+
+/// One line of what the binary says, with the values in it (a path of the environment's
+/// temporary folder, an error naming one) untrusted: every control character written as
+/// `\u{…}`, line feeds too, so a value can neither move the cursor nor start a line.
+fn line(text: impl std::fmt::Display) -> String {
+    escape(&text.to_string(), true)
+}
+
+fn escape(text: &str, line_feeds: bool) -> String {
     text.chars()
         .map(|c| {
-            let control = (c.is_control() && c != '\n' && c != '\t')
+            let control = (c.is_control() && ((c != '\n' && c != '\t') || line_feeds))
                 || matches!(
                     c,
                     '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
@@ -87,16 +98,43 @@ async fn main() -> ExitCode {
     let fake = match started {
         Ok(fake) => fake,
         Err(error) => {
-            eprintln!("fake-marketplace: cannot start: {error}");
+            eprintln!(
+                "{}",
+                line(format_args!("fake-marketplace: cannot start: {error}"))
+            );
             return ExitCode::FAILURE;
         }
     };
     let credentials = fake.credentials();
-    println!("base URL:        {}", fake.base_url());
-    println!("consumer key:    {}", credentials.consumer_key);
-    println!("consumer secret: {}", credentials.consumer_secret);
-    println!("password:        {}", credentials.password);
-    println!("logins:          {}", credentials.logins.join(", "));
+    println!(
+        "{}",
+        line(format_args!("base URL:        {}", fake.base_url()))
+    );
+    println!(
+        "{}",
+        line(format_args!(
+            "consumer key:    {}",
+            credentials.consumer_key
+        ))
+    );
+    println!(
+        "{}",
+        line(format_args!(
+            "consumer secret: {}",
+            credentials.consumer_secret
+        ))
+    );
+    println!(
+        "{}",
+        line(format_args!("password:        {}", credentials.password))
+    );
+    println!(
+        "{}",
+        line(format_args!(
+            "logins:          {}",
+            credentials.logins.join(", ")
+        ))
+    );
     // The certificate goes into a fresh directory of the temporary folder that only this
     // user can read and nobody could name in advance, so no link planted there can take it.
     let certificate = if plain_http {
@@ -104,11 +142,22 @@ async fn main() -> ExitCode {
     } else {
         match write_certificate(fake.certificate_pem()) {
             Ok(written) => {
-                println!("certificate:     {}", written.path().display());
+                println!(
+                    "{}",
+                    line(format_args!(
+                        "certificate:     {}",
+                        written.path().display()
+                    ))
+                );
                 Some(written)
             }
             Err(error) => {
-                eprintln!("fake-marketplace: cannot write the certificate: {error}");
+                eprintln!(
+                    "{}",
+                    line(format_args!(
+                        "fake-marketplace: cannot write the certificate: {error}"
+                    ))
+                );
                 return ExitCode::FAILURE;
             }
         }
@@ -125,11 +174,16 @@ async fn main() -> ExitCode {
     };
     if let Some(certificate) = certificate {
         if let Err(error) = certificate.remove() {
-            eprintln!("fake-marketplace: {error}");
+            eprintln!("{}", line(format_args!("fake-marketplace: {error}")));
         }
     }
     if let Err(error) = waited {
-        eprintln!("fake-marketplace: cannot wait for Ctrl-C: {error}");
+        eprintln!(
+            "{}",
+            line(format_args!(
+                "fake-marketplace: cannot wait for Ctrl-C: {error}"
+            ))
+        );
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
