@@ -6,6 +6,8 @@ use std::time::Duration;
 use jiff::Timestamp;
 use reqwest::header::{DATE, HeaderMap};
 
+use crate::scrub::Scrubber;
+
 /// The data of a call with the response's metadata, from a request builder's
 /// `send_with_metadata()`.
 ///
@@ -13,7 +15,7 @@ use reqwest::header::{DATE, HeaderMap};
 /// # async fn run(session: marketplace_client::Session) -> Result<(), marketplace_client::Error> {
 /// let response = session.get_invoice(9003).send_with_metadata().await?;
 /// println!(
-///     "HTTP {} from {} (api version {}), after {} attempt(s); the service's clock: {:?}",
+///     "HTTP {} from {} (api version {:?}), after {} attempt(s); the service's clock: {:?}",
 ///     response.meta.status(),
 ///     response.meta.api(),
 ///     response.meta.api_version(),
@@ -42,11 +44,24 @@ impl<T> Response<T> {
 }
 
 /// What a successful response said besides its data: the HTTP status and headers, the
-/// envelope's `api` and `apiVersion`, and how the call went (attempts, time).
+/// envelope's `api` and `apiVersion`, and how the call went (attempts, time). A channel like
+/// errors and hooks: what it holds of the answer is cleaned of secrets (unlike the data, which
+/// is the app's).
 #[derive(Clone, Debug)]
 pub struct ResponseMeta {
+    status: u16,
+    headers: HeaderMap,
+    api: String,
+    api_version: Option<i64>,
+    attempts: u32,
+    elapsed: Duration,
+}
+
+/// What a successful response said besides its data, as it came ([`ResponseMeta::cleaned`]).
+pub(crate) struct MetaParts<'a> {
     pub(crate) status: u16,
-    pub(crate) headers: HeaderMap,
+    /// `None` when the caller drops the metadata (nothing is cleaned for it).
+    pub(crate) headers: Option<&'a HeaderMap>,
     pub(crate) api: String,
     pub(crate) api_version: i64,
     pub(crate) attempts: u32,
@@ -54,12 +69,42 @@ pub struct ResponseMeta {
 }
 
 impl ResponseMeta {
+    /// The metadata of `parts`, every field that comes from the answer through the call's
+    /// scrubber (every field is named here, so a new one does not compile until it says how it
+    /// is cleaned): the headers as response hooks see them, the envelope's `api` cleaned like
+    /// any text, its `apiVersion` kept only when its digits show no secret.
+    pub(crate) fn cleaned(parts: MetaParts<'_>, scrubber: &Scrubber<'_>) -> ResponseMeta {
+        let MetaParts {
+            status,
+            headers,
+            api,
+            api_version,
+            attempts,
+            elapsed,
+        } = parts;
+        let headers = headers.map_or_else(HeaderMap::new, |headers| {
+            scrubber.headers(headers).into_owned()
+        });
+        let api = scrubber.text(&api).into_owned();
+        let version = api_version.to_string();
+        let api_version = (!scrubber.clean(version.as_bytes()).changed()).then_some(api_version);
+        ResponseMeta {
+            status,
+            headers,
+            api,
+            api_version,
+            attempts,
+            elapsed,
+        }
+    }
+
     /// The HTTP status (a 2xx).
     pub fn status(&self) -> u16 {
         self.status
     }
 
-    /// The response's headers, as the service sent them.
+    /// The response's headers, as the service sent them, cleaned of secrets as response hooks
+    /// see them (`ReceivedResponse::headers`); none from `send()`, which drops them.
     pub fn headers(&self) -> &HeaderMap {
         &self.headers
     }
@@ -70,13 +115,15 @@ impl ResponseMeta {
     }
 
     /// The envelope's `api`: the answering method, `group/method` (pay/getPayment and
-    /// pay/getInvoice answer `pay/getBilling`).
+    /// pay/getInvoice answer `pay/getBilling`), cleaned of secrets like any text the client
+    /// hands out.
     pub fn api(&self) -> &str {
         &self.api
     }
 
-    /// The envelope's `apiVersion` (1 so far).
-    pub fn api_version(&self) -> i64 {
+    /// The envelope's `apiVersion` (1 so far); `None` when its digits held a secret of the
+    /// call (a hostile service echoing a secret as a number), which the metadata does not show.
+    pub fn api_version(&self) -> Option<i64> {
         self.api_version
     }
 

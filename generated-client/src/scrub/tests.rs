@@ -123,11 +123,21 @@ fn known_secrets_go_in_every_encoding() {
 
 #[test]
 fn what_cannot_be_cleaned_for_certain_is_withheld() {
-    // Replacing `]y` leaves `]y` again at the marker's end.
-    let scrubber = Scrubber::new(KnownSecrets::new("]y", ""));
-    let (cleaned, outcome) = clean(&scrubber, "a]yy");
+    // Replacing `]abcdefg` leaves `]abcdefg` again at the marker's end.
+    let scrubber = Scrubber::new(KnownSecrets::new("]abcdefg", ""));
+    let (cleaned, outcome) = clean(&scrubber, "x]abcdefgabcdefg");
     assert_eq!(outcome, Outcome::Withheld);
-    assert!(cleaned.starts_with("[withheld: 4 bytes"), "{cleaned}");
+    assert!(cleaned.starts_with("[withheld: 16 bytes"), "{cleaned}");
+    // An escape too long to decode (leading zeros have no bound): no view reads it.
+    let padded = format!("key &#x{}5f; here", "0".repeat(60));
+    let (cleaned, outcome) = clean(&Scrubber::structural(), &padded);
+    assert_eq!(outcome, Outcome::Withheld, "{cleaned}");
+    let padded = format!(r"key \u{{{}5f}} here", "0".repeat(60));
+    assert_eq!(clean(&Scrubber::structural(), &padded).1, Outcome::Withheld);
+    // Leading zeros that fit are decoded.
+    let scrubber = Scrubber::new(KnownSecrets::new("k3y_s3cr3t", ""));
+    let written = format!("k3y&#x{}5f;s3cr3t", "0".repeat(20));
+    assert_eq!(clean(&scrubber, &written).0, "[redacted]");
     // A known secret inside the marker word is not one left, and cleaning twice is cleaning
     // once.
     let scrubber = Scrubber::new(KnownSecrets::new("act", ""));
@@ -141,7 +151,10 @@ fn what_cannot_be_cleaned_for_certain_is_withheld() {
     let (once, _) = clean(&scrubber, "a t b");
     assert_eq!(clean(&scrubber, &once).0, once);
     // The note of a withheld text is the scrubber's own word too.
-    let (withheld, outcome) = clean(&Scrubber::new(KnownSecrets::new("]y", "")), "a]yy");
+    let (withheld, outcome) = clean(
+        &Scrubber::new(KnownSecrets::new("]abcdefg", "")),
+        "x]abcdefgabcdefg",
+    );
     assert_eq!(outcome, Outcome::Withheld, "{withheld}");
     let scrubber = Scrubber::new(KnownSecrets::new("d", ""));
     assert_eq!(clean(&scrubber, &withheld), (withheld, Outcome::Unchanged));
@@ -160,6 +173,26 @@ fn headers_lose_credentials_and_secrets() {
     assert_eq!(clean["set-cookie"], REDACTED);
     assert_eq!(clean["x-client-secret"], REDACTED);
     assert_eq!(clean["x-echo"], "key [redacted]");
+    // A header named with a known secret, as is, inside a name or percent-encoded (HTTP writes
+    // names in lower case): shown renamed, without its value.
+    let secret = "C0nsumerSecr3t";
+    for name in [
+        secret.to_ascii_lowercase(),
+        format!("x-{}-echo", secret.to_ascii_lowercase()),
+        secret.bytes().map(|b| format!("%{b:02x}")).collect(),
+    ] {
+        let mut echoed = HeaderMap::new();
+        echoed.insert("content-type", HeaderValue::from_static("text/plain"));
+        echoed.insert(
+            HeaderName::from_bytes(name.as_bytes()).unwrap(),
+            HeaderValue::from_static("1"),
+        );
+        let scrubber = Scrubber::new(KnownSecrets::new(secret, ""));
+        let clean = scrubber.headers(&echoed);
+        let names: Vec<&str> = clean.keys().map(HeaderName::as_str).collect();
+        assert_eq!(names, ["content-type", REDACTED_HEADER.as_str()], "{name}");
+        assert_eq!(clean[REDACTED_HEADER], REDACTED);
+    }
     let mut plain = HeaderMap::new();
     plain.insert(
         "date",
@@ -190,8 +223,18 @@ fn configured_urls_lose_user_info_every_query_value_and_the_fragment() {
     for (given, shown) in [
         (
             "https://host.example/api?api_key=k3y&x=#frag",
-            "https://host.example/api?api_key=[redacted]&x=#[redacted]",
+            "https://host.example/api?[redacted]#[redacted]",
         ),
+        // A bare credential, a credential as a name: the query goes whole.
+        (
+            "https://host.example/api?T0K3N",
+            "https://host.example/api?[redacted]",
+        ),
+        (
+            "https://host.example/api?v=2;T0K3N=#/T0K3N",
+            "https://host.example/api?[redacted]#[redacted]",
+        ),
+        ("https://host.example/api?", "https://host.example/api"),
         (
             "https://ghp_t0ken@host.example/api?api_key=k3y&x=#frag",
             "https://[redacted]@host.example/api?[redacted]",
@@ -240,4 +283,159 @@ fn many_secret_words_are_read_in_one_pass() {
     let cleaned = structural(&text);
     assert_eq!(cleaned.matches("[redacted]").count(), 40_000);
     assert!(!cleaned.contains("=x"));
+}
+
+#[test]
+fn secret_named_values_go_in_the_shapes_of_logs_and_error_pages() {
+    for (text, expected) in [
+        // XML: an element with attributes, a CDATA section, a nested element.
+        (
+            r#"<e><password type="string">v1 v2</password></e>"#,
+            r#"<e><password type="string">[redacted]</password></e>"#,
+        ),
+        (
+            "<e><client_secret><![CDATA[v]1]]]></client_secret></e>",
+            "<e><client_secret><![CDATA[[redacted]]]></client_secret></e>",
+        ),
+        (
+            r#"<password xml:space="preserve"><![CDATA[v1]]></password><ok/>"#,
+            r#"<password xml:space="preserve"><![CDATA[[redacted]]]></password><ok/>"#,
+        ),
+        (
+            "<secret><string>v1</string></secret>",
+            "<secret><string>[redacted]</string></secret>",
+        ),
+        // An attribute of a secret-named element that is secret-named too.
+        (
+            r#"<password secret-kind="k1">v1</password>"#,
+            r#"<password secret-kind="[redacted]">[redacted]</password>"#,
+        ),
+        // Empty elements hide nothing.
+        (
+            "<password/><password></password><n>1</n>",
+            "<password/><password></password><n>1</n>",
+        ),
+        // Arrows: PHP, Perl and Ruby hashes, `print_r`.
+        (
+            r#"{"user" => "dana", "password" => "v1"}"#,
+            r#"{"user" => "dana", "password" => "[redacted]"}"#,
+        ),
+        (
+            "Array\n(\n    [passwd] => v1 v2\n    [user] => dana\n)",
+            "Array\n(\n    [passwd] => [redacted]\n    [user] => dana\n)",
+        ),
+        // Command lines.
+        (
+            "login --user dana --password v1 --verbose",
+            "login --user dana --password [redacted] --verbose",
+        ),
+        (
+            "login --db-password=v1 -private-key \"v 2\"",
+            "login --db-password=[redacted] -private-key \"[redacted]\"",
+        ),
+    ] {
+        assert_eq!(structural(text), expected, "{text}");
+    }
+    // Prose that only mentions a word is kept.
+    for text in ["see the password --help", "<password> is required", "a => b secret"] {
+        assert_eq!(structural(text), text);
+    }
+}
+
+#[test]
+fn known_secrets_go_in_every_spelling_a_reader_undoes() {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+    let secret = "clé-s3cr/t?k3y";
+    let scrubber = Scrubber::new(KnownSecrets::new(secret, ""));
+    let hex: String = secret.bytes().map(|b| format!("{b:02X}")).collect();
+    let decomposed = secret.replace('é', "e\u{301}");
+    for written in [
+        decomposed.clone(),
+        secret.to_ascii_uppercase(),
+        hex,
+        STANDARD.encode(secret),
+        URL_SAFE_NO_PAD.encode(secret),
+        // Inside a longer base64 text (`Basic user:secret`), at each offset.
+        STANDARD.encode(format!("user:{secret}")),
+        STANDARD.encode(format!("us:{secret}")),
+        STANDARD.encode(format!("u:{secret}!")),
+        // Escapes of every family, mixed.
+        "cl&eacute;-s3cr&sol;t&quest;k3y".to_owned(),
+        "cl&#xe9&#45s3cr&#X2F;t?k3y".to_owned(),
+        r"cl\xc3\xa9-s3cr\u{2f}t?k3y".to_owned(),
+    ] {
+        let (cleaned, _) = clean(&scrubber, &format!("[{written}]!"));
+        assert!(!cleaned.contains(&written), "{written}: {cleaned}");
+        assert!(cleaned.contains(REDACTED), "{written}: {cleaned}");
+    }
+}
+
+#[test]
+fn a_body_that_is_not_the_text_the_scrubber_reads_is_withheld() {
+    let scrubber = Scrubber::new(KnownSecrets::new("c0nsumer-secret", ""));
+    let utf16: Vec<u8> = "key c0nsumer-secret"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let mut declared = HeaderMap::new();
+    declared.insert(
+        "content-type",
+        HeaderValue::from_static("application/json; charset=utf-16le"),
+    );
+    let mut gzipped = HeaderMap::new();
+    gzipped.insert("content-encoding", HeaderValue::from_static("gzip"));
+    for (body, headers) in [
+        (&utf16[..], &HeaderMap::new()),
+        (b"{}", &declared),
+        (b"{}", &gzipped),
+    ] {
+        let cleaned = scrubber.clean_body(body, headers);
+        assert_eq!(cleaned.outcome, Outcome::Withheld, "{body:?} {headers:?}");
+    }
+    let cleaned = scrubber.clean_body(b"key c0nsumer-secret", &HeaderMap::new());
+    assert_eq!(cleaned.into_string(), "key [redacted]");
+}
+
+/// A short secret (under `SHORT_SECRET` bytes) and a text of words, none of them the secret.
+fn short_secret_and_words() -> impl proptest::strategy::Strategy<Value = (String, Vec<String>)>
+{
+    use proptest::prelude::*;
+    (
+        "[a-z0-9]{1,7}",
+        prop::collection::vec("[a-z0-9]{1,12}", 1..12),
+    )
+}
+
+proptest::proptest! {
+    /// The one rule of short secrets: removed where it stands alone, kept inside a longer run
+    /// of letters and digits, so the text around stays readable.
+    #[test]
+    fn a_short_secret_goes_where_it_stands_alone_only(
+        (secret, words) in short_secret_and_words(),
+        glue in proptest::sample::select(vec![" ", ", ", "\n", "\": \"", "/"]),
+    ) {
+        let scrubber = Scrubber::new(KnownSecrets::new("", &secret));
+        // Every word made longer with the secret inside it: kept as it is.
+        let inside: Vec<String> = words.iter().map(|word| format!("x{word}{secret}{word}")).collect();
+        let text = inside.join(&glue);
+        let (cleaned, outcome) = clean(&scrubber, &text);
+        proptest::prop_assert_eq!(&cleaned, &text);
+        proptest::prop_assert_eq!(outcome, Outcome::Unchanged);
+        // The secret standing alone between them, as is and percent-encoded: removed.
+        let encoded: String = secret.bytes().map(|b| format!("%{b:02X}")).collect();
+        for alone in [secret.clone(), encoded] {
+            let placed = format!("{}{glue}{alone}{glue}{}", inside.join(&glue), words[0]);
+            let (cleaned, _) = clean(&scrubber, &placed);
+            let kept: Vec<&str> = cleaned.split(glue).collect();
+            proptest::prop_assert!(!kept.contains(&alone.as_str()), "{} in {}", alone, cleaned);
+            proptest::prop_assert!(kept.contains(&REDACTED), "{}", cleaned);
+            for word in &inside {
+                proptest::prop_assert!(cleaned.contains(word.as_str()), "{} lost in {}", word, cleaned);
+            }
+        }
+        // Named, it goes wherever it is.
+        let named = format!("oauth_token_secret=x{secret}x");
+        proptest::prop_assert_eq!(clean(&scrubber, &named).0, "oauth_token_secret=[redacted]");
+    }
 }
