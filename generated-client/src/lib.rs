@@ -148,7 +148,7 @@
 //!     .send_with_metadata()
 //!     .await?;
 //! println!(
-//!     "{} (api version {:?}) after {} attempt(s), the service's clock at {:?}",
+//!     "{} (api version {}) after {} attempt(s), the service's clock at {:?}",
 //!     response.meta.api(),
 //!     response.meta.api_version(),
 //!     response.meta.attempts(),

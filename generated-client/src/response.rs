@@ -15,7 +15,7 @@ use crate::scrub::Scrubber;
 /// # async fn run(session: marketplace_client::Session) -> Result<(), marketplace_client::Error> {
 /// let response = session.get_invoice(9003).send_with_metadata().await?;
 /// println!(
-///     "HTTP {} from {} (api version {:?}), after {} attempt(s); the service's clock: {:?}",
+///     "HTTP {} from {} (api version {}), after {} attempt(s); the service's clock: {:?}",
 ///     response.meta.status(),
 ///     response.meta.api(),
 ///     response.meta.api_version(),
@@ -52,7 +52,7 @@ pub struct ResponseMeta {
     status: u16,
     headers: HeaderMap,
     api: String,
-    api_version: Option<i64>,
+    api_version: i64,
     attempts: u32,
     elapsed: Duration,
 }
@@ -72,8 +72,9 @@ impl ResponseMeta {
     /// The metadata of `parts`, every field that comes from the answer through the call's
     /// scrubber (every field is named here, so a new one does not compile until it says how it
     /// is cleaned): the headers as response hooks see them, the envelope's `api` cleaned like
-    /// any text, its `apiVersion` kept only when its digits show no secret.
-    pub(crate) fn cleaned(parts: MetaParts<'_>, scrubber: &Scrubber<'_>) -> ResponseMeta {
+    /// any text; `None` when the digits of its `apiVersion` hold a secret of the call (a
+    /// number cannot be shown in part: the call refuses the answer, `Error::Decode`).
+    pub(crate) fn cleaned(parts: MetaParts<'_>, scrubber: &Scrubber<'_>) -> Option<ResponseMeta> {
         let MetaParts {
             status,
             headers,
@@ -82,20 +83,21 @@ impl ResponseMeta {
             attempts,
             elapsed,
         } = parts;
+        if scrubber.clean(api_version.to_string().as_bytes()).changed() {
+            return None;
+        }
         let headers = headers.map_or_else(HeaderMap::new, |headers| {
             scrubber.headers(headers).into_owned()
         });
         let api = scrubber.text(&api).into_owned();
-        let version = api_version.to_string();
-        let api_version = (!scrubber.clean(version.as_bytes()).changed()).then_some(api_version);
-        ResponseMeta {
+        Some(ResponseMeta {
             status,
             headers,
             api,
             api_version,
             attempts,
             elapsed,
-        }
+        })
     }
 
     /// The HTTP status (a 2xx).
@@ -121,9 +123,10 @@ impl ResponseMeta {
         &self.api
     }
 
-    /// The envelope's `apiVersion` (1 so far); `None` when its digits held a secret of the
-    /// call (a hostile service echoing a secret as a number), which the metadata does not show.
-    pub fn api_version(&self) -> Option<i64> {
+    /// The envelope's `apiVersion` (1 so far). An answer whose `apiVersion` spells a secret of
+    /// the call (a hostile service echoing a secret of digits as a number) is refused with
+    /// [`Error::Decode`](crate::Error::Decode) at `apiVersion`: a number cannot be shown in part.
+    pub fn api_version(&self) -> i64 {
         self.api_version
     }
 

@@ -320,7 +320,7 @@ async fn metadata_comes_from_the_response_and_the_envelope() {
     assert_eq!(meta.status(), 200);
     // pay/getInvoice's envelope names pay/getBilling (the spec's delivered_api).
     assert_eq!(meta.api(), "pay/getBilling");
-    assert_eq!(meta.api_version(), Some(1));
+    assert_eq!(meta.api_version(), 1);
     assert_eq!(meta.attempts(), 2);
     assert!(meta.elapsed() > Duration::ZERO);
     let date = meta.date().unwrap();
