@@ -184,8 +184,8 @@ impl Credentials {
 /// alphabet, padded or not.
 fn basic_credentials(encoded: &str) -> Option<String> {
     use base64::alphabet::{STANDARD, URL_SAFE};
-    use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
     use base64::engine::DecodePaddingMode;
+    use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
     let config =
         GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
     let encoded = encoded.trim();
@@ -393,7 +393,10 @@ mod tests {
             let mut headers = HeaderMap::new();
             headers.insert("authorization", HeaderValue::from_str(&value).unwrap());
             let values = credential_values(&headers);
-            assert!(values.iter().any(|v| v == "pa?>ss~word01"), "{value}: {values:?}");
+            assert!(
+                values.iter().any(|v| v == "pa?>ss~word01"),
+                "{value}: {values:?}"
+            );
         }
         let mut headers = HeaderMap::new();
         headers.insert("cookie", HeaderValue::from_static("sid=abc%2Bdef%3D%3Dghi"));
@@ -416,6 +419,9 @@ mod tests {
             assert!(values.iter().any(|v| v == part), "{part}: {values:?}");
         }
         // Derived parts shorter than a short secret are not looked for.
-        assert!(!values.iter().any(|v| v == "state" || v == "1"), "{values:?}");
+        assert!(
+            !values.iter().any(|v| v == "state" || v == "1"),
+            "{values:?}"
+        );
     }
 }

@@ -178,9 +178,8 @@ impl Response {
         // with the attempt at its timeout.
         let cancel_on_drop = CancelOnDrop(Some(parts.canceller()));
         let (body, headers) = (self.body.clone(), self.headers.clone());
-        let cleaning = tokio::task::spawn_blocking(move || {
-            ReadBody::read(&body, &headers, &parts.scrubber())
-        });
+        let cleaning =
+            tokio::task::spawn_blocking(move || ReadBody::read(&body, &headers, &parts.scrubber()));
         let outcome = within(self.progress.deadline, cleaning).await;
         if outcome.is_some() {
             cancel_on_drop.disarm();

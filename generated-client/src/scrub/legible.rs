@@ -39,20 +39,29 @@ pub(super) fn is_legible(body: &[u8], headers: &HeaderMap) -> bool {
 
 /// Whether a `Content-Type` value has a `charset` parameter that is not UTF-8 or US-ASCII.
 fn declares_other_charset(content_type: &[u8]) -> bool {
-    const READ: [&[u8]; 5] = [b"utf-8", b"utf8", b"us-ascii", b"ascii", b"unicode-1-1-utf-8"];
-    content_type.split(|&byte| byte == b';').skip(1).any(|parameter| {
-        let Some(at) = parameter.iter().position(|&byte| byte == b'=') else {
-            return false;
-        };
-        let (name, value) = (parameter[..at].trim_ascii(), &parameter[at + 1..]);
-        let value = value.trim_ascii();
-        let value = value
-            .strip_prefix(b"\"")
-            .and_then(|value| value.strip_suffix(b"\""))
-            .unwrap_or(value);
-        name.eq_ignore_ascii_case(b"charset")
-            && !READ.iter().any(|read| value.eq_ignore_ascii_case(read))
-    })
+    const READ: [&[u8]; 5] = [
+        b"utf-8",
+        b"utf8",
+        b"us-ascii",
+        b"ascii",
+        b"unicode-1-1-utf-8",
+    ];
+    content_type
+        .split(|&byte| byte == b';')
+        .skip(1)
+        .any(|parameter| {
+            let Some(at) = parameter.iter().position(|&byte| byte == b'=') else {
+                return false;
+            };
+            let (name, value) = (parameter[..at].trim_ascii(), &parameter[at + 1..]);
+            let value = value.trim_ascii();
+            let value = value
+                .strip_prefix(b"\"")
+                .and_then(|value| value.strip_suffix(b"\""))
+                .unwrap_or(value);
+            name.eq_ignore_ascii_case(b"charset")
+                && !READ.iter().any(|read| value.eq_ignore_ascii_case(read))
+        })
 }
 
 #[cfg(test)]
@@ -74,11 +83,17 @@ mod tests {
             &[][..],
             &[("content-type", "application/json")],
             &[("content-type", "text/html; charset=UTF-8")],
-            &[("content-type", "text/plain;charset=\"us-ascii\"; format=flowed")],
+            &[(
+                "content-type",
+                "text/plain;charset=\"us-ascii\"; format=flowed",
+            )],
             &[("content-encoding", "identity")],
             &[("content-encoding", "")],
         ] {
-            assert!(is_legible(b"{\"a\": \"\xc3\xa9\"}", &headers(pairs)), "{pairs:?}");
+            assert!(
+                is_legible(b"{\"a\": \"\xc3\xa9\"}", &headers(pairs)),
+                "{pairs:?}"
+            );
         }
         // Invalid UTF-8 is still read as bytes (the scrubber cleans it like any text).
         assert!(is_legible(b"caf\xe9", &HeaderMap::new()));
@@ -91,14 +106,25 @@ mod tests {
         for pairs in [
             &[("content-type", "application/json; charset=utf-16")][..],
             &[("content-type", "text/html; Charset=\"ISO-8859-1\"")],
-            &[("content-type", "text/plain"), ("content-type", "text/plain; charset=utf-7")],
+            &[
+                ("content-type", "text/plain"),
+                ("content-type", "text/plain; charset=utf-7"),
+            ],
             &[("content-encoding", "gzip")],
             &[("content-encoding", "identity, br")],
-            &[("content-encoding", "identity"), ("content-encoding", "deflate")],
+            &[
+                ("content-encoding", "identity"),
+                ("content-encoding", "deflate"),
+            ],
         ] {
             assert!(!is_legible(b"{}", &headers(pairs)), "{pairs:?}");
         }
-        for body in [&b"\xff\xfe{\x00}\x00"[..], b"\xfe\xff\x00{", b"{\x00\"\x00", b"a\x00"] {
+        for body in [
+            &b"\xff\xfe{\x00}\x00"[..],
+            b"\xfe\xff\x00{",
+            b"{\x00\"\x00",
+            b"a\x00",
+        ] {
             assert!(!is_legible(body, &HeaderMap::new()), "{body:?}");
         }
     }

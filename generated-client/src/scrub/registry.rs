@@ -85,7 +85,9 @@ impl fmt::Debug for SecretRegistry {
         write!(
             f,
             "SecretRegistry({} values)",
-            usize::from(state.consumer.is_some()) + state.tokens.values.len() + state.app.values.len()
+            usize::from(state.consumer.is_some())
+                + state.tokens.values.len()
+                + state.app.values.len()
         )
     }
 }
@@ -176,7 +178,11 @@ mod tests {
             let state = registry.lock();
             assert_eq!(state.tokens.values.len(), REMEMBERED);
             assert_eq!(state.app.values.len(), REMEMBERED);
-            assert!(state.tokens.holds(&format!("token-secret-{:04}", REMEMBERED + 9)));
+            assert!(
+                state
+                    .tokens
+                    .holds(&format!("token-secret-{:04}", REMEMBERED + 9))
+            );
             assert!(!state.tokens.holds("token-secret-0000"));
             // The consumer secret is never forgotten.
             assert!(state.holds("consumer-secret"));

@@ -101,7 +101,9 @@ enum Pair {
     },
     /// A tag at the start of a secret-named element's content, `matched` bytes of
     /// `![CDATA[` read after its `<`.
-    InnerTag { matched: usize },
+    InnerTag {
+        matched: usize,
+    },
     /// In a tag that is not a CDATA section, up to its `>`.
     SkippedTag,
     Value(Value),
@@ -166,7 +168,10 @@ enum Kind {
     /// Up to the bracket that closes the first, strings skipped.
     Bracketed { depth: usize, in_string: bool },
     /// Up to `]]>`: the ends of the `]` bytes not yet known to be the value's (at most two).
-    CData { brackets: [usize; 2], pending: usize },
+    CData {
+        brackets: [usize; 2],
+        pending: usize,
+    },
     /// Up to a byte that ends a bare value after this separator.
     Bare(Separator),
 }

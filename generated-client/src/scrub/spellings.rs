@@ -21,8 +21,8 @@
 
 use base64::Engine as _;
 use base64::alphabet::{self, Alphabet};
-use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD_NO_PAD};
 use base64::engine::DecodePaddingMode;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD_NO_PAD};
 use unicode_normalization::UnicodeNormalization;
 
 use crate::secret::SHORT_SECRET;
@@ -123,7 +123,9 @@ mod tests {
     /// Whether `text`, folded, holds one of `secret`'s spellings.
     fn found_in(secret: &str, text: &str) -> bool {
         let text = folded(text);
-        spelled(secret).iter().any(|spelling| text.contains(spelling))
+        spelled(secret)
+            .iter()
+            .any(|spelling| text.contains(spelling))
     }
 
     #[test]
@@ -142,8 +144,14 @@ mod tests {
         let secret = "s3cr/t+k3y?>~";
         let hex_upper: String = secret.bytes().map(|b| format!("{b:02X}")).collect();
         assert!(found_in(secret, &format!("key {hex_upper}.")));
-        assert!(found_in(secret, &format!("key {}", STANDARD.encode(secret))));
-        assert!(found_in(secret, &format!("key {}", URL_SAFE_NO_PAD.encode(secret))));
+        assert!(found_in(
+            secret,
+            &format!("key {}", STANDARD.encode(secret))
+        ));
+        assert!(found_in(
+            secret,
+            &format!("key {}", URL_SAFE_NO_PAD.encode(secret))
+        ));
         // Inside a longer base64 text, whatever its place in a group of three bytes.
         for before in ["", "a", "ab", "abc", "user:"] {
             for after in ["", "!", "!!", "tail"] {
@@ -158,7 +166,9 @@ mod tests {
     #[test]
     fn a_base64_secret_is_found_as_the_bytes_it_spells() {
         // An HMAC-SHA1 signature: 20 bytes.
-        let bytes: Vec<u8> = (0u8..20).map(|i| i.wrapping_mul(47).wrapping_add(251)).collect();
+        let bytes: Vec<u8> = (0u8..20)
+            .map(|i| i.wrapping_mul(47).wrapping_add(251))
+            .collect();
         let signature = STANDARD.encode(&bytes);
         let hex_lower: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         for echoed in [

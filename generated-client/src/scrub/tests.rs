@@ -399,8 +399,7 @@ fn a_body_that_is_not_the_text_the_scrubber_reads_is_withheld() {
 }
 
 /// A short secret (under `SHORT_SECRET` bytes) and a text of words, none of them the secret.
-fn short_secret_and_words() -> impl proptest::strategy::Strategy<Value = (String, Vec<String>)>
-{
+fn short_secret_and_words() -> impl proptest::strategy::Strategy<Value = (String, Vec<String>)> {
     use proptest::prelude::*;
     (
         "[a-z0-9]{1,7}",
@@ -478,7 +477,9 @@ enum Spelling {
     Base64UrlSafe,
     Base64UrlSafeUnpadded,
     /// Inside a longer base64 text (`Basic user:secret`), after `before` bytes.
-    Base64Inside { before: usize },
+    Base64Inside {
+        before: usize,
+    },
 }
 
 fn spelling() -> impl Strategy<Value = Spelling> {
@@ -501,7 +502,13 @@ fn spelled(secret: &str, spelling: Spelling) -> String {
     let hex = |upper: bool| -> String {
         bytes
             .iter()
-            .map(|b| if upper { format!("{b:02X}") } else { format!("{b:02x}") })
+            .map(|b| {
+                if upper {
+                    format!("{b:02X}")
+                } else {
+                    format!("{b:02x}")
+                }
+            })
             .collect()
     };
     match spelling {
@@ -575,7 +582,9 @@ fn escaped(text: &str, escapes: &[Escape]) -> String {
         let bytes = c.encode_utf8(&mut utf8).as_bytes();
         match escape {
             Escape::Plain => out.push(c),
-            Escape::Percent => bytes.iter().for_each(|b| out.push_str(&format!("%{b:02X}"))),
+            Escape::Percent => bytes
+                .iter()
+                .for_each(|b| out.push_str(&format!("%{b:02X}"))),
             Escape::JsonUnicode => {
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
@@ -588,7 +597,9 @@ fn escaped(text: &str, escapes: &[Escape]) -> String {
             Escape::HtmlNamed if html_named(c).is_some() => {
                 out.push_str(html_named(c).unwrap_or_default());
             }
-            Escape::HexByte => bytes.iter().for_each(|b| out.push_str(&format!("\\x{b:02x}"))),
+            Escape::HexByte => bytes
+                .iter()
+                .for_each(|b| out.push_str(&format!("\\x{b:02x}"))),
             Escape::BracedUnicode => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             Escape::JsonSolidus | Escape::HtmlNamed => out.push(c),
         }
@@ -628,7 +639,9 @@ fn through_channel(scrubber: &Scrubber<'_>, shape: Shape, written: &str) -> Stri
             r#"{{"error":{{"code":"E_X","message":"key {written} refused"}}}}"#
         )),
         Shape::FormPair => text(format!("error=E_X&detail={written}&n=1")),
-        Shape::Html => text(format!("<html><body><p>Your key: {written}</p></body></html>")),
+        Shape::Html => text(format!(
+            "<html><body><p>Your key: {written}</p></body></html>"
+        )),
         Shape::Xml => text(format!("<error><detail>{written}</detail></error>")),
         Shape::Traceback => text(format!("Traceback: KeyError('{written}')")),
         Shape::HeaderValue => {

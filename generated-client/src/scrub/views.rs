@@ -77,7 +77,9 @@ impl Escape {
     /// The escape of a text of at most [`MOST_DECODED`] bytes (an HTML reference's).
     fn of_text(len: usize, text: &str) -> Option<Escape> {
         let mut bytes = [0u8; MOST_DECODED];
-        bytes.get_mut(..text.len())?.copy_from_slice(text.as_bytes());
+        bytes
+            .get_mut(..text.len())?
+            .copy_from_slice(text.as_bytes());
         Some(Escape {
             len,
             bytes,
@@ -98,7 +100,8 @@ static NAMED_REFERENCES: LazyLock<HashMap<&'static [u8], &'static str>> = LazyLo
         .iter()
         .filter_map(|entity| {
             let name = entity.entity.strip_prefix('&')?;
-            (entity.characters.len() <= MOST_DECODED).then_some((name.as_bytes(), entity.characters))
+            (entity.characters.len() <= MOST_DECODED)
+                .then_some((name.as_bytes(), entity.characters))
         })
         .collect()
 });
