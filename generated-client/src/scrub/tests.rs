@@ -418,14 +418,14 @@ proptest::proptest! {
         let scrubber = Scrubber::new(KnownSecrets::new("", &secret));
         // Every word made longer with the secret inside it: kept as it is.
         let inside: Vec<String> = words.iter().map(|word| format!("x{word}{secret}{word}")).collect();
-        let text = inside.join(&glue);
+        let text = inside.join(glue);
         let (cleaned, outcome) = clean(&scrubber, &text);
         proptest::prop_assert_eq!(&cleaned, &text);
         proptest::prop_assert_eq!(outcome, Outcome::Unchanged);
         // The secret standing alone between them, as is and percent-encoded: removed.
         let encoded: String = secret.bytes().map(|b| format!("%{b:02X}")).collect();
         for alone in [secret.clone(), encoded] {
-            let placed = format!("{}{glue}{alone}{glue}{}", inside.join(&glue), words[0]);
+            let placed = format!("{}{glue}{alone}{glue}{}", inside.join(glue), words[0]);
             let (cleaned, _) = clean(&scrubber, &placed);
             let kept: Vec<&str> = cleaned.split(glue).collect();
             proptest::prop_assert!(!kept.contains(&alone.as_str()), "{} in {}", alone, cleaned);
