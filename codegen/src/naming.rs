@@ -304,6 +304,7 @@ pub(crate) const RESERVED_MODULE_NAMES: &[&str] = &[
     "cap_fs_ext",
     "cap_std",
     "cap_tempfile",
+    "entities",
     "futures",
     "getrandom",
     "hmac",
@@ -324,6 +325,7 @@ pub(crate) const RESERVED_MODULE_NAMES: &[&str] = &[
     "thiserror",
     "tokio",
     "tracing",
+    "unicode_normalization",
     "url",
 ];
 

@@ -1,7 +1,6 @@
 //! [`Client`] (the application: base URL, consumer credentials, HTTP settings, the OAuth flow)
 //! and [`Session`] (the client acting for one user with an access token: the data methods).
 
-use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,9 +17,9 @@ use crate::oauth::{AccessToken, MAX_TOKEN_BYTES, RequestToken, Verifier};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::query::Query;
 use crate::recording::{Exchange, Recorder};
-use crate::response::ResponseMeta;
+use crate::response::{MetaParts, ResponseMeta};
 use crate::scrub::{KnownSecrets, Scrubber};
-use crate::secret::{ConsumerCredentials, MIN_ECHOED_CREDENTIAL};
+use crate::secret::{ConsumerCredentials, callback_credentials};
 use crate::service::Service;
 use crate::tls;
 use crate::transport::{Call, INLINE_BYTES, Response, Settings, Transport, within};
@@ -683,23 +682,35 @@ impl Session {
                 // The app sees the headers as the hooks do: cleaned of secrets; a caller that
                 // drops the metadata (`send`) gets none, and nothing is cleaned for it.
                 let headers = match meta_headers {
-                    MetaHeaders::Kept => match scrubber.headers(&response.headers) {
-                        Cow::Owned(clean) => clean,
-                        Cow::Borrowed(headers) => headers.clone(),
-                    },
-                    MetaHeaders::Dropped => reqwest::header::HeaderMap::new(),
+                    MetaHeaders::Kept => Some(&response.headers),
+                    MetaHeaders::Dropped => None,
                 };
-                Ok(crate::Response {
-                    data: envelope.data,
-                    meta: ResponseMeta {
-                        status: response.status,
-                        headers,
-                        api: envelope.api,
-                        api_version: envelope.api_version,
-                        attempts: response.attempts,
-                        elapsed: response.elapsed,
-                    },
-                })
+                let meta = MetaParts {
+                    status: response.status,
+                    headers,
+                    api: envelope.api,
+                    api_version: envelope.api_version,
+                    attempts: response.attempts,
+                    elapsed: response.elapsed,
+                };
+                match ResponseMeta::cleaned(meta, &scrubber) {
+                    Some(meta) => Ok(crate::Response {
+                        data: envelope.data,
+                        meta,
+                    }),
+                    None => {
+                        if !response.clean_within_deadline(&scrubber).await {
+                            return Err(timeout());
+                        }
+                        Err(Error::Decode {
+                            method,
+                            path: "apiVersion".to_owned(),
+                            message: "the number spells a secret of the call (not shown)"
+                                .to_owned(),
+                            excerpt: excerpt(response.read(&scrubber).kept()),
+                        })
+                    }
+                }
             }
             // An rcode other than 1 is a failure, whatever else the body holds.
             Ok(_) => Err(response_error(method, &response, &scrubber)),
@@ -852,27 +863,6 @@ fn normalized_callback(method: &'static str, callback: &str) -> Result<String, E
         )));
     }
     Ok(url.into())
-}
-
-/// What of a callback the app sends is a secret of the call that sends it (the service could
-/// echo it back): its query values (an app's `state`) and its fragment, those long enough to
-/// be looked for (`secret::MIN_ECHOED_CREDENTIAL`).
-fn callback_credentials(callback: &str) -> Vec<String> {
-    let Ok(url) = Url::parse(callback) else {
-        return Vec::new();
-    };
-    // Each value decoded and as written (the service may echo either).
-    let written = url
-        .query()
-        .into_iter()
-        .flat_map(|query| query.split('&'))
-        .filter_map(|pair| pair.split_once('=').map(|(_, value)| value.to_owned()));
-    url.query_pairs()
-        .map(|(_, value)| value.into_owned())
-        .chain(written)
-        .chain(url.fragment().map(str::to_owned))
-        .filter(|value| value.len() >= MIN_ECHOED_CREDENTIAL)
-        .collect()
 }
 
 #[cfg(test)]

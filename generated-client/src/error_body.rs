@@ -12,13 +12,16 @@
 //! 3. **text** (HTML, plain text): every distinct `E_…` word.
 //!
 //! The body is cleaned of secrets by the scrubber (`scrub/`) before it is parsed: everything
-//! read from it (codes, messages) and everything kept comes from the cleaned text.
+//! read from it (codes, messages) and everything kept comes from the cleaned text. A body the
+//! scrubber cannot read as the text it is (another charset, a content coding) is withheld
+//! whole (`Scrubber::clean_body`).
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use bytes::Bytes;
+use reqwest::header::HeaderMap;
 use serde_json::{Map, Value};
 
 use crate::api_failure::{ApiFailure, ListedError, RawErrorCode};
@@ -82,9 +85,10 @@ impl Structure {
 }
 
 impl ReadBody {
-    /// Cleans `body` of secrets with `scrubber`.
-    pub(crate) fn read(body: &Bytes, scrubber: &Scrubber<'_>) -> ReadBody {
-        let cleaned = scrubber.clean(body);
+    /// Cleans `body`, which came with `headers`, of secrets with `scrubber`: the one place an
+    /// answer's body is cleaned, for hooks, recordings and errors alike.
+    pub(crate) fn read(body: &Bytes, headers: &HeaderMap, scrubber: &Scrubber<'_>) -> ReadBody {
+        let cleaned = scrubber.clean_body(body, headers);
         let outcome = cleaned.outcome;
         let text = match cleaned.bytes {
             Cow::Borrowed(_) => body.clone(),
@@ -98,9 +102,9 @@ impl ReadBody {
         }
     }
 
-    /// [`ReadBody::read`] of a body held elsewhere (copied).
+    /// [`ReadBody::read`] of a body held elsewhere (copied), without headers.
     pub(crate) fn read_slice(body: &[u8], scrubber: &Scrubber<'_>) -> ReadBody {
-        ReadBody::read(&Bytes::copy_from_slice(body), scrubber)
+        ReadBody::read(&Bytes::copy_from_slice(body), &HeaderMap::new(), scrubber)
     }
 
     /// Whether the text kept is not the body as sent (secrets removed, or all withheld).

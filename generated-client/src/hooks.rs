@@ -172,8 +172,9 @@ impl ReceivedResponse<'_> {
         self.status
     }
 
-    /// The response headers, cleaned of secrets: `Authorization`, cookies and secret-named
-    /// headers without their values, any other value without a secret-named pair or one of the
+    /// The response headers, cleaned of secrets: a header whose name holds a secret of the call
+    /// shown as `x-redacted` without its value; `Authorization`, cookies and secret-named
+    /// headers without their values; any other value without a secret-named pair or one of the
     /// call's secrets in it (the headers as sent when there was nothing to remove).
     pub fn headers(&self) -> &HeaderMap {
         self.headers
@@ -184,7 +185,9 @@ impl ReceivedResponse<'_> {
     /// text, however escaped or nested) and every secret of the call (the consumer secret, the
     /// token secret, the verifier, the signature, in any encoding) replaced by `[redacted]`;
     /// the bytes as sent when there was nothing to remove (see
-    /// [`body_is_redacted`](Self::body_is_redacted)). A token endpoint's answer, which holds
+    /// [`body_is_redacted`](Self::body_is_redacted)). A body a reader would decode before
+    /// reading (a `Content-Encoding`, a charset other than UTF-8, a UTF-16 byte order mark, a
+    /// NUL byte) is withheld whole. A token endpoint's answer, which holds
     /// the new token secret, shows without it. `None` when the client did not read the body: a
     /// redirect, or a body larger than `ClientBuilder::max_response_bytes`.
     pub fn body(&self) -> Option<&[u8]> {

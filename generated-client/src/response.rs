@@ -6,6 +6,8 @@ use std::time::Duration;
 use jiff::Timestamp;
 use reqwest::header::{DATE, HeaderMap};
 
+use crate::scrub::Scrubber;
+
 /// The data of a call with the response's metadata, from a request builder's
 /// `send_with_metadata()`.
 ///
@@ -42,11 +44,24 @@ impl<T> Response<T> {
 }
 
 /// What a successful response said besides its data: the HTTP status and headers, the
-/// envelope's `api` and `apiVersion`, and how the call went (attempts, time).
+/// envelope's `api` and `apiVersion`, and how the call went (attempts, time). A channel like
+/// errors and hooks: what it holds of the answer is cleaned of secrets (unlike the data, which
+/// is the app's).
 #[derive(Clone, Debug)]
 pub struct ResponseMeta {
+    status: u16,
+    headers: HeaderMap,
+    api: String,
+    api_version: i64,
+    attempts: u32,
+    elapsed: Duration,
+}
+
+/// What a successful response said besides its data, as it came ([`ResponseMeta::cleaned`]).
+pub(crate) struct MetaParts<'a> {
     pub(crate) status: u16,
-    pub(crate) headers: HeaderMap,
+    /// `None` when the caller drops the metadata (nothing is cleaned for it).
+    pub(crate) headers: Option<&'a HeaderMap>,
     pub(crate) api: String,
     pub(crate) api_version: i64,
     pub(crate) attempts: u32,
@@ -54,12 +69,44 @@ pub struct ResponseMeta {
 }
 
 impl ResponseMeta {
+    /// The metadata of `parts`, every field that comes from the answer through the call's
+    /// scrubber (every field is named here, so a new one does not compile until it says how it
+    /// is cleaned): the headers as response hooks see them, the envelope's `api` cleaned like
+    /// any text; `None` when the digits of its `apiVersion` hold a secret of the call (a
+    /// number cannot be shown in part: the call refuses the answer, `Error::Decode`).
+    pub(crate) fn cleaned(parts: MetaParts<'_>, scrubber: &Scrubber<'_>) -> Option<ResponseMeta> {
+        let MetaParts {
+            status,
+            headers,
+            api,
+            api_version,
+            attempts,
+            elapsed,
+        } = parts;
+        if scrubber.clean(api_version.to_string().as_bytes()).changed() {
+            return None;
+        }
+        let headers = headers.map_or_else(HeaderMap::new, |headers| {
+            scrubber.headers(headers).into_owned()
+        });
+        let api = scrubber.text(&api).into_owned();
+        Some(ResponseMeta {
+            status,
+            headers,
+            api,
+            api_version,
+            attempts,
+            elapsed,
+        })
+    }
+
     /// The HTTP status (a 2xx).
     pub fn status(&self) -> u16 {
         self.status
     }
 
-    /// The response's headers, as the service sent them.
+    /// The response's headers, as the service sent them, cleaned of secrets as response hooks
+    /// see them (`ReceivedResponse::headers`); none from `send()`, which drops them.
     pub fn headers(&self) -> &HeaderMap {
         &self.headers
     }
@@ -70,12 +117,15 @@ impl ResponseMeta {
     }
 
     /// The envelope's `api`: the answering method, `group/method` (pay/getPayment and
-    /// pay/getInvoice answer `pay/getBilling`).
+    /// pay/getInvoice answer `pay/getBilling`), cleaned of secrets like any text the client
+    /// hands out.
     pub fn api(&self) -> &str {
         &self.api
     }
 
-    /// The envelope's `apiVersion` (1 so far).
+    /// The envelope's `apiVersion` (1 so far). An answer whose `apiVersion` spells a secret of
+    /// the call (a hostile service echoing a secret of digits as a number) is refused with
+    /// [`Error::Decode`](crate::Error::Decode) at `apiVersion`: a number cannot be shown in part.
     pub fn api_version(&self) -> i64 {
         self.api_version
     }

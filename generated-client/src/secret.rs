@@ -104,12 +104,15 @@ const CREDENTIAL_HEADER_WORDS: [&str; 10] = [
     "xsrf",
 ];
 
-/// The shortest part of a header value looked for, by value, in what the service sends back.
-/// A credential is longer (API keys and tokens run to 16 characters and more); a shorter value
-/// (`1`, `true`, `en`) is in every text, and removing each occurrence would blank the errors
-/// it is meant to keep readable. Such a header is still marked sensitive and shown without its
-/// value: only the search of echoes skips it.
-pub(crate) const MIN_ECHOED_CREDENTIAL: usize = 8;
+/// The one rule of short secrets, in bytes. A known secret shorter than this (a token secret
+/// `e` a hostile service handed out, an app's header value `1`) is removed only where it stands
+/// alone, not inside a longer run of letters and digits (`scrub/known.rs`): each `e` of every
+/// text removed would blank the errors the scrubber is meant to keep readable. A credential is
+/// longer (API keys and tokens run to 16 characters and more). Where such a secret is named
+/// (`oauth_token_secret=e`) it is removed by structure wherever it is. A spelling or a part
+/// *derived* from a secret (its hexadecimal, a cookie's value, a callback's query component)
+/// shorter than this is not looked for at all: the `1` of `consent=1` is not a secret.
+pub(crate) const SHORT_SECRET: usize = 8;
 
 /// Whether a header of this name carries a credential: a secret-named name
 /// ([`is_secret_name`]) or one with a [`CREDENTIAL_HEADER_WORDS`] word in it.
@@ -146,36 +149,74 @@ pub(crate) fn mark_credential_headers(headers: &mut HeaderMap) {
     }
 }
 
+/// Known secrets found in a credential the app handed the client: the value itself at any
+/// length (a short one by the rule of [`SHORT_SECRET`]), and the parts derived from it of at
+/// least [`SHORT_SECRET`] bytes, each as written and percent-decoded (a service echoes what its
+/// framework decoded), without surrounding white space and quotes.
+#[derive(Default)]
+struct Credentials(Vec<String>);
+
+impl Credentials {
+    fn add(&mut self, value: &str, derived: bool) {
+        let value = value.trim().trim_matches('"');
+        let decoded = percent_encoding::percent_decode_str(value).decode_utf8_lossy();
+        for value in [value, &decoded] {
+            let long_enough = !value.is_empty() && (!derived || value.len() >= SHORT_SECRET);
+            if long_enough && !self.0.iter().any(|held| held == value) {
+                self.0.push(value.to_owned());
+            }
+        }
+    }
+
+    /// `text`'s parts split at `separators`, each whole and its name and value (`name=value`).
+    fn add_components(&mut self, text: &str, separators: &[char]) {
+        for component in text.split(separators) {
+            self.add(component, true);
+            if let Some((name, value)) = component.split_once('=') {
+                self.add(name, true);
+                self.add(value, true);
+            }
+        }
+    }
+}
+
+/// The bytes `Basic` credentials spell, read as leniently as servers read them: either base64
+/// alphabet, padded or not.
+fn basic_credentials(encoded: &str) -> Option<String> {
+    use base64::alphabet::{STANDARD, URL_SAFE};
+    use base64::engine::DecodePaddingMode;
+    use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+    let config =
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+    let encoded = encoded.trim();
+    [STANDARD, URL_SAFE]
+        .iter()
+        .find_map(|alphabet| GeneralPurpose::new(alphabet, config).decode(encoded).ok())
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+}
+
 /// What of the credential headers in `headers` a scrubber looks for, by value, in everything
 /// the service sends back: each value, and the parts a service could echo alone (the
-/// credentials after an auth scheme, `user:password` of `Basic` and each of them, each cookie
-/// and `name="value"` parameter), those of at least [`MIN_ECHOED_CREDENTIAL`] bytes.
+/// credentials after an auth scheme, `user:password` of `Basic` in any base64 spelling and
+/// each of them, each cookie and `name="value"` parameter), each as written and decoded (see
+/// [`SHORT_SECRET`] for which are looked for).
 pub(crate) fn credential_values(headers: &HeaderMap) -> Vec<String> {
-    let mut values: Vec<String> = Vec::new();
-    let mut add = |value: &str| {
-        let value = value.trim().trim_matches('"');
-        if value.len() >= MIN_ECHOED_CREDENTIAL && !values.iter().any(|held| held == value) {
-            values.push(value.to_owned());
-        }
-    };
+    let mut values = Credentials::default();
     for (name, value) in headers {
         if !carries_credential(name.as_str(), value) {
             continue;
         }
         let value = String::from_utf8_lossy(value.as_bytes());
-        add(&value);
-        // `Bearer abc`, `Basic dXNlcjpwYXNz`, `Token token="abc"`.
+        values.add(&value, false);
+        // `Bearer abc`, `Basic dXNlcjpwYXNz`, `basic  dXNlcjpwYXNz`, `Token token="abc"`.
         if let Some((scheme, credentials)) = value.trim().split_once(' ') {
-            add(credentials);
+            values.add(credentials, true);
             if scheme.eq_ignore_ascii_case("basic") {
-                let decoded = base64::engine::general_purpose::STANDARD
-                    .decode(credentials.trim())
-                    .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
-                if let Ok(decoded) = decoded {
-                    add(&decoded);
+                if let Some(decoded) = basic_credentials(credentials) {
+                    values.add(&decoded, true);
                     if let Some((user, password)) = decoded.split_once(':') {
-                        add(user);
-                        add(password);
+                        values.add(user, true);
+                        values.add(password, true);
                     }
                 }
             }
@@ -183,11 +224,28 @@ pub(crate) fn credential_values(headers: &HeaderMap) -> Vec<String> {
         // `session=abc; theme=dark`, `realm="x", key="abc"`.
         for part in value.split([';', ',']) {
             if let Some((_, part_value)) = part.split_once('=') {
-                add(part_value);
+                values.add(part_value, true);
             }
         }
     }
-    values
+    values.0
+}
+
+/// What of a callback the app sends is a secret of the call that sends it (the service could
+/// echo it back): every component of its query and of its fragment (split at `&` and `;`),
+/// whole, its name and its value (a bare `?T0K3N`, a credential as a parameter's name, an
+/// app's `state`), and the query and the fragment whole, each as written and decoded (see
+/// [`SHORT_SECRET`] for which are looked for).
+pub(crate) fn callback_credentials(callback: &str) -> Vec<String> {
+    let Ok(url) = url::Url::parse(callback) else {
+        return Vec::new();
+    };
+    let mut values = Credentials::default();
+    for part in [url.query(), url.fragment()].into_iter().flatten() {
+        values.add(part, true);
+        values.add_components(part, &['&', ';']);
+    }
+    values.0
 }
 
 /// Headers as the client's own `Debug` shows them: the value of a credential header (see
@@ -310,8 +368,11 @@ mod tests {
                 "{part}: {values:?}"
             );
         }
-        // Too short to look for ("1", "dark"), and not a credential header (the trace id).
-        assert!(!values.iter().any(|value| value == "1" || value == "dark"));
+        // A value given is looked for at any length (`1`: where it stands alone); a part
+        // derived from one only at 8 bytes and more (not "dark"); not a credential header's
+        // (the trace id).
+        assert!(values.iter().any(|value| value == "1"));
+        assert!(!values.iter().any(|value| value == "dark"));
         assert!(!values.iter().any(|value| value.contains("4bf92f")));
         let shown = format!("{:?}", DebugHeaders(&headers));
         assert!(
@@ -319,5 +380,48 @@ mod tests {
             "{shown}"
         );
         assert!(shown.contains("4bf92f3577b34da6"), "{shown}");
+    }
+
+    #[test]
+    fn basic_in_any_base64_spelling_and_decoded_parts_are_known() {
+        use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE};
+        let pair = "dana:pa?>ss~word01";
+        for value in [
+            format!("basic {}", STANDARD_NO_PAD.encode(pair)),
+            format!("Basic  {}", URL_SAFE.encode(pair)),
+        ] {
+            let mut headers = HeaderMap::new();
+            headers.insert("authorization", HeaderValue::from_str(&value).unwrap());
+            let values = credential_values(&headers);
+            assert!(
+                values.iter().any(|v| v == "pa?>ss~word01"),
+                "{value}: {values:?}"
+            );
+        }
+        let mut headers = HeaderMap::new();
+        headers.insert("cookie", HeaderValue::from_static("sid=abc%2Bdef%3D%3Dghi"));
+        let values = credential_values(&headers);
+        assert!(values.iter().any(|v| v == "abc+def==ghi"), "{values:?}");
+    }
+
+    #[test]
+    fn every_component_of_a_callbacks_query_and_fragment_is_known() {
+        let values = callback_credentials(
+            "https://app.example/cb?T0K3N-bare-value&state=s7a7e-v4lue;n4me-as-credential=1#fr4gment-t0ken",
+        );
+        for part in [
+            "T0K3N-bare-value",
+            "s7a7e-v4lue",
+            "n4me-as-credential=1",
+            "n4me-as-credential",
+            "fr4gment-t0ken",
+        ] {
+            assert!(values.iter().any(|v| v == part), "{part}: {values:?}");
+        }
+        // Derived parts shorter than a short secret are not looked for.
+        assert!(
+            !values.iter().any(|v| v == "state" || v == "1"),
+            "{values:?}"
+        );
     }
 }

@@ -160,7 +160,7 @@ impl Response {
     /// passes the scrubber of the call that got this answer ([`Transport::scrubber`]).
     pub(crate) fn read(&self, scrubber: &Scrubber<'_>) -> &ReadBody {
         self.read
-            .get_or_init(|| ReadBody::read(&self.body, scrubber))
+            .get_or_init(|| ReadBody::read(&self.body, &self.headers, scrubber))
     }
 
     /// Cleans the body ([`Response::read`]) so that the call still ends by its deadline:
@@ -177,9 +177,9 @@ impl Response {
         // Cancelled when this future ends without the result: at the deadline, or dropped
         // with the attempt at its timeout.
         let cancel_on_drop = CancelOnDrop(Some(parts.canceller()));
-        let body = self.body.clone();
+        let (body, headers) = (self.body.clone(), self.headers.clone());
         let cleaning =
-            tokio::task::spawn_blocking(move || ReadBody::read(&body, &parts.scrubber()));
+            tokio::task::spawn_blocking(move || ReadBody::read(&body, &headers, &parts.scrubber()));
         let outcome = within(self.progress.deadline, cleaning).await;
         if outcome.is_some() {
             cancel_on_drop.disarm();
@@ -437,9 +437,11 @@ impl Transport {
             Err(error) => return Next::Done(Err(error)),
         };
         let headers = self.extra_headers(call, url, options, progress.attempt);
-        // The credentials the app put in them are this attempt's secrets too.
+        // The credentials the app put in them are this attempt's secrets too, and, remembered,
+        // of the client's later calls and attempts (another user's, a retry's).
         let mut app_credentials = call.app_credentials.to_vec();
         app_credentials.extend(headers.as_ref().map(credential_values).unwrap_or_default());
+        self.secrets.remember_app(&app_credentials);
         // Everything this attempt hands on (hooks, errors, traces) goes through it.
         let scrubber = self.scrubber_of(
             self.known(call)

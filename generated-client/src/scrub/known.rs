@@ -1,6 +1,7 @@
 //! Finding the client's known secrets in a view, each character written as it is or as any
 //! escape, mixed as they come (`a\u0026b%2Fc`: one character JSON-escaped, one
-//! percent-encoded, the rest plain).
+//! percent-encoded, the rest plain), in every spelling of the secret a reader takes for it
+//! ([`spellings`]: normalization forms, hexadecimal, base64).
 //!
 //! No single decoding of a text can tell whether `%0a` in it is a percent-encoded line feed or
 //! three characters of a secret, so both readings are followed: a match is a path through the
@@ -8,8 +9,15 @@
 //! Paths are threads of an anchored automaton of the secrets, one started at every byte; a
 //! thread dies at the first byte no secret continues with, and threads in the same automaton
 //! state at the same place are merged (the earliest start kept; a search of the few threads a
-//! place usually has, a map beyond), so the live threads are at most the automaton's states. Each byte of the view is read once; the work per byte is
-//! bounded by the secrets' length, not by the text.
+//! place usually has, a map beyond), so the live threads are at most the automaton's states.
+//! Each byte of the view is read once; the work per byte is bounded by the secrets' length,
+//! not by the text.
+//!
+//! **Short secrets.** A secret shorter than [`SHORT_SECRET`] bytes (a token secret `e` from a
+//! hostile service, an app's header value `1`) is removed only where it stands alone: where
+//! the bytes of the view around it are not letters or digits. Removing every `e` would blank
+//! every text; where such a secret is *named* (`oauth_token_secret=e`) the scan removes it by
+//! structure wherever it is.
 
 use std::collections::VecDeque;
 use std::collections::hash_map::{Entry, HashMap};
@@ -19,14 +27,26 @@ use aho_corasick::dfa::DFA;
 use aho_corasick::nfa::contiguous::NFA;
 use aho_corasick::{Anchored, StartKind};
 
-use super::scan::{Finding, same_space};
+use super::scan::Finding;
+use super::spellings::{fold, spellings};
 use super::views::{LONGEST_ESCAPE, Unit, escape_at};
+use crate::secret::SHORT_SECRET;
 
-/// A partial match: the automaton's state and where in the original text it started.
+/// A partial match: the automaton's state, where in the original text it started, how many
+/// bytes of a spelling it read, and whether the view's byte before its start is not a letter or
+/// a digit (see the module docs on short secrets).
 #[derive(Clone, Copy, Debug)]
 struct Thread {
     state: StateID,
     start: usize,
+    depth: usize,
+    alone_before: bool,
+}
+
+/// Whether a byte is part of a word, for the rule of short secrets: an ASCII letter or digit,
+/// or a byte of a character beyond ASCII.
+fn is_word_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || !byte.is_ascii()
 }
 
 /// The threads waiting at one place of the view.
@@ -44,9 +64,13 @@ impl Slot {
     const SCANNED: usize = 8;
 
     /// Adds `thread`, merged with one already in the same state (the earlier start kept, so
-    /// the span found covers both readings).
+    /// the span found covers both readings; the same state has read the same bytes).
     fn add(&mut self, thread: Thread) {
-        let merge = |held: &mut Thread| held.start = held.start.min(thread.start);
+        let merge = |held: &mut Thread| {
+            if thread.start < held.start {
+                *held = thread;
+            }
+        };
         if self.threads.len() <= Self::SCANNED {
             match self
                 .threads
@@ -82,16 +106,16 @@ impl Slot {
     }
 }
 
-/// The automaton of a set of known secrets (each byte as [`same_space`] writes it): a DFA
-/// while the secrets are short (a table lookup per byte), a contiguous NFA beyond (its size is
-/// linear in the secrets', a DFA's is that times the alphabet, too much for a secret an app
-/// made long).
+/// The automaton of every spelling of a set of known secrets ([`spellings`], folded): a DFA
+/// while the spellings are short (a table lookup per byte), a contiguous NFA beyond (its size
+/// is linear in the spellings', a DFA's is that times the alphabet, too much for a secret an
+/// app made long).
 pub(crate) enum SecretSet {
     Dfa(DFA),
     Nfa(NFA),
 }
 
-/// The most bytes of secrets a lasting [`SecretSet`] keeps as a DFA.
+/// The most bytes of spellings a lasting [`SecretSet`] keeps as a DFA.
 const DFA_BYTES: usize = 4096;
 
 /// Whether a [`SecretSet`] serves many texts (a DFA is worth its build) or a few (one call's
@@ -103,17 +127,19 @@ pub(crate) enum Lasting {
 }
 
 impl SecretSet {
-    /// The set of `secrets` (empty ones left out); `None` when none is left, `Err` when it
-    /// cannot be built (more states than it can number).
+    /// The set of every spelling of `secrets` (empty ones left out); `None` when none is left,
+    /// `Err` when it cannot be built (more states than it can number).
     pub(crate) fn build<'s>(
         secrets: impl IntoIterator<Item = &'s str>,
         lasting: Lasting,
     ) -> Result<Option<SecretSet>, ()> {
-        let values: Vec<Vec<u8>> = secrets
+        let mut values: Vec<Vec<u8>> = secrets
             .into_iter()
             .filter(|secret| !secret.is_empty())
-            .map(|secret| secret.bytes().map(same_space).collect())
+            .flat_map(spellings)
             .collect();
+        values.sort_unstable();
+        values.dedup();
         if values.is_empty() {
             return Ok(None);
         }
@@ -129,12 +155,13 @@ impl SecretSet {
         set.map(Some).map_err(|_| ())
     }
 
-    /// Whether `text`, read as it is, holds one of the secrets.
+    /// Whether `text`, read as it is, holds a spelling of one of the secrets (short or not:
+    /// it decides nothing but whether the text is read in full).
     pub(super) fn in_plain(&self, text: &[u8]) -> bool {
         fn find(automaton: &impl Automaton, text: &[u8]) -> bool {
             let mut state = automaton.start_state(Anchored::No).unwrap_or(StateID::ZERO);
             text.iter().any(|&byte| {
-                state = automaton.next_state(Anchored::No, state, same_space(byte));
+                state = automaton.next_state(Anchored::No, state, fold(byte));
                 automaton.is_match(state)
             })
         }
@@ -183,6 +210,8 @@ pub(super) struct KnownMatcher<'a, A: Automaton> {
     window: VecDeque<Unit>,
     /// The threads waiting at the current place and at each of the next ones.
     slots: VecDeque<Slot>,
+    /// The byte of the view before the current place (`None` at its start).
+    previous: Option<u8>,
     pub(super) found: Vec<Finding>,
 }
 
@@ -197,6 +226,7 @@ impl<'a, A: Automaton> KnownMatcher<'a, A> {
             start,
             window: VecDeque::with_capacity(LONGEST_ESCAPE + 1),
             slots: (0..=LONGEST_ESCAPE).map(|_| Slot::default()).collect(),
+            previous: None,
             found: Vec::new(),
         }
     }
@@ -226,6 +256,8 @@ impl<'a, A: Automaton> KnownMatcher<'a, A> {
         here.add(Thread {
             state: self.start,
             start: unit.start,
+            depth: 0,
+            alone_before: !self.previous.is_some_and(is_word_byte),
         });
         let window = &self.window;
         let escape = escape_at(|i| window.get(i).map(|unit| unit.byte));
@@ -242,31 +274,48 @@ impl<'a, A: Automaton> KnownMatcher<'a, A> {
             *last = here;
         }
         self.window.pop_front();
+        self.previous = Some(unit.byte);
     }
 
     /// `thread` reading `bytes`, which end at `end` in the text and `ahead` places on.
     fn advance(&mut self, thread: Thread, bytes: &[u8], end: usize, ahead: usize) {
         let mut state = thread.state;
         for &byte in bytes {
-            state = self
-                .automaton
-                .next_state(Anchored::Yes, state, same_space(byte));
+            state = self.automaton.next_state(Anchored::Yes, state, fold(byte));
             if self.automaton.is_dead(state) {
                 return;
             }
         }
-        if self.automaton.is_match(state) {
-            self.found.push(Finding {
-                start: thread.start,
-                end,
-                quoted: false,
-            });
+        let depth = thread.depth + bytes.len();
+        if self.is_spelling(state, depth) {
+            // A short secret counts where it stands alone: the next unit is no letter or digit.
+            let alone_after = || !self.window.get(ahead).is_some_and(|u| is_word_byte(u.byte));
+            if depth >= SHORT_SECRET || (thread.alone_before && alone_after()) {
+                self.found.push(Finding {
+                    start: thread.start,
+                    end,
+                    quoted: false,
+                });
+            }
         }
         if let Some(slot) = self.slots.get_mut(ahead - 1) {
             slot.add(Thread {
                 state,
                 start: thread.start,
+                depth,
+                alone_before: thread.alone_before,
             });
         }
+    }
+
+    /// Whether `state`, reached from the start by `depth` bytes, ends a whole spelling: the
+    /// automaton also reports at a state the spellings that end its path (copied along its
+    /// failure links for unanchored searches), which start later than the thread.
+    fn is_spelling(&self, state: StateID, depth: usize) -> bool {
+        self.automaton.is_match(state)
+            && (0..self.automaton.match_len(state)).any(|index| {
+                let pattern = self.automaton.match_pattern(state, index);
+                self.automaton.pattern_len(pattern) == depth
+            })
     }
 }

@@ -8,27 +8,32 @@
 //! key, a name written with escapes or a value in an encoding of its own is cleaned the same:
 //!
 //! 1. **Views.** The text is read as it is and with one, two and three layers of escapes
-//!    decoded (percent, JSON and HTML escapes; [`views`]), each view a stream that remembers
-//!    where each byte came from. A further view is read only when the one before holds an
-//!    escape.
+//!    decoded (percent, JSON, language and HTML escapes; [`views`]), each view a stream that
+//!    remembers where each byte came from. A further view is read only when the one before
+//!    holds an escape.
 //! 2. **Findings** in each view: every value after a secret-named name (`secret`, `password`,
 //!    `passwd`, `private_key`, `oauth_signature`, `oauth_verifier` anywhere in the name, ASCII
-//!    case and `_-. ` separators ignored; [`SECRET_WORDS`]; [`scan`]), and every occurrence of a known secret (the
-//!    consumer secret, the token secret in use, the verifier, the attempt's signature), each of
-//!    its characters as it is or escaped, mixed as they come, a `+` taken for a space as form
-//!    encoding writes it ([`known`]).
+//!    case and `_-. ` separators ignored; [`SECRET_WORDS`]; [`scan`]), and every occurrence of
+//!    a known secret (the consumer secret, the token secret in use, the verifier, the
+//!    attempt's signature, the app's credentials) in any of its spellings ([`spellings`]:
+//!    normalization forms, hexadecimal, base64), each of its characters as it is or escaped,
+//!    mixed as they come ([`known`]; one shorter than 8 bytes only where it stands alone).
 //! 3. **Replacement**: every span found, in any view, is replaced in the text itself by
 //!    `[redacted]` (a bare JSON value by `"[redacted]"`, so JSON stays JSON).
 //! 4. **Verification**: the cleaned text is read again the same way; if anything but the
 //!    markers is still found (a value cut short by an odd escape, a secret formed across a
-//!    marker), the text is not kept at all: it is withheld, with its length.
+//!    marker), the text is not kept at all: it is withheld, with its length. So is a text
+//!    holding an escape too long to decode, and a body that is not the text the scrubber
+//!    reads ([`Scrubber::clean_body`]: another charset, a content coding; [`legible`]).
 //!
 //! Each pass is linear in the text (two automata stepping over each byte, a small state
 //! machine for pairs), so cleaning a body of any shape costs a bounded number of passes.
 
 mod known;
+mod legible;
 mod registry;
 mod scan;
+mod spellings;
 mod views;
 
 use std::borrow::Cow;
@@ -39,7 +44,7 @@ use std::sync::{Arc, LazyLock, OnceLock};
 use aho_corasick::Anchored;
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::dfa::DFA;
-use reqwest::header::{HeaderMap, HeaderValue};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::secret::{REDACTED, SECRET_WORDS, carries_credential, is_name_separator};
 use known::{Lasting, Matcher, SecretSet};
@@ -63,9 +68,9 @@ static WORDS: LazyLock<DFA> = LazyLock::new(|| {
 });
 
 /// The secrets the client holds for one call: the consumer secret, the token secret in use,
-/// the verifier being exchanged and the attempt's signature, and the credentials the app sent
-/// in the attempt's headers (`secret::credential_values`). Empty ones are ignored. `Debug`
-/// shows only how many there are.
+/// the verifier being exchanged and the attempt's signature, and the credentials the app handed
+/// the call (its headers' `secret::credential_values`, a callback's query, `redact`'s
+/// secrets). Empty ones are ignored. `Debug` shows only how many there are.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct KnownSecrets<'a> {
     values: [&'a str; 4],
@@ -93,7 +98,7 @@ impl<'a> KnownSecrets<'a> {
         }
     }
 
-    /// These and the credentials the app sent in the attempt's headers.
+    /// These and the credentials the app handed the call.
     pub(crate) fn with_app_credentials(mut self, credentials: &'a [String]) -> Self {
         self.app = credentials;
         self
@@ -157,10 +162,14 @@ impl Cleaned<'_> {
 /// Cleans text of secrets (see the module docs). Made per call, with the secrets the call
 /// holds; the automaton of those is built on first use.
 pub(crate) struct Scrubber<'a> {
-    known: KnownSecrets<'a>,
+    /// The secrets it looks for with an automaton of its own: the call's, less those the
+    /// registry's automaton covers.
+    known: Vec<&'a str>,
     /// The known secrets' automaton: `None` when there are none, `Err` when it cannot be
     /// built (more states than it can number), and then no text is kept.
     known_automaton: OnceLock<Result<Option<SecretSet>, ()>>,
+    /// Every spelling of the known secrets, folded, for texts read without the automaton.
+    spellings: OnceLock<Vec<Vec<u8>>>,
     /// The secrets the client remembers from other calls ([`SecretRegistry`]), if any.
     remembered: Option<Result<Arc<Option<SecretSet>>, ()>>,
     /// Set when the cleaning is no longer awaited (on another thread only).
@@ -170,16 +179,23 @@ pub(crate) struct Scrubber<'a> {
 impl fmt::Debug for Scrubber<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Scrubber")
-            .field("known", &self.known)
+            .field("known", &self.known.len())
             .finish()
     }
 }
 
 impl<'a> Scrubber<'a> {
     pub(crate) fn new(known: KnownSecrets<'a>) -> Self {
+        let mut values: Vec<&'a str> = Vec::new();
+        for value in known.values() {
+            if !values.contains(&value) {
+                values.push(value);
+            }
+        }
         Scrubber {
-            known,
+            known: values,
             known_automaton: OnceLock::new(),
+            spellings: OnceLock::new(),
             remembered: None,
             cancelled: None,
         }
@@ -187,14 +203,11 @@ impl<'a> Scrubber<'a> {
 
     /// This scrubber, cleaning the secrets `registry` remembers too.
     pub(crate) fn remembering(mut self, registry: &SecretRegistry) -> Self {
-        let (automaton, covered) = registry.automaton_covering(&self.known.values);
+        let (automaton, covered) = registry.automaton_covering(&self.known);
         // What the registry's automaton covers is not looked for twice: one call's own
         // automaton is then its signature alone, quick to build.
-        for (value, covered) in self.known.values.iter_mut().zip(covered) {
-            if covered {
-                *value = "";
-            }
-        }
+        let mut covered = covered.into_iter();
+        self.known.retain(|_| !covered.next().unwrap_or(false));
         self.remembered = Some(automaton);
         self
     }
@@ -202,8 +215,7 @@ impl<'a> Scrubber<'a> {
     /// Its secrets, owned (see [`ScrubberParts`]).
     pub(crate) fn to_parts(&self) -> ScrubberParts {
         ScrubberParts {
-            values: self.known.values.map(str::to_owned),
-            app: self.known.app.to_vec(),
+            known: self.known.iter().map(|value| (*value).to_owned()).collect(),
             remembered: self.remembered.clone(),
             cancelled: Arc::new(AtomicBool::new(false)),
         }
@@ -217,18 +229,50 @@ impl<'a> Scrubber<'a> {
     /// The automaton of the known secrets, built on first use.
     fn known_automaton(&self) -> Result<Option<&SecretSet>, ()> {
         self.known_automaton
-            .get_or_init(|| SecretSet::build(self.known.values(), Lasting::No))
+            .get_or_init(|| SecretSet::build(self.known.iter().copied(), Lasting::No))
             .as_ref()
             .map(Option::as_ref)
             .map_err(|_| ())
     }
 
+    /// Whether `text`, read as it is, holds a spelling of a known secret (short or not: it
+    /// decides nothing but whether the text is read in full).
+    fn known_in_plain(&self, text: &[u8]) -> bool {
+        if self.known.is_empty() {
+            return false;
+        }
+        let spellings = self.spellings.get_or_init(|| {
+            let mut all: Vec<Vec<u8>> = self
+                .known
+                .iter()
+                .flat_map(|value| spellings::spellings(value))
+                .collect();
+            all.sort_unstable();
+            all.dedup();
+            all
+        });
+        let folded: Vec<u8> = text.iter().copied().map(spellings::fold).collect();
+        spellings
+            .iter()
+            .any(|spelling| memchr::memmem::find(&folded, spelling).is_some())
+    }
+
+    /// A body as it came, cleaned: withheld whole when it is not text the scrubber reads as it
+    /// is ([`legible::is_legible`]: a declared charset other than UTF-8, a UTF-16 or UTF-32
+    /// byte order mark, a NUL byte, a content coding), since a reader that decodes it would
+    /// see what no view of its bytes shows; otherwise [`Scrubber::clean`]. The one place a
+    /// body is cleaned (`error_body::ReadBody::read`).
+    pub(crate) fn clean_body<'t>(&self, body: &'t [u8], headers: &HeaderMap) -> Cleaned<'t> {
+        if legible::is_legible(body, headers) {
+            self.clean(body)
+        } else {
+            withheld(body)
+        }
+    }
+
     /// `text` without secrets.
     pub(crate) fn clean<'t>(&self, text: &'t [u8]) -> Cleaned<'t> {
-        let withheld = || Cleaned {
-            bytes: Cow::Owned(format!("{WITHHELD_START}{}{WITHHELD_END}", text.len()).into_bytes()),
-            outcome: Outcome::Withheld,
-        };
+        let withheld = || withheld(text);
         let Some(mut found) = self.find(text) else {
             return withheld();
         };
@@ -277,18 +321,15 @@ impl<'a> Scrubber<'a> {
     }
 
     /// A URL the app configured (a base URL, a callback), for the error that refuses it: its
-    /// user info, every query value and its fragment removed, then cleaned like any text, so a
-    /// credential written in any of them shows in no error and no `Debug`. Text that is not a
-    /// URL is cleaned as in [`Scrubber::url`].
+    /// user info removed, its query and its fragment each shown as `[redacted]` whatever they
+    /// hold (a bare `?T0K3N`, a credential as a parameter's name), then cleaned like any text,
+    /// so a credential written in any of them shows in no error and no `Debug`. Text that is
+    /// not a URL is cleaned as in [`Scrubber::url`].
     pub(crate) fn configured_url(&self, given: &str) -> String {
         self.url_cleaned(given, UrlValues::All)
     }
 
     fn url_cleaned(&self, text: &str, hidden: UrlValues) -> String {
-        let hides_value = |name: &str| match hidden {
-            UrlValues::OAuth => name.starts_with("oauth_"),
-            UrlValues::All => true,
-        };
         // A URL without an authority (`user:pw@host` reads as the scheme `user`) has no user
         // info to a parser, but may have to a reader: it is cleaned as text that is no URL.
         // So is one with an `@` anywhere: a reader takes what comes before it for user info,
@@ -299,11 +340,27 @@ impl<'a> Scrubber<'a> {
             _ => return self.text(&url_parts_removed(text)).into_owned(),
         };
         // No user info here: it needs an `@`.
+        if hidden == UrlValues::All {
+            let query = url.query().is_some_and(|query| !query.is_empty());
+            let fragment = url.fragment().is_some_and(|fragment| !fragment.is_empty());
+            url.set_query(None);
+            url.set_fragment(None);
+            let mut shown = url.as_str().to_owned();
+            if query {
+                shown.push('?');
+                shown.push_str(REDACTED);
+            }
+            if fragment {
+                shown.push('#');
+                shown.push_str(REDACTED);
+            }
+            return self.text(&shown).into_owned();
+        }
         if url.query().is_some() {
             let pairs: Vec<(String, String)> = url
                 .query_pairs()
                 .map(|(name, value)| {
-                    let value = if hides_value(&name) && !value.is_empty() {
+                    let value = if name.starts_with("oauth_") && !value.is_empty() {
                         REDACTED.into()
                     } else {
                         value
@@ -313,9 +370,6 @@ impl<'a> Scrubber<'a> {
                 .collect();
             url.query_pairs_mut().clear().extend_pairs(pairs);
         }
-        if hidden == UrlValues::All && url.fragment().is_some_and(|fragment| !fragment.is_empty()) {
-            url.set_fragment(Some(REDACTED));
-        }
         let written = url
             .as_str()
             .replace("%5Bredacted%5D", REDACTED)
@@ -323,39 +377,49 @@ impl<'a> Scrubber<'a> {
         self.text(&written).into_owned()
     }
 
-    /// `headers` without secrets: credential headers (`Authorization`, cookies, secret-named
-    /// ones, `X-Api-Key`, …: the one rule of `secret::carries_credential`) lose their values,
-    /// the others are cleaned like any text.
+    /// `headers` without secrets: a header whose name holds one (the service can name a header
+    /// anything) is shown as [`REDACTED_HEADER`] without its value; credential headers
+    /// (`Authorization`, cookies, secret-named ones, `X-Api-Key`, …: the one rule of
+    /// `secret::carries_credential`) lose their values; the other values are cleaned like any
+    /// text.
     pub(crate) fn headers<'h>(&self, headers: &'h HeaderMap) -> Cow<'h, HeaderMap> {
-        let clean_value = |name: &str, value: &HeaderValue| -> Option<HeaderValue> {
+        let clean_header = |name: &HeaderName, value: &HeaderValue| {
+            if self.clean(name.as_str().as_bytes()).changed() {
+                return Some((REDACTED_HEADER, HeaderValue::from_static(REDACTED)));
+            }
             if value.is_empty() {
                 return None;
             }
-            if carries_credential(name, value) {
-                return Some(HeaderValue::from_static(REDACTED));
+            if carries_credential(name.as_str(), value) {
+                return Some((name.clone(), HeaderValue::from_static(REDACTED)));
             }
             let cleaned = self.clean(value.as_bytes());
             cleaned.changed().then(|| {
-                HeaderValue::from_bytes(&cleaned.bytes)
-                    .unwrap_or_else(|_| HeaderValue::from_static(REDACTED))
+                let value = HeaderValue::from_bytes(&cleaned.bytes)
+                    .unwrap_or_else(|_| HeaderValue::from_static(REDACTED));
+                (name.clone(), value)
             })
         };
-        let dirty = headers
+        let cleaned: Vec<_> = headers
             .iter()
-            .any(|(name, value)| clean_value(name.as_str(), value).is_some());
-        if !dirty {
+            .map(|(name, value)| clean_header(name, value))
+            .collect();
+        if cleaned.iter().all(Option::is_none) {
             return Cow::Borrowed(headers);
         }
         let mut clean = HeaderMap::with_capacity(headers.len());
-        for (name, value) in headers {
-            let value = clean_value(name.as_str(), value).unwrap_or_else(|| value.clone());
-            clean.append(name.clone(), value);
+        for ((name, value), cleaned) in headers.iter().zip(cleaned) {
+            match cleaned {
+                Some((name, value)) => clean.append(name, value),
+                None => clean.append(name.clone(), value.clone()),
+            };
         }
         Cow::Owned(clean)
     }
 
     /// Every span of `text` that holds a secret, in any view; `None` when the known secrets
-    /// cannot be looked for, or the cleaning was cancelled.
+    /// cannot be looked for, a view holds an escape too long to decode, or the cleaning was
+    /// cancelled.
     fn find(&self, text: &[u8]) -> Option<Vec<Finding>> {
         let remembered = match &self.remembered {
             Some(Ok(automaton)) => automaton.as_ref().as_ref(),
@@ -368,10 +432,7 @@ impl<'a> Scrubber<'a> {
             && !has_escape(text)
             && !has_secret_word(text)
             && !remembered.is_some_and(|set| set.in_plain(text))
-            && !self
-                .known
-                .values()
-                .any(|secret| contains_plain(text, secret))
+            && !self.known_in_plain(text)
         {
             return Some(Vec::new());
         }
@@ -417,8 +478,7 @@ enum UrlValues {
 
 /// A scrubber's secrets, owned, to clean on another thread ([`Scrubber::to_parts`]).
 pub(crate) struct ScrubberParts {
-    values: [String; 4],
-    app: Vec<String>,
+    known: Vec<String>,
     remembered: Option<Result<Arc<Option<SecretSet>>, ()>>,
     cancelled: Arc<AtomicBool>,
 }
@@ -432,13 +492,10 @@ impl ScrubberParts {
 
     /// The scrubber these parts make: the same secrets as the one they came from.
     pub(crate) fn scrubber(&self) -> Scrubber<'_> {
-        let [consumer, token, verifier, signature] = &self.values;
         Scrubber {
-            known: KnownSecrets::new(consumer, token)
-                .with_verifier(verifier)
-                .with_signature(signature)
-                .with_app_credentials(&self.app),
+            known: self.known.iter().map(String::as_str).collect(),
             known_automaton: OnceLock::new(),
+            spellings: OnceLock::new(),
             remembered: self.remembered.clone(),
             cancelled: Some(Arc::clone(&self.cancelled)),
         }
@@ -456,11 +513,13 @@ impl Canceller {
 
 /// `text` cleaned the way the client cleans everything it hands out (errors, what hooks see,
 /// recordings, traces): the value of every secret-named name (`secret`, `password`,
-/// `oauth_signature`, `oauth_verifier`, … in any case and spelling, in JSON, form pairs, XML
-/// or text, however escaped, nested or duplicated) and every one of `secrets` (written as it
-/// is or in any mix of percent, JSON and HTML escapes) replaced by `[redacted]`; a text that
-/// cannot be cleaned for certain is withheld whole. For an app's own logs of what it sent or
-/// received. Linear in the text; at most the last 64 of `secrets` are looked for.
+/// `oauth_signature`, `oauth_verifier`, … in any case and spelling, in JSON, form pairs, XML,
+/// command lines or text, however escaped, nested or duplicated) and every one of `secrets`
+/// (in any Unicode normalization form, in hexadecimal or base64, written as it is or in any
+/// mix of percent, JSON, language and HTML escapes; one shorter than 8 bytes only where it
+/// stands alone, not inside a longer run of letters and digits) replaced by `[redacted]`; a
+/// text that cannot be cleaned for certain is withheld whole. For an app's own logs of what it
+/// sent or received. Linear in the text; every one of `secrets` is looked for.
 ///
 /// ```
 /// use marketplace_client::{Secret, redact};
@@ -470,8 +529,22 @@ impl Canceller {
 /// assert_eq!(cleaned, r#"{"oauth_token_secret": "[redacted]", "echo": "[redacted]"}"#);
 /// ```
 pub fn redact<'t>(text: &'t str, secrets: &[&crate::Secret]) -> Cow<'t, str> {
-    let registry = SecretRegistry::of(secrets);
-    Scrubber::structural().remembering(&registry).text(text)
+    let secrets: Vec<String> = secrets
+        .iter()
+        .map(|secret| secret.expose().to_owned())
+        .collect();
+    Scrubber::new(KnownSecrets::NONE.with_app_credentials(&secrets)).text(text)
+}
+
+/// The name a header whose name holds a secret is shown under ([`Scrubber::headers`]).
+pub(crate) const REDACTED_HEADER: HeaderName = HeaderName::from_static("x-redacted");
+
+/// What a text that cannot be cleaned for certain becomes: a note of its length.
+fn withheld(text: &[u8]) -> Cleaned<'static> {
+    Cleaned {
+        bytes: Cow::Owned(format!("{WITHHELD_START}{}{WITHHELD_END}", text.len()).into_bytes()),
+        outcome: Outcome::Withheld,
+    }
 }
 
 /// Text that is not a URL to trust the parse of (not one, no authority, or an `@` anywhere),
@@ -553,18 +626,6 @@ fn has_secret_word(text: &[u8]) -> bool {
     })
 }
 
-/// Whether `text`, as it is, holds `secret`, a `+` and a space alike (as the automata match).
-fn contains_plain(text: &[u8], secret: &str) -> bool {
-    let same = |bytes: &[u8]| {
-        bytes
-            .iter()
-            .copied()
-            .map(scan::same_space)
-            .collect::<Vec<u8>>()
-    };
-    memchr::memmem::find(&same(text), &same(secret.as_bytes())).is_some()
-}
-
 /// How often a view reader looks whether it was cancelled, in bytes of the view.
 const CANCEL_CHECK: usize = 1 << 16;
 
@@ -577,7 +638,8 @@ struct ViewReader<'a> {
 
 impl ViewReader<'_> {
     /// Reads one view (`plain`: the text as it is), adding what it finds to `found`; whether
-    /// the view holds an escape, or `None` when cancelled.
+    /// the view holds an escape, or `None` when cancelled or when the view holds an escape too
+    /// long to decode (the text cannot be cleaned for certain).
     fn read(
         &self,
         units: impl Iterator<Item = Unit>,
@@ -601,6 +663,9 @@ impl ViewReader<'_> {
             }
         }
         let scan = scan.finish();
+        if scan.undecodable {
+            return None;
+        }
         found.extend(scan.found);
         for matcher in matchers {
             found.extend(matcher.finish());

@@ -123,11 +123,21 @@ fn known_secrets_go_in_every_encoding() {
 
 #[test]
 fn what_cannot_be_cleaned_for_certain_is_withheld() {
-    // Replacing `]y` leaves `]y` again at the marker's end.
-    let scrubber = Scrubber::new(KnownSecrets::new("]y", ""));
-    let (cleaned, outcome) = clean(&scrubber, "a]yy");
+    // Replacing `]abcdefg` leaves `]abcdefg` again at the marker's end.
+    let scrubber = Scrubber::new(KnownSecrets::new("]abcdefg", ""));
+    let (cleaned, outcome) = clean(&scrubber, "x]abcdefgabcdefg");
     assert_eq!(outcome, Outcome::Withheld);
-    assert!(cleaned.starts_with("[withheld: 4 bytes"), "{cleaned}");
+    assert!(cleaned.starts_with("[withheld: 16 bytes"), "{cleaned}");
+    // An escape too long to decode (leading zeros have no bound): no view reads it.
+    let padded = format!("key &#x{}5f; here", "0".repeat(60));
+    let (cleaned, outcome) = clean(&Scrubber::structural(), &padded);
+    assert_eq!(outcome, Outcome::Withheld, "{cleaned}");
+    let padded = format!(r"key \u{{{}5f}} here", "0".repeat(60));
+    assert_eq!(clean(&Scrubber::structural(), &padded).1, Outcome::Withheld);
+    // Leading zeros that fit are decoded.
+    let scrubber = Scrubber::new(KnownSecrets::new("k3y_s3cr3t", ""));
+    let written = format!("k3y&#x{}5f;s3cr3t", "0".repeat(20));
+    assert_eq!(clean(&scrubber, &written).0, "[redacted]");
     // A known secret inside the marker word is not one left, and cleaning twice is cleaning
     // once.
     let scrubber = Scrubber::new(KnownSecrets::new("act", ""));
@@ -141,7 +151,10 @@ fn what_cannot_be_cleaned_for_certain_is_withheld() {
     let (once, _) = clean(&scrubber, "a t b");
     assert_eq!(clean(&scrubber, &once).0, once);
     // The note of a withheld text is the scrubber's own word too.
-    let (withheld, outcome) = clean(&Scrubber::new(KnownSecrets::new("]y", "")), "a]yy");
+    let (withheld, outcome) = clean(
+        &Scrubber::new(KnownSecrets::new("]abcdefg", "")),
+        "x]abcdefgabcdefg",
+    );
     assert_eq!(outcome, Outcome::Withheld, "{withheld}");
     let scrubber = Scrubber::new(KnownSecrets::new("d", ""));
     assert_eq!(clean(&scrubber, &withheld), (withheld, Outcome::Unchanged));
@@ -160,6 +173,26 @@ fn headers_lose_credentials_and_secrets() {
     assert_eq!(clean["set-cookie"], REDACTED);
     assert_eq!(clean["x-client-secret"], REDACTED);
     assert_eq!(clean["x-echo"], "key [redacted]");
+    // A header named with a known secret, as is, inside a name or percent-encoded (HTTP writes
+    // names in lower case): shown renamed, without its value.
+    let secret = "C0nsumerSecr3t";
+    for name in [
+        secret.to_ascii_lowercase(),
+        format!("x-{}-echo", secret.to_ascii_lowercase()),
+        secret.bytes().map(|b| format!("%{b:02x}")).collect(),
+    ] {
+        let mut echoed = HeaderMap::new();
+        echoed.insert("content-type", HeaderValue::from_static("text/plain"));
+        echoed.insert(
+            HeaderName::from_bytes(name.as_bytes()).unwrap(),
+            HeaderValue::from_static("1"),
+        );
+        let scrubber = Scrubber::new(KnownSecrets::new(secret, ""));
+        let clean = scrubber.headers(&echoed);
+        let names: Vec<&str> = clean.keys().map(HeaderName::as_str).collect();
+        assert_eq!(names, ["content-type", REDACTED_HEADER.as_str()], "{name}");
+        assert_eq!(clean[REDACTED_HEADER], REDACTED);
+    }
     let mut plain = HeaderMap::new();
     plain.insert(
         "date",
@@ -190,8 +223,18 @@ fn configured_urls_lose_user_info_every_query_value_and_the_fragment() {
     for (given, shown) in [
         (
             "https://host.example/api?api_key=k3y&x=#frag",
-            "https://host.example/api?api_key=[redacted]&x=#[redacted]",
+            "https://host.example/api?[redacted]#[redacted]",
         ),
+        // A bare credential, a credential as a name: the query goes whole.
+        (
+            "https://host.example/api?T0K3N",
+            "https://host.example/api?[redacted]",
+        ),
+        (
+            "https://host.example/api?v=2;T0K3N=#/T0K3N",
+            "https://host.example/api?[redacted]#[redacted]",
+        ),
+        ("https://host.example/api?", "https://host.example/api"),
         (
             "https://ghp_t0ken@host.example/api?api_key=k3y&x=#frag",
             "https://[redacted]@host.example/api?[redacted]",
@@ -240,4 +283,538 @@ fn many_secret_words_are_read_in_one_pass() {
     let cleaned = structural(&text);
     assert_eq!(cleaned.matches("[redacted]").count(), 40_000);
     assert!(!cleaned.contains("=x"));
+}
+
+#[test]
+fn secret_named_values_go_in_the_shapes_of_logs_and_error_pages() {
+    for (text, expected) in [
+        // XML: an element with attributes, a CDATA section, a nested element.
+        (
+            r#"<e><password type="string">v1 v2</password></e>"#,
+            r#"<e><password type="string">[redacted]</password></e>"#,
+        ),
+        (
+            "<e><client_secret><![CDATA[v]1]]]></client_secret></e>",
+            "<e><client_secret><![CDATA[[redacted]]]></client_secret></e>",
+        ),
+        (
+            r#"<password xml:space="preserve"><![CDATA[v1]]></password><ok/>"#,
+            r#"<password xml:space="preserve"><![CDATA[[redacted]]]></password><ok/>"#,
+        ),
+        (
+            "<secret><string>v1</string></secret>",
+            "<secret><string>[redacted]</string></secret>",
+        ),
+        // An attribute of a secret-named element that is secret-named too.
+        (
+            r#"<password secret-kind="k1">v1</password>"#,
+            r#"<password secret-kind="[redacted]">[redacted]</password>"#,
+        ),
+        // Empty elements hide nothing.
+        (
+            "<password/><password></password><n>1</n>",
+            "<password/><password></password><n>1</n>",
+        ),
+        // Arrows: PHP, Perl and Ruby hashes, `print_r`.
+        (
+            r#"{"user" => "dana", "password" => "v1"}"#,
+            r#"{"user" => "dana", "password" => "[redacted]"}"#,
+        ),
+        (
+            "Array\n(\n    [passwd] => v1 v2\n    [user] => dana\n)",
+            "Array\n(\n    [passwd] => [redacted]\n    [user] => dana\n)",
+        ),
+        // Command lines.
+        (
+            "login --user dana --password v1 --verbose",
+            "login --user dana --password [redacted] --verbose",
+        ),
+        (
+            "login --db-password=v1 -private-key \"v 2\"",
+            "login --db-password=[redacted] -private-key \"[redacted]\"",
+        ),
+    ] {
+        assert_eq!(structural(text), expected, "{text}");
+    }
+    // Prose that only mentions a word is kept. (`<password> is required` is an element by its
+    // shape: its content goes, as an element cut short must.)
+    for text in ["see the password --help", "a => b secret"] {
+        assert_eq!(structural(text), text);
+    }
+}
+
+#[test]
+fn known_secrets_go_in_every_spelling_a_reader_undoes() {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+    let secret = "clé-s3cr/t?k3y";
+    let scrubber = Scrubber::new(KnownSecrets::new(secret, ""));
+    let hex: String = secret.bytes().map(|b| format!("{b:02X}")).collect();
+    let decomposed = secret.replace('é', "e\u{301}");
+    for written in [
+        decomposed.clone(),
+        secret.to_ascii_uppercase(),
+        hex,
+        STANDARD.encode(secret),
+        URL_SAFE_NO_PAD.encode(secret),
+        // Inside a longer base64 text (`Basic user:secret`), at each offset.
+        STANDARD.encode(format!("user:{secret}")),
+        STANDARD.encode(format!("us:{secret}")),
+        STANDARD.encode(format!("u:{secret}!")),
+        // Escapes of every family, mixed.
+        "cl&eacute;-s3cr&sol;t&quest;k3y".to_owned(),
+        "cl&#xe9&#45s3cr&#X2F;t?k3y".to_owned(),
+        r"cl\xc3\xa9-s3cr\u{2f}t?k3y".to_owned(),
+    ] {
+        let (cleaned, _) = clean(&scrubber, &format!("[{written}]!"));
+        assert!(!cleaned.contains(&written), "{written}: {cleaned}");
+        assert!(cleaned.contains(REDACTED), "{written}: {cleaned}");
+    }
+}
+
+#[test]
+fn a_body_that_is_not_the_text_the_scrubber_reads_is_withheld() {
+    let scrubber = Scrubber::new(KnownSecrets::new("c0nsumer-secret", ""));
+    let utf16: Vec<u8> = "key c0nsumer-secret"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let mut declared = HeaderMap::new();
+    declared.insert(
+        "content-type",
+        HeaderValue::from_static("application/json; charset=utf-16le"),
+    );
+    let mut gzipped = HeaderMap::new();
+    gzipped.insert("content-encoding", HeaderValue::from_static("gzip"));
+    for (body, headers) in [
+        (&utf16[..], &HeaderMap::new()),
+        (b"{}", &declared),
+        (b"{}", &gzipped),
+    ] {
+        let cleaned = scrubber.clean_body(body, headers);
+        assert_eq!(cleaned.outcome, Outcome::Withheld, "{body:?} {headers:?}");
+    }
+    let cleaned = scrubber.clean_body(b"key c0nsumer-secret", &HeaderMap::new());
+    assert_eq!(cleaned.into_string(), "key [redacted]");
+}
+
+/// A short secret (under `SHORT_SECRET` bytes) and a text of words, none of them the secret.
+fn short_secret_and_words() -> impl proptest::strategy::Strategy<Value = (String, Vec<String>)> {
+    use proptest::prelude::*;
+    (
+        "[a-z0-9]{1,7}",
+        prop::collection::vec("[a-z0-9]{1,12}", 1..12),
+    )
+}
+
+proptest::proptest! {
+    /// The one rule of short secrets: removed where it stands alone, kept inside a longer run
+    /// of letters and digits, so the text around stays readable.
+    #[test]
+    fn a_short_secret_goes_where_it_stands_alone_only(
+        (secret, words) in short_secret_and_words(),
+        glue in proptest::sample::select(vec![" ", ", ", "\n", "\": \"", "/"]),
+    ) {
+        let scrubber = Scrubber::new(KnownSecrets::new("", &secret));
+        // Every word made longer with the secret inside it: kept as it is.
+        let inside: Vec<String> = words.iter().map(|word| format!("x{word}{secret}{word}")).collect();
+        let text = inside.join(glue);
+        let (cleaned, outcome) = clean(&scrubber, &text);
+        proptest::prop_assert_eq!(&cleaned, &text);
+        proptest::prop_assert_eq!(outcome, Outcome::Unchanged);
+        // The secret standing alone between them, as is and percent-encoded: removed.
+        let encoded: String = secret.bytes().map(|b| format!("%{b:02X}")).collect();
+        for alone in [secret.clone(), encoded] {
+            let placed = format!("{}{glue}{alone}{glue}{}", inside.join(glue), words[0]);
+            let (cleaned, _) = clean(&scrubber, &placed);
+            let kept: Vec<&str> = cleaned.split(glue).collect();
+            proptest::prop_assert!(!kept.contains(&alone.as_str()), "{} in {}", alone, cleaned);
+            proptest::prop_assert!(kept.contains(&REDACTED), "{}", cleaned);
+            for word in &inside {
+                proptest::prop_assert!(cleaned.contains(word.as_str()), "{} lost in {}", word, cleaned);
+            }
+        }
+        // Named, it goes wherever it is.
+        let named = format!("oauth_token_secret=x{secret}x");
+        proptest::prop_assert_eq!(clean(&scrubber, &named).0, "oauth_token_secret=[redacted]");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties of every class of text the scrubber reads, with generated secrets. The oracles
+// (base64, hexadecimal, decompositions, escapes) are written here, not taken from the
+// scrubber's own modules.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+use proptest::prelude::*;
+
+/// A secret of at least `SHORT_SECRET` bytes: letters, digits, punctuation, white space and
+/// accented letters (which have decomposed forms).
+fn long_secret() -> impl Strategy<Value = String> {
+    "[a-zA-Z0-9]{3}([éèüñ/+?&=:_ ~.-][a-zA-Z0-9]{2,4}){2,4}"
+}
+
+/// The canonical decomposition (NFD) of the accented letters [`long_secret`] uses.
+fn decomposed(secret: &str) -> String {
+    secret
+        .replace('é', "e\u{301}")
+        .replace('è', "e\u{300}")
+        .replace('ü', "u\u{308}")
+        .replace('ñ', "n\u{303}")
+}
+
+/// The spellings of a secret's bytes a reader takes for it.
+#[derive(Clone, Copy, Debug)]
+enum Spelling {
+    AsIs,
+    Decomposed,
+    UpperCase,
+    HexLower,
+    HexUpper,
+    Base64,
+    Base64Unpadded,
+    Base64UrlSafe,
+    Base64UrlSafeUnpadded,
+    /// Inside a longer base64 text (`Basic user:secret`), after `before` bytes.
+    Base64Inside {
+        before: usize,
+    },
+}
+
+fn spelling() -> impl Strategy<Value = Spelling> {
+    prop_oneof![
+        Just(Spelling::AsIs),
+        Just(Spelling::Decomposed),
+        Just(Spelling::UpperCase),
+        Just(Spelling::HexLower),
+        Just(Spelling::HexUpper),
+        Just(Spelling::Base64),
+        Just(Spelling::Base64Unpadded),
+        Just(Spelling::Base64UrlSafe),
+        Just(Spelling::Base64UrlSafeUnpadded),
+        (0..6usize).prop_map(|before| Spelling::Base64Inside { before }),
+    ]
+}
+
+fn spelled(secret: &str, spelling: Spelling) -> String {
+    let bytes = secret.as_bytes();
+    let hex = |upper: bool| -> String {
+        bytes
+            .iter()
+            .map(|b| {
+                if upper {
+                    format!("{b:02X}")
+                } else {
+                    format!("{b:02x}")
+                }
+            })
+            .collect()
+    };
+    match spelling {
+        Spelling::AsIs => secret.to_owned(),
+        Spelling::Decomposed => decomposed(secret),
+        Spelling::UpperCase => secret.to_ascii_uppercase(),
+        Spelling::HexLower => hex(false),
+        Spelling::HexUpper => hex(true),
+        Spelling::Base64 => STANDARD.encode(bytes),
+        Spelling::Base64Unpadded => STANDARD_NO_PAD.encode(bytes),
+        Spelling::Base64UrlSafe => URL_SAFE.encode(bytes),
+        Spelling::Base64UrlSafeUnpadded => URL_SAFE_NO_PAD.encode(bytes),
+        Spelling::Base64Inside { before } => {
+            STANDARD.encode(format!("{}:{secret}!?", &"dana:user"[..before]))
+        }
+    }
+}
+
+/// How one character of a spelling is written.
+#[derive(Clone, Copy, Debug)]
+enum Escape {
+    Plain,
+    Percent,
+    JsonUnicode,
+    JsonSolidus,
+    HtmlDecimal,
+    HtmlHexUpper,
+    HtmlNamed,
+    HexByte,
+    BracedUnicode,
+}
+
+fn escape() -> impl Strategy<Value = Escape> {
+    prop::sample::select(vec![
+        Escape::Plain,
+        Escape::Percent,
+        Escape::JsonUnicode,
+        Escape::JsonSolidus,
+        Escape::HtmlDecimal,
+        Escape::HtmlHexUpper,
+        Escape::HtmlNamed,
+        Escape::HexByte,
+        Escape::BracedUnicode,
+    ])
+}
+
+/// HTML5's named references of some characters a secret holds (a table of this test's own).
+fn html_named(c: char) -> Option<&'static str> {
+    Some(match c {
+        '&' => "&amp;",
+        '/' => "&sol;",
+        '?' => "&quest;",
+        '=' => "&equals;",
+        ':' => "&colon;",
+        '+' => "&plus;",
+        '_' => "&lowbar;",
+        '.' => "&period;",
+        'é' => "&eacute;",
+        'è' => "&egrave;",
+        'ü' => "&uuml;",
+        'ñ' => "&ntilde;",
+        _ => return None,
+    })
+}
+
+/// `text` with each character written as `escapes` (cycled) says, where that escape applies.
+fn escaped(text: &str, escapes: &[Escape]) -> String {
+    let mut out = String::new();
+    for (c, escape) in text.chars().zip(escapes.iter().cycle()) {
+        let mut utf8 = [0u8; 4];
+        let bytes = c.encode_utf8(&mut utf8).as_bytes();
+        match escape {
+            Escape::Plain => out.push(c),
+            Escape::Percent => bytes
+                .iter()
+                .for_each(|b| out.push_str(&format!("%{b:02X}"))),
+            Escape::JsonUnicode => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            Escape::JsonSolidus if c == '/' => out.push_str("\\/"),
+            Escape::HtmlDecimal => out.push_str(&format!("&#{};", c as u32)),
+            Escape::HtmlHexUpper => out.push_str(&format!("&#X{:X};", c as u32)),
+            Escape::HtmlNamed if html_named(c).is_some() => {
+                out.push_str(html_named(c).unwrap_or_default());
+            }
+            Escape::HexByte => bytes
+                .iter()
+                .for_each(|b| out.push_str(&format!("\\x{b:02x}"))),
+            Escape::BracedUnicode => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            Escape::JsonSolidus | Escape::HtmlNamed => out.push(c),
+        }
+    }
+    out
+}
+
+/// Where a text the client hands on can hold an echoed secret.
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    JsonMessage,
+    FormPair,
+    Html,
+    Xml,
+    Traceback,
+    HeaderValue,
+    RedirectUrl,
+}
+
+fn shape() -> impl Strategy<Value = Shape> {
+    prop::sample::select(vec![
+        Shape::JsonMessage,
+        Shape::FormPair,
+        Shape::Html,
+        Shape::Xml,
+        Shape::Traceback,
+        Shape::HeaderValue,
+        Shape::RedirectUrl,
+    ])
+}
+
+/// `written` placed in `shape` and handed through the channel of that shape.
+fn through_channel(scrubber: &Scrubber<'_>, shape: Shape, written: &str) -> String {
+    let text = |body: String| clean(scrubber, &body).0;
+    match shape {
+        Shape::JsonMessage => text(format!(
+            r#"{{"error":{{"code":"E_X","message":"key {written} refused"}}}}"#
+        )),
+        Shape::FormPair => text(format!("error=E_X&detail={written}&n=1")),
+        Shape::Html => text(format!(
+            "<html><body><p>Your key: {written}</p></body></html>"
+        )),
+        Shape::Xml => text(format!("<error><detail>{written}</detail></error>")),
+        Shape::Traceback => text(format!("Traceback: KeyError('{written}')")),
+        Shape::HeaderValue => {
+            let mut headers = HeaderMap::new();
+            let value = HeaderValue::from_bytes(format!("echo {written}").as_bytes())
+                .unwrap_or_else(|_| HeaderValue::from_static("unrepresentable"));
+            headers.insert("x-echo", value);
+            let cleaned = scrubber.headers(&headers);
+            cleaned
+                .iter()
+                .map(|(name, value)| {
+                    format!("{name}: {}", String::from_utf8_lossy(value.as_bytes()))
+                })
+                .collect()
+        }
+        // A URL carries its values percent-encoded: one more layer.
+        Shape::RedirectUrl => scrubber.url(&format!(
+            "https://evil.example/cb?state={}",
+            percent_encoding::utf8_percent_encode(written, percent_encoding::NON_ALPHANUMERIC)
+        )),
+    }
+}
+
+proptest! {
+    /// Every spelling of a known secret a reader undoes (as it is, decomposed, another ASCII
+    /// case, hexadecimal, base64 in either alphabet, padded or not, alone or inside a longer
+    /// base64 text), each character of it written plain or as any escape (percent, JSON
+    /// `\u` and `\/`, HTML decimal, hexadecimal and named references, `\x`, `\u{…}`), in
+    /// every channel's shape: none of it is left, and something was removed.
+    #[test]
+    fn every_spelling_of_a_known_secret_in_every_escape_and_shape_is_removed(
+        secret in long_secret(),
+        spelling in spelling(),
+        escapes in prop::collection::vec(escape(), 1..8),
+        shape in shape(),
+    ) {
+        let scrubber = Scrubber::new(KnownSecrets::new("", &secret));
+        let spelled = spelled(&secret, spelling);
+        let written = escaped(&spelled, &escapes);
+        let shown = through_channel(&scrubber, shape, &written);
+        prop_assert!(!shown.contains(&written), "{written:?} left in {shown:?}");
+        prop_assert!(!shown.contains(&spelled), "{spelled:?} left in {shown:?}");
+        prop_assert!(!shown.contains(&secret), "{secret:?} left in {shown:?}");
+        prop_assert!(
+            shown.contains(REDACTED) || shown.contains(WITHHELD_START),
+            "{shown:?}"
+        );
+    }
+
+    /// A known secret written as a response header's name (as it is, inside a longer name,
+    /// percent-encoded, in hexadecimal): the header is shown renamed, without its value.
+    #[test]
+    fn a_known_secret_in_a_header_name_is_never_shown(
+        secret in "[a-z0-9]{4,10}[!#$&'*+.^_|~-][a-z0-9]{4,10}",
+        form in 0..4u8,
+    ) {
+        let name = match form {
+            0 => secret.clone(),
+            1 => format!("x-{secret}-echo"),
+            2 => secret.bytes().map(|b| format!("%{b:02x}")).collect(),
+            _ => secret.bytes().map(|b| format!("{b:02x}")).collect(),
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert(
+            HeaderName::from_bytes(name.as_bytes()).unwrap(),
+            HeaderValue::from_static("1"),
+        );
+        let scrubber = Scrubber::new(KnownSecrets::new(&secret, ""));
+        let cleaned = scrubber.headers(&headers);
+        for (shown, value) in cleaned.iter() {
+            prop_assert!(!shown.as_str().contains(&name), "{shown}");
+            prop_assert!(!shown.as_str().contains(&secret), "{shown}");
+            prop_assert!(!value.as_bytes().windows(secret.len()).any(|w| w == secret.as_bytes()));
+        }
+        prop_assert_eq!(cleaned.len(), 2);
+        prop_assert!(cleaned.contains_key(REDACTED_HEADER));
+    }
+
+    /// A secret-named value in every shape logs and error pages write a name and its value:
+    /// XML elements with attributes or CDATA, attributes, arrows (`=>`, `print_r`), command
+    /// lines (`--name value`, `--name=value`), YAML, Python and JavaScript literals, INI; the
+    /// name in any case and separator spelling. The value goes, the rest of the text stays.
+    #[test]
+    fn a_secret_named_value_goes_in_every_shape_of_logs_and_pages(
+        word in prop::sample::select(vec!["secret", "password", "passwd", "private_key", "oauth_verifier", "oauth_signature"]),
+        prefix in prop::sample::select(vec!["", "client_", "oauth_token_", "db-", "X-"]),
+        upper in any::<bool>(),
+        value in "[a-z0-9]{8,16}",
+        shape in 0..12u8,
+    ) {
+        let name = format!("{prefix}{word}");
+        let name = if upper { name.to_ascii_uppercase() } else { name };
+        let text = match shape {
+            0 => format!(r#"<error><{name} type="string">{value}</{name}><user>dana</user></error>"#),
+            1 => format!("<error><{name}><![CDATA[{value}]]></{name}><user>dana</user></error>"),
+            2 => format!(r#"<{name} xml:space="preserve"><![CDATA[{value}]]></{name}><user>dana</user>"#),
+            3 => format!(r#"<credentials user="dana" {name}="{value}"/>"#),
+            4 => format!(r#"{{"user" => "dana", "{name}" => "{value}"}}"#),
+            5 => format!("Array\n(\n    [user] => dana\n    [{name}] => {value}\n)\n"),
+            6 => format!("exec: login --user dana --{name} {value} --verbose"),
+            7 => format!("exec: login --user=dana --{name}={value} --verbose"),
+            8 => format!("login failed\n{name}: {value}\nuser: dana"),
+            9 => format!("KeyError: {{'user': 'dana', '{name}': '{value}'}}"),
+            10 => format!(r#"{{user: "dana", {name}: "{value}"}}"#),
+            _ => format!("[auth]\nuser = dana\n{name} = {value}\n"),
+        };
+        let (cleaned, outcome) = clean(&Scrubber::structural(), &text);
+        prop_assert!(!cleaned.contains(&value), "{value} left in {cleaned:?}");
+        prop_assert_eq!(outcome, Outcome::Redacted);
+        prop_assert!(cleaned.contains("dana"), "{cleaned:?}");
+    }
+
+    /// Two known secrets where one extends the other (a prefix or a suffix of it), in either
+    /// of the two sets (the call's and the remembered ones): no part of the longer is left.
+    #[test]
+    fn a_secret_extending_another_leaves_no_part_of_itself(
+        base in "[a-z0-9]{8,12}",
+        extra in "[a-z0-9]{8,12}",
+        suffix in any::<bool>(),
+        remembered_longer in any::<bool>(),
+        same_set in any::<bool>(),
+        escapes in prop::collection::vec(escape(), 1..4),
+    ) {
+        let longer = if suffix { format!("{extra}{base}") } else { format!("{base}{extra}") };
+        let registry = SecretRegistry::new(&crate::Secret::new(if remembered_longer { &longer } else { &base }));
+        let call = if remembered_longer { &base } else { &longer };
+        let scrubber = if same_set {
+            Scrubber::new(KnownSecrets::new(&base, &longer))
+        } else {
+            Scrubber::new(KnownSecrets::new("", call)).remembering(&registry)
+        };
+        let written = escaped(&longer, &escapes);
+        let (cleaned, _) = clean(&scrubber, &format!(r#"{{"message":"your secret is {written}"}}"#));
+        prop_assert!(!cleaned.contains(&extra), "{extra} left in {cleaned:?}");
+        prop_assert!(!cleaned.contains(&base), "{base} left in {cleaned:?}");
+    }
+
+    /// A body a reader decodes before reading (a content coding, a charset other than UTF-8,
+    /// a UTF-16 byte order mark, a NUL byte) is withheld whole, whatever it holds; the same
+    /// text declared as UTF-8 is cleaned and kept.
+    #[test]
+    fn a_body_a_reader_would_decode_otherwise_is_withheld(
+        secret in "[a-z0-9]{8,20}",
+        words in prop::collection::vec("[a-z]{1,8}", 0..6),
+        coding in prop::sample::select(vec!["gzip", "GZIP", "br", "deflate", "compress", "identity, gzip", "x-custom"]),
+        charset in prop::sample::select(vec!["utf-16", "UTF-16LE", "\"iso-8859-1\"", "windows-1252", "utf-7", "shift_jis"]),
+        which in 0..4u8,
+    ) {
+        let scrubber = Scrubber::new(KnownSecrets::new(&secret, ""));
+        let text = format!("{} key {secret} refused", words.join(" "));
+        let mut headers = HeaderMap::new();
+        let mut body = text.clone().into_bytes();
+        match which {
+            0 => {
+                headers.insert("content-encoding", HeaderValue::from_static(coding));
+            }
+            1 => {
+                let value = format!("application/json; charset={charset}");
+                headers.insert("content-type", HeaderValue::from_str(&value).unwrap());
+            }
+            2 => {
+                body = [0xFF, 0xFE].into_iter().chain(text.encode_utf16().flat_map(u16::to_le_bytes)).collect();
+            }
+            _ => body.insert(body.len() / 2, 0),
+        }
+        let cleaned = scrubber.clean_body(&body, &headers);
+        prop_assert_eq!(cleaned.outcome, Outcome::Withheld);
+        prop_assert!(cleaned.into_string().starts_with(WITHHELD_START));
+        let mut utf8 = HeaderMap::new();
+        utf8.insert("content-type", HeaderValue::from_static("application/json; charset=utf-8"));
+        utf8.insert("content-encoding", HeaderValue::from_static("identity"));
+        let kept = scrubber.clean_body(text.as_bytes(), &utf8).into_string();
+        prop_assert_eq!(kept, text.replace(&secret, REDACTED));
+    }
 }

@@ -2,15 +2,22 @@
 //! each came from, so that what is found in a view is removed from the text itself.
 //!
 //! View 0 is the text as it is. Each further view decodes one more layer of every escape a
-//! secret may be written with in a body or a URL: percent-encoding (`%2F`, either case), JSON
-//! string escapes (`\u00e9`, surrogate pairs, `\"`, `\/`, …)
-//! and HTML character references (`&amp;`, `&#39;`, `&#x2F;`). A secret encoded twice
-//! (`%2526`, a JSON-escaped percent-encoding) is plain in view 2. Decoding is a stream with a
-//! lookahead of one escape, so a view costs no memory beyond that, and each is one linear pass.
-//! Form encoding's `+` for a space is not decoded: known secrets are matched with `+` and a
-//! space taken as one byte (`scan::same_space`), in every view.
+//! secret may be written with in a body, a URL or an error a language printed: percent-encoding
+//! (`%2F`, either case), JSON string escapes (`\u00e9`, surrogate pairs, `\"`, `\/`, …), the
+//! escapes of the languages whose errors services print (`\x5f`, `\u{5f}`), and HTML character
+//! references: every named one of HTML5 (`&amp;`, `&colon;`, `&lowbar;`, `&eacute;`, WHATWG's
+//! table, the legacy ones without their `;` too) and numeric ones, decimal or hexadecimal, with
+//! or without their `;` and with leading zeros. A secret encoded twice (`%2526`, a JSON-escaped
+//! percent-encoding) is plain in view 2. Decoding is a stream with a lookahead of one escape
+//! ([`LONGEST_ESCAPE`] bytes), so a view costs no memory beyond that, and each is one linear
+//! pass. A numeric escape too long for that lookahead (leading zeros have no bound) is not
+//! decoded but found by [`Overlong`]: a text holding one is withheld. Form encoding's `+` for a
+//! space is not decoded: known secrets are matched with `+` and a space taken as one byte
+//! (`spellings::fold`), in every view.
 
+use std::collections::HashMap;
 use std::collections::VecDeque;
+use std::sync::LazyLock;
 
 /// One byte of a view: the byte as decoded, the span of the original text it was read from,
 /// and whether it was written as an escape (in this view or one below it), which tells a
@@ -33,31 +40,51 @@ pub(super) fn raw(text: &[u8]) -> impl Iterator<Item = Unit> + '_ {
     })
 }
 
-/// The longest escape read: `\uD83D\uDE00` (a surrogate pair), 12 bytes.
-pub(super) const LONGEST_ESCAPE: usize = 12;
+/// The longest escape read, in bytes: more than the longest HTML5 named reference
+/// (`&CounterClockwiseContourIntegral;`, 33) and a numeric reference with a few dozen leading
+/// zeros; an escape is never read past it (see [`Overlong`]).
+pub(super) const LONGEST_ESCAPE: usize = 40;
 
-/// What an escape stands for: up to four bytes (one UTF-8 character).
+/// The most bytes an escape stands for: two characters (some HTML references are two).
+const MOST_DECODED: usize = 8;
+
+/// What an escape stands for: up to [`MOST_DECODED`] bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Escape {
     /// How many bytes of the text it takes.
     pub(super) len: usize,
-    bytes: [u8; 4],
+    bytes: [u8; MOST_DECODED],
     count: usize,
 }
 
 impl Escape {
     fn of_byte(len: usize, byte: u8) -> Escape {
+        let mut bytes = [0u8; MOST_DECODED];
+        bytes[0] = byte;
         Escape {
             len,
-            bytes: [byte, 0, 0, 0],
+            bytes,
             count: 1,
         }
     }
 
     fn of_char(len: usize, c: char) -> Escape {
-        let mut bytes = [0u8; 4];
+        let mut bytes = [0u8; MOST_DECODED];
         let count = c.encode_utf8(&mut bytes).len();
         Escape { len, bytes, count }
+    }
+
+    /// The escape of a text of at most [`MOST_DECODED`] bytes (an HTML reference's).
+    fn of_text(len: usize, text: &str) -> Option<Escape> {
+        let mut bytes = [0u8; MOST_DECODED];
+        bytes
+            .get_mut(..text.len())?
+            .copy_from_slice(text.as_bytes());
+        Some(Escape {
+            len,
+            bytes,
+            count: text.len(),
+        })
     }
 
     /// The bytes it stands for.
@@ -66,14 +93,57 @@ impl Escape {
     }
 }
 
+/// HTML5's named character references (WHATWG's table), by name after the `&`: `amp;`, and
+/// `amp` for the legacy ones a parser reads without their `;`.
+static NAMED_REFERENCES: LazyLock<HashMap<&'static [u8], &'static str>> = LazyLock::new(|| {
+    entities::ENTITIES
+        .iter()
+        .filter_map(|entity| {
+            let name = entity.entity.strip_prefix('&')?;
+            (entity.characters.len() <= MOST_DECODED)
+                .then_some((name.as_bytes(), entity.characters))
+        })
+        .collect()
+});
+
+/// The longest name of a legacy reference (read without its `;`): `middot`, `plusmn`.
+const LONGEST_LEGACY_NAME: usize = 6;
+
+/// The character a numeric reference stands for, as HTML reads it: a value that is no
+/// character (zero, a surrogate, past U+10FFFF) is U+FFFD.
+fn numeric_reference(value: u32) -> char {
+    char::from_u32(value)
+        .filter(|&c| c != '\0')
+        .unwrap_or('\u{FFFD}')
+}
+
 /// The escape at the start of a text whose bytes `at(i)` gives (`None` past its end), if one
-/// starts there: `%HH`, a JSON escape (`\uXXXX` with surrogate pairs, `\"`, `\\`, `\/`, …) or
-/// an HTML character reference (`&amp;`, `&#39;`, `&#x2F;`).
+/// starts there: `%HH`, a JSON escape (`\uXXXX` with surrogate pairs, `\"`, `\\`, `\/`, …),
+/// `\xHH`, `\u{H…}`, or an HTML character reference (see the module docs). Never reads at
+/// [`LONGEST_ESCAPE`] or beyond.
 pub(super) fn escape_at(at: impl Fn(usize) -> Option<u8>) -> Option<Escape> {
+    let at = |i: usize| if i < LONGEST_ESCAPE { at(i) } else { None };
     let hex = |from: usize, count: usize| -> Option<u32> {
         (from..from + count).try_fold(0u32, |value, i| {
             Some(value * 16 + char::from(at(i)?).to_digit(16)?)
         })
+    };
+    // The digits from `from` on, in `radix`, up to the first byte that is none, and where it
+    // is; `None` when there are none, or when they run to the lookahead's end (more may come).
+    let digits = |from: usize, radix: u32| -> Option<(u32, usize)> {
+        let mut value = 0u32;
+        let mut i = from;
+        loop {
+            if i + 1 >= LONGEST_ESCAPE {
+                return None;
+            }
+            match at(i).and_then(|byte| char::from(byte).to_digit(radix)) {
+                Some(digit) => value = value.saturating_mul(radix).saturating_add(digit),
+                None if i > from => return Some((value, i)),
+                None => return None,
+            }
+            i += 1;
+        }
     };
     match at(0)? {
         b'%' => Some(Escape::of_byte(3, hex(1, 2)? as u8)),
@@ -88,6 +158,16 @@ pub(super) fn escape_at(at: impl Fn(usize) -> Option<u8>) -> Option<Escape> {
                 b'n' => b'\n',
                 b'r' => b'\r',
                 b't' => b'\t',
+                // `\x5f`: a byte, as Python's bytes and PHP's strings write one.
+                b'x' => return Some(Escape::of_byte(4, hex(2, 2)? as u8)),
+                // `\u{5f}` (JavaScript, Rust).
+                b'u' if at(2) == Some(b'{') => {
+                    let (value, end) = digits(3, 16)?;
+                    if at(end) != Some(b'}') {
+                        return None;
+                    }
+                    return Some(Escape::of_char(end + 1, char::from_u32(value)?));
+                }
                 b'u' => {
                     let first = hex(2, 4)?;
                     if (0xD800..0xDC00).contains(&first)
@@ -112,38 +192,81 @@ pub(super) fn escape_at(at: impl Fn(usize) -> Option<u8>) -> Option<Escape> {
             };
             Some(Escape::of_byte(2, simple))
         }
+        b'&' if at(1) == Some(b'#') => {
+            // `&#95;`, `&#x5F;`, `&#X00005f;`, and without the `;`.
+            let (from, radix) = match at(2)? {
+                b'x' | b'X' => (3, 16),
+                _ => (2, 10),
+            };
+            let (value, end) = digits(from, radix)?;
+            let len = if at(end) == Some(b';') { end + 1 } else { end };
+            Some(Escape::of_char(len, numeric_reference(value)))
+        }
         b'&' => {
-            // `&name;`, `&#digits;` or `&#xhex;`, at most 11 bytes in all.
-            let mut name = [0u8; 9];
+            // A name, then its `;`; a legacy name may come without it (`&eacute`, `&amp`).
+            let mut name = [0u8; LONGEST_ESCAPE];
             let mut len = 0;
-            loop {
-                let byte = at(len + 1)?;
-                if byte == b';' {
-                    break;
-                }
-                if len == name.len() || !byte.is_ascii_alphanumeric() && byte != b'#' {
-                    return None;
-                }
+            while let Some(byte) = at(len + 1).filter(u8::is_ascii_alphanumeric) {
                 name[len] = byte;
                 len += 1;
             }
-            let c = match &name[..len] {
-                b"amp" => '&',
-                b"lt" => '<',
-                b"gt" => '>',
-                b"quot" => '"',
-                b"apos" => '\'',
-                [b'#', b'x' | b'X', hex @ ..] if !hex.is_empty() => {
-                    char::from_u32(u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?)?
+            if at(len + 1) == Some(b';') {
+                name[len] = b';';
+                if let Some(text) = NAMED_REFERENCES.get(&name[..=len]) {
+                    return Escape::of_text(len + 2, text);
                 }
-                [b'#', decimal @ ..] if !decimal.is_empty() => {
-                    char::from_u32(std::str::from_utf8(decimal).ok()?.parse().ok()?)?
-                }
-                _ => return None,
-            };
-            Some(Escape::of_char(len + 2, c))
+            }
+            (1..=len.min(LONGEST_LEGACY_NAME)).rev().find_map(|prefix| {
+                let text = NAMED_REFERENCES.get(&name[..prefix])?;
+                Escape::of_text(prefix + 1, text)
+            })
         }
         _ => None,
+    }
+}
+
+/// Finds, byte by byte of a view, an escape too long for [`escape_at`] to read: a numeric
+/// reference (`&#`, `&#x`) or a braced `\u{` whose digits run on past [`LONGEST_ESCAPE`]
+/// (leading zeros have no bound). The views cannot decode it, so a text holding one cannot be
+/// cleaned for certain.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Overlong {
+    state: OverlongState,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+enum OverlongState {
+    #[default]
+    Idle,
+    Ampersand,
+    Backslash,
+    /// `&#` or `\u`, before its `x` or `{`.
+    Introduced {
+        reference: bool,
+    },
+    /// Digits after `&#`, `&#x` or `\u{`, with the bytes the escape has taken so far.
+    Digits {
+        taken: usize,
+    },
+}
+
+impl Overlong {
+    /// Reads the next byte; whether an escape too long to read ends with it.
+    pub(super) fn feed(&mut self, byte: u8) -> bool {
+        use OverlongState::*;
+        self.state = match (self.state, byte) {
+            (Ampersand, b'#') => Introduced { reference: true },
+            (Backslash, b'u') => Introduced { reference: false },
+            (Introduced { reference: true }, b'x' | b'X') => Digits { taken: 3 },
+            (Introduced { reference: false }, b'{') => Digits { taken: 3 },
+            (Introduced { reference: true }, byte) if byte.is_ascii_digit() => Digits { taken: 3 },
+            (Digits { taken }, byte) if byte.is_ascii_hexdigit() => Digits { taken: taken + 1 },
+            (_, b'&') => Ampersand,
+            (_, b'\\') => Backslash,
+            _ => Idle,
+        };
+        // `escape_at` reads digits up to one byte before the lookahead's end.
+        matches!(self.state, Digits { taken } if taken + 1 >= LONGEST_ESCAPE)
     }
 }
 
@@ -160,7 +283,7 @@ impl<I: Iterator<Item = Unit>> Decoded<I> {
         Decoded {
             source,
             ahead: VecDeque::with_capacity(LONGEST_ESCAPE + 1),
-            pending: VecDeque::with_capacity(4),
+            pending: VecDeque::with_capacity(MOST_DECODED),
         }
     }
 
