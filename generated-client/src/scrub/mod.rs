@@ -415,7 +415,9 @@ enum UrlValues {
     All,
 }
 
-/// A scrubber's secrets, owned, to clean on another thread ([`Scrubber::to_parts`]).
+/// A scrubber's secrets, owned, to clean on another thread ([`Scrubber::to_parts`]). Clones
+/// share the cancellation ([`ScrubberParts::canceller`]).
+#[derive(Clone)]
 pub(crate) struct ScrubberParts {
     values: [String; 4],
     app: Vec<String>,
