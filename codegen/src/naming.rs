@@ -308,6 +308,7 @@ pub(crate) const RESERVED_MODULE_NAMES: &[&str] = &[
     "getrandom",
     "hmac",
     "jiff",
+    "httpdate",
     "libc",
     "memchr",
     "percent_encoding",

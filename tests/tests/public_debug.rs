@@ -1236,20 +1236,28 @@ fn files(rig: &Rig, c: &Canaries, shown: &mut Shown) {
 }
 
 /// What a replay answered, counted (`check_replay`), on a fake of its own: a recording with
-/// canaries in its body, answered to a session of the test kit.
+/// canaries in its bodies (a data answer, and a refusal of the recording server's OAuth,
+/// which the count names), answered to a session of the test kit.
 fn replay_count(rig: &Rig, c: &Canaries, shown: &mut Shown) {
     rig.runtime.block_on(async {
         let fake = FakeMarketplace::start_plain_http().await.unwrap();
-        let mut exchange = Exchange::new(Side::Client, "pay/getInvoice", 401).with_body(
-            serde_json::json!({
-                "error": {"code": "E_VALIDATION_INVALID_ID", "message": c.server},
-                "client_secret": c.consumer_secret,
-            })
-            .to_string()
-            .as_bytes(),
-        );
-        exchange.params.insert("id".to_owned(), "9003".to_owned());
-        fake.replay(marketplace_fake::replay::Replay::from_exchanges([exchange]).unwrap());
+        let exchange = |status, code| {
+            let mut exchange = Exchange::new(Side::Client, "pay/getInvoice", status).with_body(
+                serde_json::json!({
+                    "error": {"code": code, "message": c.server},
+                    "client_secret": c.consumer_secret,
+                })
+                .to_string()
+                .as_bytes(),
+            );
+            exchange.params.insert("id".to_owned(), "9003".to_owned());
+            exchange
+        };
+        let recorded = [
+            exchange(401, "token_rejected"),
+            exchange(404, "E_VALIDATION_INVALID_ID"),
+        ];
+        fake.replay(marketplace_fake::replay::Replay::from_exchanges(recorded).unwrap());
         let user = fake.world().users()[0].id;
         let session = fake.session(user).unwrap();
         let _ = session

@@ -372,10 +372,11 @@ proptest! {
         let paths = write_lines(dir.path(), &lines, files);
         let error = Replay::from_files(&paths).unwrap_err();
         let exchanges_read = kinds.iter().filter(|kind| **kind < 2).count();
-        let ReplayError::Empty { read, exchanges } = &error else {
+        let ReplayError::Empty { read, exchanges, refused, .. } = &error else {
             panic!("not refused as empty: {error}");
         };
         prop_assert_eq!(*exchanges, exchanges_read);
+        prop_assert_eq!(*refused, 0);
         prop_assert_eq!(read.len(), files);
         for path in &paths {
             prop_assert!(error.to_string().contains(&path.display().to_string()), "{}", error);

@@ -134,6 +134,9 @@ enum ServiceDate {
     At(Timestamp),
     /// A text the client does not read as a date.
     Garbage(&'static str),
+    /// A date in an obsolete form RFC 9110 still has recipients read (RFC 850, asctime), and
+    /// the instant it names.
+    Obsolete(&'static str, i64),
 }
 
 fn service_date() -> impl Strategy<Value = ServiceDate> {
@@ -161,13 +164,16 @@ fn service_date() -> impl Strategy<Value = ServiceDate> {
             "-1",
             "1700000000",
             "tomorrow",
-            "Sunday, 06-Nov-94 08:49:37 GMT",
-            "Sun Nov  6 08:49:37 1994",
             "Thu, 32 Jan 2026 00:00:00 GMT",
             "Thu, 01 Jan 2026 25:00:00 GMT",
             "Mon, 01 Jan 10000 00:00:00 GMT",
         ])
         .prop_map(ServiceDate::Garbage),
+        1 => prop::sample::select(vec![
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+        ])
+        .prop_map(|text| ServiceDate::Obsolete(text, 784_111_777)),
     ]
 }
 
@@ -196,6 +202,10 @@ fn a_service_clock_is_adopted_within_a_day_and_never_makes_a_timestamp_out_of_bo
                 }
                 ServiceDate::At(at) => (http_date(*at).unwrap(), Some(*at)),
                 ServiceDate::Garbage(text) => ((*text).to_owned(), None),
+                ServiceDate::Obsolete(text, seconds) => (
+                    (*text).to_owned(),
+                    Some(Timestamp::from_second(*seconds).unwrap()),
+                ),
             };
             // The instant the header names: the whole second it falls in, as it was written.
             let service = service.map(|at| {

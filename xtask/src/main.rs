@@ -6,7 +6,7 @@
 //!   wire shapes and `spec/README.md`'s generated part from `spec/`; `--check` fails, with a
 //!   unified diff, when the committed code is stale.
 //! - `spec-diff [--base REV] [--head REV] [--format text|markdown|json|changelog]
-//!   [--fail-on never|breaking|any]` reviews what a spec change does (see the README).
+//!   [--fail-on never|breaking|any]` reviews what a spec change does (see `docs/reviewing-spec-changes.md`).
 //! - `spec-audit [--reference PATH]` checks the spec against the reference
 //!   (`../shared/marketplace-api.md`, else its snapshot `spec/reference/marketplace-api.md`):
 //!   what is missing, undocumented or typed narrower without evidence.

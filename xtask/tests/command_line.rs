@@ -204,16 +204,16 @@ fn wrong_arguments_are_usage_errors_of_every_command() {
     }
 }
 
-/// The README lists every command (its paragraph on the commands is kept current).
+/// The manual's page of commands (`docs/commands.md`) lists every command.
 #[test]
-fn the_readme_names_every_command() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+fn the_manual_names_every_command() {
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/commands.md"))
             .unwrap();
     for name in command_names() {
         assert!(
-            readme.contains(&format!("`cargo xtask {name}")),
-            "README.md does not name cargo xtask {name}"
+            page.contains(&format!("`cargo xtask {name}")),
+            "docs/commands.md does not name cargo xtask {name}"
         );
     }
 }

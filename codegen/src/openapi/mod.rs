@@ -4,8 +4,8 @@
 //! (2020-12); every row of the encoding table as JSON Schema for each type that declares it;
 //! the OAuth 1.0a flow as a security scheme and four operations. What JSON Schema cannot say
 //! (encoding names, Rust names, `delivered_api`, `documented_as`, paging, either-or parameter
-//! groups, …) is kept in `x-marketplace-…` extensions (README.md, "Using the spec outside
-//! Rust"), so nothing of the spec is lost: `codegen/tests/openapi_export.rs` reads the export
+//! groups, …) is kept in `x-marketplace-…` extensions (`docs/openapi.md`, "Using the spec
+//! outside Rust"), so nothing of the spec is lost: `codegen/tests/openapi_export.rs` reads the export
 //! back and finds every method, parameter, field and encoding of the `Api` in it.
 //!
 //! The output is a function of the `Api` only, objects in spec order (an ordered JSON type of
@@ -53,8 +53,8 @@ fn document(api: &Api) -> Json {
     };
     let description = format!(
         "{doc}\n\nGenerated from `spec/*.yaml` by `{REGENERATE_COMMAND}`; do not edit. \
-         What JSON Schema cannot say is in `x-marketplace-…` extensions (see the README's \
-         \"Using the spec outside Rust\"). Outside the operations below, the fake \
+         What JSON Schema cannot say is in `x-marketplace-…` extensions (see the project's \
+         docs/openapi.md, \"Using the spec outside Rust\"). Outside the operations below, the fake \
          marketplace answers an unknown path 404, another HTTP method 405, a request body over \
          64 KiB 413 and its own bugs 500, in the error shapes of the operations."
     );

@@ -49,7 +49,9 @@
 //! no recording matches fails with the nearest recorded request and what differs;
 //! [`FakeMarketplace::check_replay`] says whether every request matched and, for a
 //! [strict](Replay::strict) replay, every recording was used, and how many requests the
-//! recordings answered (none is an error: nothing replayed is not a pass; see [`replay`]):
+//! recordings answered (none is an error: nothing replayed is not a pass; see [`replay`]). A
+//! call the recording server refused by its own OAuth is never replayed: the fake's OAuth
+//! decides it, and the count names the refusals left out:
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -116,6 +118,7 @@ mod faults;
 mod html;
 mod kit;
 mod oauth;
+mod refusal;
 mod server;
 mod tls;
 mod tokens;

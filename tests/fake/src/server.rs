@@ -304,18 +304,22 @@ impl FakeMarketplace {
     }
 
     /// Answers data calls from `replay`'s recordings from now on (see [`crate::replay`]); the
-    /// OAuth flow and the signature checks stay the fake's. Replaces any replay set before.
+    /// OAuth flow and the signature checks stay the fake's, and so recorded refusals of the
+    /// recording server's own OAuth are never replayed. Replaces any replay set before.
     pub fn replay(&self, replay: Replay) {
         *self.app.player() = Some(Player::new(replay));
     }
 
-    /// Whether the replay went as recorded: how many recorded exchanges it loaded and how
-    /// many requests it answered from them, when every data request matched a recording, at
-    /// least one came, and, for a [strict](Replay::strict) replay, every recording was used.
+    /// Whether the replay went as recorded: how many recorded exchanges it loaded, how many
+    /// requests it answered from them, and how many recorded refusals of the recording
+    /// server's own OAuth it left out (naming the first few), when every data request matched
+    /// a recording, at least one came, and, for a [strict](Replay::strict) replay, every
+    /// recording was used.
     ///
     /// # Errors
     ///
-    /// The requests that matched none (each with the nearest recording and what differs);
+    /// The requests that matched none (each with the nearest recording and what differs, and
+    /// the refusals of it left out);
     /// [`ReplayError::NothingAnswered`] when no data request came (nothing replayed is not a
     /// pass); the unused recordings of a strict replay; [`ReplayError::NotReplaying`] without
     /// a replay.
