@@ -16,7 +16,7 @@ use crate::hooks::{OutgoingRequest, ReceivedResponse};
 use crate::oauth::{AccessToken, MAX_TOKEN_BYTES, RequestToken, Verifier};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::query::Query;
-use crate::recording::{Exchange, Recorder};
+use crate::recording::Recorder;
 use crate::response::{MetaParts, ResponseMeta};
 use crate::scrub::{KnownSecrets, Scrubber};
 use crate::secret::{ConsumerCredentials, callback_credentials};
@@ -180,9 +180,12 @@ impl ClientBuilder {
     }
 
     /// Records every answer of the service with `recorder` (see [`recording`](crate::recording)):
-    /// one JSON line per exchange, secrets removed by structure, written on the recorder's own
-    /// thread, for `cargo xtask wire-audit`. A response hook: the call only copies the answer
-    /// and queues it, and a full queue drops the exchange rather than wait.
+    /// one JSON line per exchange, what a response hook sees of it (the call's secrets removed)
+    /// with secrets removed by structure besides, for `cargo xtask wire-audit`. Every attempt
+    /// of every call, OAuth endpoints included, after the response hooks. The cleaning and the
+    /// writing happen on the recorder's own thread: the call copies the request's parameters,
+    /// the kept headers and its secrets, shares the body, and queues them; a full queue drops
+    /// the exchange rather than wait.
     ///
     /// ```no_run
     /// use marketplace_client::recording::{Recorder, Rotation};
@@ -195,8 +198,9 @@ impl ClientBuilder {
     /// # let _ = client;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn record(self, recorder: Recorder) -> Self {
-        self.on_response(move |response| recorder.record(Exchange::from_response(response)))
+    pub fn record(mut self, recorder: Recorder) -> Self {
+        self.settings.recorders.push(recorder);
+        self
     }
 
     /// Lets the OAuth endpoints use plain HTTP when the base URL's host is a loopback address
@@ -281,6 +285,7 @@ impl ClientBuilder {
                 allow_plain_http_oauth: false,
                 max_response_bytes: 32 << 20,
                 hooks: Default::default(),
+                recorders: Vec::new(),
             },
         }
     }

@@ -117,6 +117,11 @@ impl ReadBody {
         &self.text
     }
 
+    /// The cleaned body's bytes, shared (the body itself when nothing was removed).
+    pub(crate) fn shared(&self) -> Bytes {
+        self.text.clone()
+    }
+
     /// The cleaned body, parsed on first use.
     fn structure(&self) -> &Structure {
         self.structure.get_or_init(|| Structure::parse(&self.text))

@@ -20,6 +20,7 @@ use crate::error_body::ReadBody;
 use crate::hooks::{Hooks, OutgoingRequest, ReceivedResponse};
 use crate::oauth::signature::{self, OAuthParams, PairsRequest, SigningKey};
 use crate::options::{CallOptions, RetryPolicy};
+use crate::recording::{Answer, AnswerBody, Recorder, Sent};
 use crate::scrub::{Canceller, KnownSecrets, Scrubber, SecretRegistry};
 use crate::secret::{ConsumerCredentials, credential_values, mark_credential_headers};
 use crate::service::Service;
@@ -70,6 +71,9 @@ pub(crate) struct Settings {
     /// The largest response body read; a larger one is an error, not an allocation.
     pub(crate) max_response_bytes: u64,
     pub(crate) hooks: Hooks,
+    /// The recorders of `ClientBuilder::record`: handed each answer as it arrived, with the
+    /// call's secrets, and cleaning it on their own thread (`recording/answer.rs`).
+    pub(crate) recorders: Vec<Recorder>,
 }
 
 /// The HTTP side of a [`Client`](crate::Client).
@@ -199,7 +203,7 @@ impl Response {
     }
 }
 
-/// One attempt as the response hooks are told of it.
+/// One attempt as the response hooks and the recorders are told of it.
 struct Exchange<'a> {
     call: &'a Call<'a>,
     url: &'a Url,
@@ -210,25 +214,64 @@ struct Exchange<'a> {
 }
 
 impl Exchange<'_> {
-    /// Runs the response hooks on the answer: its headers and body (when read) as cleaned by
-    /// the scrubber, the body with whether cleaning changed it.
-    fn notify(&self, hooks: &Hooks, status: u16, headers: &HeaderMap, body: Option<(&[u8], bool)>) {
-        let received = ReceivedResponse {
+    /// Tells the response hooks and the recorders of the answer: its headers, and its body when
+    /// it was read (`response`). The hooks get both as cleaned by the attempt's scrubber (the
+    /// body was cleaned before, under the attempt's limits); the recorders get them as they
+    /// arrived, with the scrubber's secrets, and clean them on their own thread alike (or the
+    /// body already cleaned, when the call cleaned it).
+    fn notify(
+        &self,
+        settings: &Settings,
+        scrubber: &Scrubber<'_>,
+        status: u16,
+        headers: &HeaderMap,
+        response: Option<&Response>,
+    ) {
+        let latency = self.started.elapsed();
+        if !settings.hooks.response.is_empty() {
+            let headers = scrubber.headers(headers);
+            let body = response.map(|response| response.read(scrubber));
+            let received = ReceivedResponse {
+                api_method: self.call.method,
+                http_method: &self.call.http_method,
+                url: self.url,
+                params: self.call.query,
+                attempt: self.progress.attempt,
+                sent_at: self.sent_at,
+                latency,
+                status,
+                headers: &headers,
+                body: body.map(ReadBody::bytes),
+                body_redacted: body.is_some_and(ReadBody::changed),
+            };
+            for hook in &settings.hooks.response {
+                hook(&received);
+            }
+        }
+        let Some((last, others)) = settings.recorders.split_last() else {
+            return;
+        };
+        let body = match response {
+            None => AnswerBody::Unread,
+            Some(response) => match response.read.get() {
+                Some(read) => AnswerBody::Cleaned(read.shared(), read.changed()),
+                None => AnswerBody::Raw(response.body.clone()),
+            },
+        };
+        let sent = Sent {
             api_method: self.call.method,
             http_method: &self.call.http_method,
             url: self.url,
             params: self.call.query,
             attempt: self.progress.attempt,
             sent_at: self.sent_at,
-            latency: self.started.elapsed(),
-            status,
-            headers,
-            body: body.map(|(bytes, _)| bytes),
-            body_redacted: body.is_some_and(|(_, redacted)| redacted),
+            latency,
         };
-        for hook in &hooks.response {
-            hook(&received);
+        let answer = Answer::new(sent, status, headers, body, scrubber.to_parts());
+        for recorder in others {
+            recorder.record_answer(answer.clone());
         }
+        last.record_answer(answer);
     }
 }
 
@@ -453,8 +496,10 @@ impl Transport {
             request = request.headers(headers);
         }
         let started = Instant::now();
-        // What the response hooks are told of the exchange; nothing without hooks.
-        let exchange = (!self.settings.hooks.response.is_empty()).then(|| Exchange {
+        // What the response hooks and recorders are told of the exchange; nothing without
+        // either.
+        let told = !self.settings.hooks.response.is_empty() || !self.settings.recorders.is_empty();
+        let exchange = told.then(|| Exchange {
             call,
             url,
             progress,
@@ -491,11 +536,10 @@ impl Transport {
         };
         let status = response.status().as_u16();
         span.record("status", status);
-        // What the response hooks see of an answer whose body is not read.
+        // What the response hooks and recorders are told of an answer whose body is not read.
         let unread = |headers: &HeaderMap| {
             if let Some(exchange) = &exchange {
-                let headers = scrubber.headers(headers);
-                exchange.notify(&self.settings.hooks, status, &headers, None);
+                exchange.notify(&self.settings, &scrubber, status, headers, None);
             }
         };
         // A redirect is never followed: credentials stay with the configured origin. A
@@ -570,16 +614,22 @@ impl Transport {
             app_credentials.clone(),
         );
         // What will be read of the answer is cleaned now, under the attempt's limits: for the
-        // hooks, and for an error or a token answer (never kept as sent).
-        let read = exchange.is_some() || !response.is_success() || call.oauth_endpoint;
+        // hooks, and for an error or a token answer (never kept as sent). Not for the
+        // recorders: they clean a successful data answer on their own thread.
+        let read = !self.settings.hooks.response.is_empty()
+            || !response.is_success()
+            || call.oauth_endpoint;
         if read && !response.clean_within_deadline(&scrubber).await {
             return Next::Done(Err(progress.timeout(call.method, TimeoutLimit::Deadline)));
         }
         if let Some(exchange) = &exchange {
-            let read = response.read(&scrubber);
-            let headers = scrubber.headers(&response.headers);
-            let body = Some((read.bytes(), read.changed()));
-            exchange.notify(&self.settings.hooks, status, &headers, body);
+            exchange.notify(
+                &self.settings,
+                &scrubber,
+                status,
+                &response.headers,
+                Some(&response),
+            );
         }
 
         if may_retry && (status == 429 || (500..600).contains(&status)) {
@@ -894,6 +944,7 @@ mod tests {
                 allow_plain_http_oauth: false,
                 max_response_bytes: 1 << 20,
                 hooks: Hooks::default(),
+                recorders: Vec::new(),
             },
         )
     }

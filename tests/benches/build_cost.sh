@@ -27,7 +27,8 @@
 # git sees them, uncommitted changes included) and their own CARGO_TARGET_DIR
 # (`build-cost/target`, shared by the copies so that dependencies are built once; the first
 # run builds them, in both profiles, which takes minutes). Nothing in the workspace itself is
-# touched. The table goes to stdout and to build-cost/build-cost.md.
+# touched but the plot, docs/benchmarks/build_cost.svg. The table goes to stdout and to
+# build-cost/build-cost.md, the figures of the plot to build-cost/build-cost.tsv.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -209,3 +210,20 @@ out="$work/build-cost.md"
   echo "$line"
 } | tee "$out"
 echo "build_cost.sh: load average $(load) at the end; table in $out" >&2
+
+# The plot BENCHMARKS.md shows (docs/benchmarks/build_cost.svg): CPU seconds against spec
+# lines, drawn by tests/examples/build_cost_plot.rs from these figures, built in the usual
+# target directory (not the scratch one).
+tsv="$work/build-cost.tsv"
+{
+  echo "# $(date -u +%F), $(nproc) cores, load average $(load), median of $repeats runs"
+  for size in "${sizes[@]}"; do
+    for what in clean doc type; do
+      for profile in debug release; do
+        read -r _ cpu <<<"${result[$size,$profile,$what]}"
+        printf '%s\t%s\t%s\t%s\n' "$what" "$profile" "${result[$size,spec]}" "$cpu"
+      done
+    done
+  done
+} >"$tsv"
+CARGO_TARGET_DIR="$target" cargo run -q -p marketplace-tests --example build_cost_plot -- "$tsv"

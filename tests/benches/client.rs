@@ -8,11 +8,16 @@
 //! - `project`: `session.get_invoice(9003).send()`: argument checks, URL building, a fresh nonce
 //!   and HMAC-SHA1 signature, the request with its timeout, retry bookkeeping, a tracing span,
 //!   reading the body, cleaning the headers the app sees, decoding it into `InvoiceSummary`;
-//! - `plain_reqwest` (baseline): `reqwest::Client::get` of the same URL with a precomputed
-//!   `Authorization` header (signed once, outside the timing), reading the body and decoding it
-//!   with `serde_json::from_slice` into [`plain::Envelope`], a plain `#[derive(Deserialize)]`
-//!   struct of `InvoiceSummary`'s shape (checked once to decode the stub's answer to the same
-//!   values as the client);
+//! - `app_reqwest` (the baseline): what an app would write instead of the client, each call
+//!   signed by oauth1-request (the independent OAuth 1.0a signer: `Builder::get` with a fresh
+//!   nonce and timestamp, the query as a `ParameterList`, the URL by `oauth1_request::to_query`),
+//!   sent with `reqwest::Client::get`, the body read and decoded with `serde_json::from_slice`
+//!   into [`plain::Envelope`], a plain `#[derive(Deserialize)]` struct of `InvoiceSummary`'s
+//!   shape (checked once to decode the stub's answer to the same values as the client, and its
+//!   signature checked once against the client's signer on the same nonce and timestamp);
+//! - `plain_reqwest` (the floor, for information): the same request with an `Authorization`
+//!   header signed once for all calls, outside the timing, which no real app can do: what is
+//!   left of the client's cost beyond it is OAuth itself;
 //! - `project_recording`: `project` with the wire recorder on (`ClientBuilder::record`, files
 //!   in a temporary directory): each answer cleaned for the hooks, copied and queued on the
 //!   call's task, cleaned again and written on the recorder's thread;
@@ -20,7 +25,7 @@
 //!   which is what any response hook costs the call (the body cleaned for it) before the
 //!   recorder does anything.
 //!
-//! Targets: project / plain_reqwest <= 1.05; project_recording / project <= 1.05.
+//! Targets: project / app_reqwest <= 1.00; project_recording / project <= 1.05.
 //!
 //! Measured three ways in one run:
 //!
@@ -62,7 +67,7 @@ use marketplace_client::oauth::signature::{self, OAuthParams, SignatureRequest, 
 use marketplace_client::recording::{Exchange, Recorder, Rotation, Side};
 use marketplace_client::{Client, ConsumerCredentials, InvoiceSummary, Session};
 use marketplace_tests::fixtures;
-use marketplace_tests::stub::{Reply, StubServer};
+use marketplace_tests::stub::{RecordedRequest, Reply, StubServer};
 use ratio::{Row, Target, id};
 use reqwest::header::AUTHORIZATION;
 use tokio::runtime::Runtime;
@@ -76,8 +81,8 @@ const TOKEN: &str = "bench-access-token";
 const TOKEN_SECRET: &str = "bench-token-secret";
 const GROUP: &str = "client_50_calls";
 const TRACE_GROUP: &str = "client_trace";
-/// The targets of project / plain_reqwest and project_recording / project.
-const CLIENT_TARGET: f64 = 1.05;
+/// The targets of project / app_reqwest and project_recording / project.
+const CLIENT_TARGET: f64 = 1.00;
 const RECORDING_TARGET: f64 = 1.05;
 
 /// The plain serde baseline: `InvoiceSummary`'s shape in the envelope, each field with the type
@@ -202,7 +207,7 @@ fn session(base_url: &str, extra: Extra<'_>) -> Session {
 
 /// The URL the client sends, and a valid Authorization header for it (computed once).
 fn plain_request(base_url: &str) -> (String, String) {
-    let url = format!("{base_url}{PATH}?id=9003");
+    let url = format!("{base_url}{PATH}?id={INVOICE}");
     let parsed = url::Url::parse(&url).expect("URL");
     let header = signature::authorization_header(
         &SignatureRequest {
@@ -241,8 +246,119 @@ async fn plain_call(http: &reqwest::Client, url: &str, header: &str) -> plain::E
     serde_json::from_slice(&body).expect("the plain struct decodes the answer")
 }
 
+/// The invoice every side asks for.
+const INVOICE: u64 = 9003;
+
+/// What an app would write instead of the client: its credentials, and the URL of the method
+/// without its query.
+struct App {
+    http: reqwest::Client,
+    uri: String,
+    token: oauth1_request::Token<&'static str>,
+}
+
+impl App {
+    fn new(base_url: &str) -> App {
+        App {
+            http: plain_client(),
+            uri: format!("{base_url}{PATH}"),
+            token: oauth1_request::Token::from_parts(
+                CONSUMER_KEY,
+                CONSUMER_SECRET,
+                TOKEN,
+                TOKEN_SECRET,
+            ),
+        }
+    }
+
+    /// The request of one call as oauth1-request makes it: the URL with its query, and the
+    /// Authorization header with a fresh nonce and timestamp (`oauth_version="1.0"`, as the
+    /// client sends it).
+    fn signed(&self, id: u64) -> (String, String) {
+        let id = id.to_string();
+        let query = oauth1_request::ParameterList::new([("id", id.as_str())]);
+        let mut builder =
+            oauth1_request::Builder::with_token(self.token, oauth1_request::HMAC_SHA1);
+        builder.version(true);
+        let authorization = builder.get(&self.uri, &query);
+        (
+            oauth1_request::to_query(self.uri.clone(), &query),
+            authorization,
+        )
+    }
+
+    /// One call: signed, sent, the body read and decoded into the plain struct.
+    async fn call(&self, id: u64) -> plain::Envelope {
+        let (url, authorization) = self.signed(id);
+        plain_call(&self.http, &url, &authorization).await
+    }
+}
+
+/// The app's request is the client's: the same URL, and a signature the client's signer
+/// computes alike from the nonce and timestamp oauth1-request chose.
+fn check_same_request(app: &App, client_request: &RecordedRequest, app_request: &RecordedRequest) {
+    assert_eq!(
+        (&client_request.path, &client_request.query),
+        (&app_request.path, &app_request.query)
+    );
+    let header = app_request.header("authorization").expect("signed");
+    let params: std::collections::HashMap<String, String> =
+        signature::parse_authorization_header(header)
+            .expect("an OAuth header")
+            .into_iter()
+            .collect();
+    let url = url::Url::parse(&format!(
+        "{}?{}",
+        app.uri,
+        app_request.query.as_deref().unwrap_or("")
+    ))
+    .expect("URL");
+    let ours = signature::authorization_header(
+        &SignatureRequest {
+            method: "GET",
+            url: &url,
+            form: &[],
+        },
+        &OAuthParams {
+            consumer_key: &params["oauth_consumer_key"],
+            token: Some(&params["oauth_token"]),
+            nonce: &params["oauth_nonce"],
+            timestamp: params["oauth_timestamp"].parse().expect("a timestamp"),
+            callback: None,
+            verifier: None,
+            version: Some(&params["oauth_version"]),
+        },
+        &SigningKey {
+            consumer_secret: CONSUMER_SECRET,
+            token_secret: TOKEN_SECRET,
+        },
+    );
+    // The client's header carries an empty `realm` besides (RFC 5849 3.5.1), unsigned.
+    let signed: std::collections::HashMap<String, String> =
+        signature::parse_authorization_header(&ours)
+            .expect("an OAuth header")
+            .into_iter()
+            .filter(|(name, _)| name != "realm")
+            .collect();
+    assert_eq!(signed, params, "oauth1-request and the client sign alike");
+    let client_header = client_request.header("authorization").expect("signed");
+    let client: std::collections::HashMap<String, String> =
+        signature::parse_authorization_header(client_header)
+            .expect("an OAuth header")
+            .into_iter()
+            .collect();
+    for name in [
+        "oauth_consumer_key",
+        "oauth_token",
+        "oauth_signature_method",
+        "oauth_version",
+    ] {
+        assert_eq!(client[name], params[name], "{name}");
+    }
+}
+
 async fn project_call(session: &Session) -> InvoiceSummary {
-    session.get_invoice(9003).send().await.expect("call")
+    session.get_invoice(INVOICE).send().await.expect("call")
 }
 
 /// The plain struct decodes the stub's answer to what the client decodes.
@@ -283,6 +399,35 @@ fn thread_cpu() -> Duration {
 /// The process's CPU time so far (every thread, finished ones included).
 fn process_cpu() -> Duration {
     cpu(rustix::time::ClockId::ProcessCPUTime)
+}
+
+/// The load averages of the last 1, 5 and 15 minutes (`/proc/loadavg`), as text.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+/// The calling thread's context switches so far, voluntary (it waited) and involuntary (it was
+/// preempted), from `/proc/thread-self/status` (zeros where there is none).
+fn thread_switches() -> [u64; 2] {
+    let status = std::fs::read_to_string("/proc/thread-self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|value| value.trim().parse().ok())
+            .unwrap_or(0)
+    };
+    [
+        field("voluntary_ctxt_switches:"),
+        field("nonvoluntary_ctxt_switches:"),
+    ]
 }
 
 /// One batch of one side.
@@ -371,12 +516,26 @@ fn main() {
     let body =
         String::from_utf8(fixtures::read("pay/getInvoice.json").expect("fixture")).expect("UTF-8");
     let rig = Rig::new(&body, 0);
+
     // The instruction counts: a child run under callgrind counts one function and exits.
     rig.functions(callgrind::child);
     // `BENCH_CLIENT_CALLS=<side>:<n>`: n calls of one side on the rig, then exit, for a CPU
     // time taken from outside (`/usr/bin/time -v`; see BENCHMARKS.md).
     if let Ok(wanted) = std::env::var("BENCH_CLIENT_CALLS") {
         rig.calls_only(&wanted);
+        return;
+    }
+    // `BENCH_CLIENT_INTERLEAVED=<runs>`: the interleaved comparisons on the current-thread rig
+    // only, `runs` times one after the other, then exit: the figures of the top table, with
+    // how much they move from run to run.
+    if let Ok(runs) = std::env::var("BENCH_CLIENT_INTERLEAVED") {
+        let runs: usize = runs
+            .parse()
+            .unwrap_or_else(|_| panic!("BENCH_CLIENT_INTERLEAVED={runs}: expected a number"));
+        for run in 1..=runs {
+            println!("\nrun {run} of {runs}, load average {}", load_average());
+            interleaved_table(&[("current-thread", rig.interleaved())]);
+        }
         return;
     }
 
@@ -386,17 +545,20 @@ fn main() {
         .build()
         .expect("tokio runtime");
 
-    // Every side gets the same answer, and the plain struct decodes it to the client's values.
+    // Every side sends the same request and gets the same answer, and the plain struct
+    // decodes it to the client's values.
     runtime.block_on(async {
         let stub = stub(&body).await;
         let ours = project_call(&session(&stub.base_url(), Extra::Nothing)).await;
-        assert_eq!(ours.invoice.id, 9003);
+        assert_eq!(ours.invoice.id, INVOICE);
+        let app = App::new(&stub.base_url());
+        check_same_answer(&app.call(INVOICE).await, &ours);
         let (url, header) = plain_request(&stub.base_url());
-        let theirs = plain_call(&plain_client(), &url, &header).await;
-        check_same_answer(&theirs, &ours);
+        check_same_answer(&plain_call(&plain_client(), &url, &header).await, &ours);
         let requests = stub.requests();
-        assert_eq!(requests.len(), 2);
-        assert_eq!(requests[0].query, requests[1].query);
+        assert_eq!(requests.len(), 3);
+        check_same_request(&app, &requests[0], &requests[1]);
+        assert_eq!(requests[0].query, requests[2].query);
     });
 
     let mut c = Criterion::default()
@@ -431,6 +593,21 @@ fn main() {
             });
         });
     }
+    group.bench_function("app_reqwest", |b| {
+        b.iter_custom(|iters| {
+            runtime.block_on(async {
+                let stub = stub(&body).await;
+                let app = App::new(&stub.base_url());
+                let start = Instant::now();
+                for _ in 0..iters {
+                    for _ in 0..CALLS {
+                        black_box(app.call(INVOICE).await);
+                    }
+                }
+                start.elapsed()
+            })
+        });
+    });
     group.bench_function("plain_reqwest", |b| {
         b.iter_custom(|iters| {
             runtime.block_on(async {
@@ -459,13 +636,21 @@ fn main() {
         started,
         &[
             Row {
-                name: "50 x pay/getInvoice (baseline: plain reqwest + plain serde decode)",
+                name: "50 x pay/getInvoice (baseline: reqwest + oauth1-request signing each call \
+                       + serde decode)",
                 project: id(GROUP, "project"),
-                baseline: Some(id(GROUP, "plain_reqwest")),
+                baseline: Some(id(GROUP, "app_reqwest")),
                 target: Target {
                     max_ratio: Some(CLIENT_TARGET),
                     min_speedup: None,
                 },
+            },
+            Row {
+                name: "50 x pay/getInvoice (floor: reqwest signed once for all calls + serde \
+                       decode)",
+                project: id(GROUP, "project"),
+                baseline: Some(id(GROUP, "plain_reqwest")),
+                target: Target::default(),
             },
             Row {
                 name: "50 x pay/getInvoice, recording the wire",
@@ -496,7 +681,7 @@ fn main() {
 }
 
 /// Prints the interleaved comparisons of each rig (by its runtime).
-fn interleaved_table(rigs: &[(&str, [Interleaved; 3])]) {
+fn interleaved_table(rigs: &[(&str, [Interleaved; 4])]) {
     let met = |[_, median, _]: [f64; 3], target: f64| if median <= target { "yes" } else { "NO" };
     let mut lines = vec![
         [
@@ -514,7 +699,14 @@ fn interleaved_table(rigs: &[(&str, [Interleaved; 3])]) {
         .map(str::to_owned),
     ];
     let names = [
-        ("client / plain reqwest + serde", Some(CLIENT_TARGET)),
+        (
+            "client / app (reqwest + oauth1-request each call + serde)",
+            Some(CLIENT_TARGET),
+        ),
+        (
+            "client / floor (reqwest signed once + serde; for information)",
+            None,
+        ),
         ("recording / not", Some(RECORDING_TARGET)),
         ("empty response hook / none (for information)", None),
     ];
@@ -599,6 +791,7 @@ struct Rig {
     recording: Session,
     http: reqwest::Client,
     request: (String, String),
+    app: App,
     recorder: Recorder,
     /// The recorder's fresh folder, removed with the rig.
     _recordings: tempfile::TempDir,
@@ -645,6 +838,7 @@ impl Rig {
             recording: session(&base_url, Extra::Recorder(&recorder)),
             http: plain_client(),
             request: plain_request(&base_url),
+            app: App::new(&base_url),
             recorder,
             _recordings: recordings,
             runtime,
@@ -667,6 +861,13 @@ impl Rig {
         }
     }
 
+    /// `calls` calls of what an app would write instead (oauth1-request signing each).
+    async fn app_calls(&self, calls: usize) {
+        for _ in 0..calls {
+            black_box(self.app.call(INVOICE).await);
+        }
+    }
+
     /// Runs `calls`, then `settle` (outside the wall time, inside the process's CPU time).
     fn batch<F: Future<Output = ()>>(&self, calls: F, settle: impl FnOnce()) -> Batch {
         let process = process_cpu();
@@ -683,11 +884,18 @@ impl Rig {
         }
     }
 
-    /// The interleaved comparisons: the client against the plain baseline, recording on
-    /// against off, and an empty response hook against none (what any hook costs the call).
-    fn interleaved(&self) -> [Interleaved; 3] {
+    /// The interleaved comparisons: the client against what an app would write instead and
+    /// against the signed-once floor, recording on against off, and an empty response hook
+    /// against none (what any hook costs the call).
+    fn interleaved(&self) -> [Interleaved; 4] {
         let (rounds, size) = (200, 25);
         let client = interleave(
+            rounds,
+            size,
+            &mut || self.batch(Self::project_calls(&self.project, size), || {}),
+            &mut || self.batch(self.app_calls(size), || {}),
+        );
+        let floor = interleave(
             rounds,
             size,
             &mut || self.batch(Self::project_calls(&self.project, size), || {}),
@@ -712,11 +920,11 @@ impl Rig {
 
         let stats = self.recorder.stats();
         assert!(stats.written > 0 && stats.write_errors == 0, "{stats:?}");
-        [client, recording, hook]
+        [client, floor, recording, hook]
     }
 
     /// `<side>:<n>`: n calls of the side (`project`, `project_hook`, `project_recording`,
-    /// `plain_reqwest`), after 50 to warm up; the recorder is flushed at the end.
+    /// `app_reqwest`, `plain_reqwest`), after 50 to warm up; the recorder is flushed at the end.
     fn calls_only(&self, wanted: &str) {
         let (side, calls) = wanted
             .split_once(':')
@@ -726,23 +934,29 @@ impl Rig {
             "project" => Some(&self.project),
             "project_hook" => Some(&self.hook),
             "project_recording" => Some(&self.recording),
-            "plain_reqwest" => None,
+            "app_reqwest" | "plain_reqwest" => None,
             _ => panic!("BENCH_CLIENT_CALLS: no side {side}"),
         };
         for calls in [50, calls] {
+            let switches = thread_switches();
             let before = (Instant::now(), thread_cpu(), process_cpu());
             match session {
                 Some(session) => self.runtime.block_on(Self::project_calls(session, calls)),
+                None if side == "app_reqwest" => self.runtime.block_on(self.app_calls(calls)),
                 None => self.runtime.block_on(self.plain_calls(calls)),
             }
             self.recorder.flush().expect("recorder flush");
             let per_call = |spent: Duration| micros(spent / u32::try_from(calls).unwrap_or(1));
+            let (thread, process) = (thread_cpu() - before.1, process_cpu() - before.2);
+            let [voluntary, involuntary] =
+                [0, 1].map(|at| (thread_switches()[at] - switches[at]) as f64 / calls as f64);
             println!(
                 "{side}: {calls} calls, per call: wall {} µs, calling thread CPU {} µs, process \
-                 CPU {} µs",
+                 CPU {} µs; the calling thread's context switches: {voluntary:.2} voluntary, \
+                 {involuntary:.2} involuntary",
                 per_call(before.0.elapsed()),
-                per_call(thread_cpu() - before.1),
-                per_call(process_cpu() - before.2)
+                per_call(thread),
+                per_call(process)
             );
         }
     }
@@ -761,6 +975,9 @@ impl Rig {
                     .block_on(Self::project_calls(session, TRACED_CALLS));
             });
         }
+        functions.add(id(TRACE_GROUP, "app_reqwest"), || {
+            self.runtime.block_on(self.app_calls(TRACED_CALLS));
+        });
         functions.add(id(TRACE_GROUP, "plain_reqwest"), || {
             self.runtime.block_on(self.plain_calls(TRACED_CALLS));
         });
@@ -771,6 +988,7 @@ impl Rig {
     /// phase.
     fn instructions_tables(&self) {
         let names = [
+            "app_reqwest",
             "plain_reqwest",
             "project",
             "project_hook",
@@ -780,7 +998,7 @@ impl Rig {
             .iter()
             .map(|name| callgrind::profile(id(TRACE_GROUP, name)))
             .collect();
-        let Some(plain) = profiles[0].as_ref() else {
+        let Some(app) = profiles[0].as_ref() else {
             println!("\ninstructions per call: no valgrind");
             return;
         };
@@ -789,7 +1007,7 @@ impl Rig {
             [
                 "what (the calling thread)",
                 "instructions per call",
-                "/ plain",
+                "/ app_reqwest",
             ]
             .map(str::to_owned),
         ];
@@ -798,7 +1016,7 @@ impl Rig {
             lines.push([
                 (*name).to_owned(),
                 per_call(profile.total),
-                format!("{:.3}", profile.total as f64 / plain.total as f64),
+                format!("{:.3}", profile.total as f64 / app.total as f64),
             ]);
         }
         ratio::print_table(
@@ -811,6 +1029,7 @@ impl Rig {
         let mut phases = vec![
             [
                 "phase (inclusive)",
+                "app_reqwest",
                 "plain_reqwest",
                 "project",
                 "project_hook",
@@ -819,7 +1038,7 @@ impl Rig {
             .map(str::to_owned),
         ];
         for (phase, patterns) in PHASES {
-            let mut line = [const { String::new() }; 5];
+            let mut line = [const { String::new() }; 6];
             line[0] = (*phase).to_owned();
             for (cell, profile) in line[1..].iter_mut().zip(&profiles) {
                 let profile = profile.as_ref().expect("profiled");
@@ -840,11 +1059,16 @@ impl Rig {
 /// counted twice).
 const PHASES: &[(&str, &[&str])] = &[
     (
-        "whole call (project_call / plain_call)",
+        "whole call (project_call / App::call / plain_call)",
         &[
             "client::project_call::{{closure}}",
+            "client::App::call::{{closure}}",
             "client::plain_call::{{closure}}",
         ],
+    ),
+    (
+        "signing: oauth1-request (nonce, timestamp, header; the URL's query)",
+        &["client::App::signed"],
     ),
     (
         "one attempt (Transport::attempt, in its span and timeout)",

@@ -16,6 +16,8 @@
 //! when the stub had read it, when its page was decoded and when the stream yielded it (the
 //! same walk as `items()`, through `paging::pages` with a fetch that takes the times).
 
+#[path = "support/plot.rs"]
+mod plot;
 #[path = "ratio.rs"]
 mod ratio;
 #[path = "support/service.rs"]
@@ -76,6 +78,56 @@ fn round_trips(pages: u64) -> u64 {
 
 fn bound(pages: u64) -> Duration {
     LATENCY * round_trips(pages) as u32
+}
+
+/// `docs/benchmarks/paging.svg`: the time of each list against its round trips, with the bound
+/// and the page-after-page walk of 20 pages (20 round trips).
+fn plot_paging(started: SystemTime) {
+    let ms = |ns: f64| ns / 1e6;
+    let measured: Vec<(f64, f64)> = LISTS
+        .iter()
+        .filter_map(|&(pages, name)| {
+            let ns = ratio::mean_ns(id(GROUP, name), started)?;
+            Some((round_trips(pages) as f64, ms(ns)))
+        })
+        .collect();
+    let bound: Vec<(f64, f64)> = LISTS
+        .iter()
+        .map(|&(pages, _)| {
+            let trips = round_trips(pages);
+            (trips as f64, bound(pages).as_secs_f64() * 1e3)
+        })
+        .collect();
+    let sequential: Vec<(f64, f64)> = ratio::mean_ns(id(GROUP, "sequential_20_pages"), started)
+        .map(|ns| (20.0, ms(ns)))
+        .into_iter()
+        .collect();
+    let pages = LISTS.map(|(pages, _)| format!("{pages} pages: {}", round_trips(pages)));
+    plot::write(&plot::Plot {
+        file: "paging.svg",
+        title: "Paging: time against round trips (20 ms each, 4 pages in flight)",
+        x_label: &format!("round trips ({})", pages.join(", ")),
+        y_label: "time (ms, criterion mean)",
+        log: true,
+        series: &[
+            plot::Series {
+                name: "items(): 20, 100, 400 pages".to_owned(),
+                points: measured,
+                dashed: false,
+            },
+            plot::Series {
+                name: "bound: round trips x 20 ms".to_owned(),
+                points: bound,
+                dashed: true,
+            },
+            plot::Series {
+                name: "page after page, 20 pages (20 round trips)".to_owned(),
+                points: sequential,
+                dashed: false,
+            },
+        ],
+        legend_right: false,
+    });
 }
 
 /// The times of one page of a traced walk, from the start of the walk.
@@ -299,6 +351,9 @@ fn main() {
         "paging against the round-trip bound (default concurrency 4)",
         &lines,
     );
+    if std::env::args().any(|arg| arg == "--bench") {
+        plot_paging(started);
+    }
     ratio::report(
         "paging, page after page",
         started,

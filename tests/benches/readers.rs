@@ -12,6 +12,8 @@
 
 #[path = "support/callgrind.rs"]
 mod callgrind;
+#[path = "support/plot.rs"]
+mod plot;
 #[allow(dead_code)]
 #[path = "ratio.rs"]
 mod ratio;
@@ -285,6 +287,8 @@ fn main() {
         "growth",
     ];
     let mut lines = vec![header.map(str::to_owned)];
+    // The plots: each reader's time, and its instructions (the verdict's figure), at n and 10 n.
+    let (mut times, mut counts) = (Vec::new(), Vec::new());
     for (case, (small, large)) in cases.iter().zip(&names) {
         let time = |name| ratio::mean_ns(id(GROUP, name), started);
         let count = |name| callgrind::count(id(GROUP, name));
@@ -302,6 +306,20 @@ fn main() {
             Some(_) => "NOT LINEAR",
             None => "-",
         };
+        if let (Some(t1), Some(t10)) = (t1, t10) {
+            times.push(plot::Series {
+                name: format!("{} (x{})", case.key, show_growth(time_growth)),
+                points: vec![(1.0, t1 / 1e6), (10.0, t10 / 1e6)],
+                dashed: false,
+            });
+        }
+        if let (Some(i1), Some(i10)) = (i1, i10) {
+            counts.push(plot::Series {
+                name: format!("{} (x{})", case.key, show_growth(count_growth)),
+                points: vec![(1.0, i1 as f64 / 1e6), (10.0, i10 as f64 / 1e6)],
+                dashed: false,
+            });
+        }
         lines.push([
             case.reader.to_owned(),
             case.input.to_owned(),
@@ -319,5 +337,30 @@ fn main() {
         "readers of untrusted input at n and 10 n (linear: 10 n costs at most 13 times n, in instructions)",
         &lines,
     );
+    let x_label = "input size (x n, each reader's n in BENCHMARKS.md section 7)";
+    // Only when measuring: criterion's `--test` mode runs each function once.
+    let measured = std::env::args().any(|arg| arg == "--bench");
+    if measured && !times.is_empty() {
+        plot::write(&plot::Plot {
+            file: "readers.svg",
+            title: "Readers of untrusted input: time at n and 10 n (linear: x10)",
+            x_label,
+            y_label: "time (ms, criterion mean)",
+            log: true,
+            series: &times,
+            legend_right: true,
+        });
+    }
+    if measured && !counts.is_empty() {
+        plot::write(&plot::Plot {
+            file: "readers_instructions.svg",
+            title: "Readers of untrusted input: instructions at n and 10 n (linear: x10)",
+            x_label,
+            y_label: "instructions (millions, callgrind)",
+            log: true,
+            series: &counts,
+            legend_right: true,
+        });
+    }
     let _ = build.remove_all(scratch);
 }

@@ -14,9 +14,12 @@
 //! header values, parameters, path, note) goes through the scrubber the client's errors and
 //! hooks use: secret-named values removed wherever they are (JSON, form pairs, text, escaped,
 //! nested, duplicated; a body that cannot be cleaned for certain is withheld). A client's
-//! recorder (`ClientBuilder::record`) gets what its response hooks get, already cleaned of the
-//! call's own secrets (consumer secret, token secret, verifier, signature) in any encoding.
-//! What is left is fit to commit: the recording of a test run holds no credential.
+//! recorder (`ClientBuilder::record`) writes what its response hooks get, cleaned of the call's
+//! own secrets (consumer secret, token secret, verifier, signature, the app's credential
+//! headers) in any encoding by the call's own scrubber, on the recorder's thread: the call
+//! hands it the answer as it arrived with those secrets (`answer.rs`), or the body it already
+//! cleaned (an error, an OAuth endpoint's answer). What is left is fit to commit: the recording
+//! of a test run holds no credential.
 //!
 //! # Cost
 //!
@@ -31,9 +34,16 @@
 //! through [`crate::files`] and appears whole, at rotation, at [`Recorder::flush`] and when
 //! the last clone of the recorder is dropped.
 //!
-//! The module's parts: [`Exchange`] and its line here, the cleaning in `clean.rs`, the
-//! writer (queue, batching thread, rotation, stats) in `writer.rs`, the reader in `reader.rs`.
+//! A client's recorder costs its calls a copy of the request's parameters and path, of the
+//! kept headers (shared values) and of the call's secrets, and a reference to the body: the
+//! cleaning a response hook's answer needs runs on the writer thread (BENCHMARKS.md, section
+//! 5).
+//!
+//! The module's parts: [`Exchange`] and its line here, the cleaning in `clean.rs`, a client's
+//! answer on its way to the writer in `answer.rs`, the writer (queue, batching thread,
+//! rotation, stats) in `writer.rs`, the reader in `reader.rs`.
 
+mod answer;
 mod clean;
 mod reader;
 mod writer;
@@ -46,6 +56,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hooks::ReceivedResponse;
 
+pub(crate) use answer::{Answer, AnswerBody, Sent};
 pub use reader::{MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, Recorded, read};
 pub use writer::{QUEUE_BYTES, QUEUE_EXCHANGES, RecorderStats, Rotation};
 
@@ -56,6 +67,9 @@ pub const FORMAT: &str = "marketplace-recording/1";
 /// The response headers a recording keeps (lower case): what an audit or a replay needs to
 /// read the body and the service's clock and pacing. Nothing else is written.
 pub const KEPT_HEADERS: [&str; 4] = ["content-type", "date", "retry-after", "content-length"];
+
+/// The note of an exchange whose body the client did not read.
+const UNREAD: &str = "the client did not read the body";
 
 /// Who wrote a recording line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -168,17 +182,16 @@ impl Exchange {
     /// [`ClientBuilder::record`](crate::ClientBuilder::record) writes for each answer. The body
     /// is copied as the hook has it; cleaning it happens on the recorder's thread.
     pub fn from_response(response: &ReceivedResponse<'_>) -> Exchange {
-        let mut exchange = Exchange::new(Side::Client, response.api_method(), response.status());
-        exchange.time = response.sent_at();
-        exchange.http_method = response.http_method().as_str().to_owned();
-        exchange.path = response.url().path().to_owned();
-        exchange.params = response
-            .params()
-            .map(|(name, value)| (name.to_owned(), value.to_owned()))
-            .collect();
-        exchange.attempt = Some(response.attempt());
-        exchange.latency_us =
-            Some(u64::try_from(response.latency().as_micros()).unwrap_or(u64::MAX));
+        let mut exchange = Exchange::answered(
+            response.api_method(),
+            response.http_method(),
+            response.url().path(),
+            response.params(),
+            response.attempt(),
+            response.sent_at(),
+            response.latency(),
+            response.status(),
+        );
         let headers = response.headers();
         exchange = exchange.with_headers(
             headers
@@ -190,8 +203,33 @@ impl Exchange {
                 exchange = exchange.with_body(body);
                 exchange.body_redacted = response.body_is_redacted();
             }
-            None => exchange.note = Some("the client did not read the body".to_owned()),
+            None => exchange.note = Some(UNREAD.to_owned()),
         }
+        exchange
+    }
+
+    /// A client's exchange, without its headers and body: what [`Exchange::from_response`]
+    /// and a client's recorder (`answer.rs`) both start from.
+    #[allow(clippy::too_many_arguments, reason = "the fields of one answer, named")]
+    fn answered<'p>(
+        api_method: &str,
+        http_method: &reqwest::Method,
+        path: &str,
+        params: impl Iterator<Item = (&'p str, &'p str)>,
+        attempt: u32,
+        sent_at: Timestamp,
+        latency: std::time::Duration,
+        status: u16,
+    ) -> Exchange {
+        let mut exchange = Exchange::new(Side::Client, api_method, status);
+        exchange.time = sent_at;
+        exchange.http_method = http_method.as_str().to_owned();
+        exchange.path = path.to_owned();
+        exchange.params = params
+            .map(|(name, value)| (name.to_owned(), value.to_owned()))
+            .collect();
+        exchange.attempt = Some(attempt);
+        exchange.latency_us = Some(u64::try_from(latency.as_micros()).unwrap_or(u64::MAX));
         exchange
     }
 

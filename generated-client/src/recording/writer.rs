@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 
 use jiff::Timestamp;
 
-use super::{Exchange, Recorder};
+use super::{Answer, Exchange, Recorder};
 use crate::files::{OutputDir, PendingFile};
 
 /// At most this many exchanges wait for the writer; more are dropped (and counted).
@@ -28,10 +28,31 @@ const FLUSH_AFTER: std::time::Duration = std::time::Duration::from_millis(50);
 /// How long the writer lets a burst of exchanges gather after the first before it takes them.
 const BATCH_WINDOW: std::time::Duration = std::time::Duration::from_millis(10);
 
-impl Exchange {
-    /// The size of the body, for the queue's byte bound.
+/// What waits for the writer: an exchange, or a client's answer still to clean.
+enum Queued {
+    Exchange(Exchange),
+    Answer(Answer),
+}
+
+impl Queued {
+    /// The size of the body and a bit, for the queue's byte bound.
     fn weight(&self) -> usize {
-        self.body.as_ref().map_or(0, String::len) + 256
+        256 + match self {
+            Queued::Exchange(exchange) => exchange.body.as_ref().map_or(0, String::len),
+            Queued::Answer(answer) => answer.body_len(),
+        }
+    }
+
+    /// The line written: cleaned (a client's answer first as its hooks would see it), then
+    /// redacted.
+    fn into_line(self) -> String {
+        let exchange = match self {
+            Queued::Exchange(exchange) => exchange,
+            Queued::Answer(answer) => answer.into_exchange(),
+        };
+        let mut line = exchange.redacted().to_line();
+        line.push('\n');
+        line
     }
 }
 
@@ -96,7 +117,7 @@ struct Queue {
 
 #[derive(Default)]
 struct Waiting {
-    exchanges: VecDeque<Exchange>,
+    exchanges: VecDeque<Queued>,
     bytes: usize,
     /// Callers of [`Recorder::flush`] waiting for everything before them to be written.
     flushes: Vec<SyncSender<()>>,
@@ -188,6 +209,15 @@ impl Recorder {
     /// Queues `exchange` for writing and returns at once; drops it when the queue is full.
     /// Secrets are removed on the writer thread, before anything is written.
     pub fn record(&self, exchange: Exchange) {
+        self.queue(Queued::Exchange(exchange));
+    }
+
+    /// Queues a client's answer (`ClientBuilder::record`), cleaned on the writer thread.
+    pub(crate) fn record_answer(&self, answer: Answer) {
+        self.queue(Queued::Answer(answer));
+    }
+
+    fn queue(&self, exchange: Queued) {
         let shared = &self.shared;
         let weight = exchange.weight();
         let mut waiting = shared.queue.lock();
@@ -302,8 +332,7 @@ fn write_loop(queue: &Queue, sink: &mut dyn Sink, progress: &Mutex<RecorderStats
         let closed = waiting.closed;
         drop(waiting);
         for exchange in batch {
-            let mut line = exchange.redacted().to_line();
-            line.push('\n');
+            let line = exchange.into_line();
             note(sink.write_line(line.as_bytes()), true);
             unflushed = true;
         }

@@ -476,7 +476,9 @@ enum UrlValues {
     All,
 }
 
-/// A scrubber's secrets, owned, to clean on another thread ([`Scrubber::to_parts`]).
+/// A scrubber's secrets, owned, to clean on another thread ([`Scrubber::to_parts`]). Clones
+/// share the cancellation ([`ScrubberParts::canceller`]).
+#[derive(Clone)]
 pub(crate) struct ScrubberParts {
     known: Vec<String>,
     remembered: Option<Result<Arc<Option<SecretSet>>, ()>>,
