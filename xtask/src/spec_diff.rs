@@ -333,6 +333,16 @@ fn impact(impact: Impact) -> &'static str {
     }
 }
 
+/// The witnesses of a change's breaking verdicts, each with the side it shows (`wire`, `rust`).
+fn witnesses(change: &Change) -> impl Iterator<Item = (&'static str, &diff::Witness)> {
+    [
+        ("wire", &change.wire_witness),
+        ("rust", &change.rust_witness),
+    ]
+    .into_iter()
+    .filter_map(|(side, witness)| witness.as_ref().map(|w| (side, w)))
+}
+
 fn location(location: &Option<diff::Location>) -> String {
     location.as_ref().map_or("-".to_owned(), |l| {
         format!("{}:{}:{}", l.file, l.line, l.column)
@@ -395,6 +405,9 @@ impl Report<'_> {
                 location(&change.base),
                 location(&change.head),
             );
+            for (side, witness) in witnesses(change) {
+                let _ = writeln!(out, "  witness ({side}): {}", witness.sentence());
+            }
         }
         if !self.generated.is_empty() {
             let _ = write!(out, "\nGenerated code:\n{}", self.generated);
@@ -416,14 +429,18 @@ impl Report<'_> {
                     Impact::Breaking => "❌ breaking",
                     Impact::NonBreaking => "✅",
                 };
+                let shown: String = witnesses(change)
+                    .map(|(side, w)| format!("<br>**witness ({side})**: {}", w.sentence()))
+                    .collect();
                 let _ = writeln!(
                     out,
-                    "| `{}` | {} | {} | `{}`: {} | {} |",
+                    "| `{}` | {} | {} | `{}`: {}{} | {} |",
                     change.rule,
                     mark(change.wire),
                     mark(change.rust),
                     change.subject,
                     change.message.replace('|', "\\|"),
+                    shown.replace('|', "\\|").replace('\n', " "),
                     location(if change.head.is_some() {
                         &change.head
                     } else {
@@ -459,8 +476,11 @@ impl Report<'_> {
                 (Impact::NonBreaking, Impact::Breaking) => "**Breaking** (Rust API): ",
                 (Impact::NonBreaking, Impact::NonBreaking) => "",
             };
+            let shown: String = witnesses(change)
+                .map(|(side, w)| format!(" Witness ({side}): {}", w.sentence()))
+                .collect();
             sections[section].1.push(format!(
-                "- {breaking}{} (`{}`, spec-diff `{}`)",
+                "- {breaking}{} (`{}`, spec-diff `{}`).{shown}",
                 change.message, change.subject, change.rule
             ));
         }
@@ -546,6 +566,8 @@ mod tests {
             base: None,
             head: None,
             broken_items: Vec::new(),
+            wire_witness: None,
+            rust_witness: None,
         }
     }
 

@@ -23,12 +23,22 @@
 //! old crate compiled against the new one, and samples of the new spec decoded with the old
 //! types (and the reverse), for every fixture pair.
 
+pub mod answer;
+pub mod compose;
 mod context;
+pub mod decode;
+pub mod identity;
+mod json;
 pub mod paging;
+pub mod pairing;
 pub mod properties;
+pub mod reading;
+pub mod request;
 mod rules;
+pub mod runtime;
 pub mod rust_api;
 pub mod wire;
+pub mod witness;
 mod words;
 
 use serde::Serialize;
@@ -37,6 +47,7 @@ use crate::emit::{EmitError, generate};
 use crate::ir::Api;
 use crate::spec_source::SpecSource;
 use context::Context;
+pub use witness::Witness;
 
 /// How loud a change is in a report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -148,6 +159,11 @@ pub struct Change {
     /// The public Rust items of the base crate that the change breaks (item keys of
     /// [`rust_api::RustApi`]); empty when the Rust verdict is non-breaking.
     pub broken_items: Vec<String>,
+    /// What shows the wire verdict: present exactly when it is breaking.
+    pub wire_witness: Option<Witness>,
+    /// What shows the Rust verdict (for the first broken item): present exactly when it is
+    /// breaking.
+    pub rust_witness: Option<Witness>,
 }
 
 /// Every change from `base` to `head`, rule by rule in [`RULES`] order, each rule in spec
