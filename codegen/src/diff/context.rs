@@ -107,6 +107,8 @@ pub struct Context<'a> {
     model: Budget,
     /// Whether a question of the change about to be pushed went unanswered by the model.
     unmodelled: Cell<bool>,
+    /// How many witnesses the simulation ran.
+    witnesses: Cell<usize>,
     /// Types and enums renamed from base to head (old name -> new name).
     pub renames: BTreeMap<String, String>,
     pub methods: Vec<MethodPair<'a>>,
@@ -230,6 +232,7 @@ impl<'a> Context<'a> {
             delivering,
             model: Budget::new(MODEL_BUDGET),
             unmodelled: Cell::new(false),
+            witnesses: Cell::new(0),
             renames,
             methods,
             removed_methods: removed,
@@ -246,6 +249,15 @@ impl<'a> Context<'a> {
 
     pub fn into_changes(self) -> Vec<Change> {
         self.changes
+    }
+
+    /// How many witnesses the simulation ran so far.
+    pub fn witnesses(&self) -> usize {
+        self.witnesses.get()
+    }
+
+    fn ran(&self, n: usize) {
+        self.witnesses.set(self.witnesses.get().saturating_add(n));
     }
 
     /// The witness that a caller of `key` breaks: the use of it that no longer compiles, or
@@ -545,6 +557,7 @@ impl<'a> Context<'a> {
                 &values,
                 &self.model,
             );
+            self.ran(sends.len());
             for json in sends {
                 let Ok(meant) = decode::field_meant(&self.head_lookup, sent, &json) else {
                     continue;
@@ -614,6 +627,7 @@ impl<'a> Context<'a> {
                 self.unmodelled.set(true);
                 break;
             };
+            self.ran(answers.len());
             for answer in answers {
                 for misreading in reading::misreadings(
                     &self.base_lookup,
@@ -666,6 +680,7 @@ impl<'a> Context<'a> {
         };
         let mut seen = HashSet::new();
         let mut found = Vec::new();
+        self.ran(answers.len());
         for answer in answers {
             for misreading in reading::misreadings(
                 &self.base_lookup,
@@ -742,6 +757,7 @@ impl<'a> Context<'a> {
                 (call, readings)
             })
             .collect();
+        self.ran(found.len());
         let found = Rc::new(found);
         self.requests.borrow_mut().insert(key, found.clone());
         found
@@ -771,11 +787,13 @@ impl<'a> Context<'a> {
 
     /// The witness of an old app's page stream of `old` that the server of `new` breaks.
     pub fn paging_witness(&self, old: &Method, new: &Method) -> Option<Witness> {
+        self.ran(paging::walks(old).len());
         paging::stream_witness(&self.base_lookup, old, &self.head_lookup, new)
     }
 
     /// The witness of an old crate that does not correct its clock on `code`.
     pub fn clock_witness(&self, code: &str) -> Option<Witness> {
+        self.ran(1);
         runtime::clock_witness(self.base.api, self.head.api, code)
     }
 

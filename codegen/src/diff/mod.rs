@@ -170,11 +170,44 @@ pub struct Change {
 /// order. Generates both crates in memory for the Rust model; fails only when the generator
 /// emits invalid Rust (a generator bug).
 pub fn diff(base: Side<'_>, head: Side<'_>) -> Result<Vec<Change>, EmitError> {
+    diff_compared(base, head).map(|(changes, _)| changes)
+}
+
+/// How much a diff compared, for a report's counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Compared {
+    /// The items both specs hold (methods, parameters, types, fields, enums, values, error
+    /// codes), read and paired.
+    pub items: usize,
+    /// The witnesses the simulation ran: answers decoded, values of a field judged, calls
+    /// read, page streams walked, clock codes tried.
+    pub witnesses: usize,
+}
+
+/// [`diff`], with how much it compared.
+pub fn diff_compared(base: Side<'_>, head: Side<'_>) -> Result<(Vec<Change>, Compared), EmitError> {
     let base_rust = rust_api::RustApi::from_files(&generate(base.api)?)?;
     let head_rust = rust_api::RustApi::from_files(&generate(head.api)?)?;
     let mut cx = Context::new(base, head, &base_rust, &head_rust);
     for (_, check) in rules::CHECKS {
         check(&mut cx);
     }
-    Ok(cx.into_changes())
+    let items = |api: &crate::ir::Api| {
+        api.methods
+            .iter()
+            .map(|m| 1 + m.params.len())
+            .sum::<usize>()
+            + api
+                .records
+                .iter()
+                .map(|r| 1 + r.fields.len())
+                .sum::<usize>()
+            + api.enums.iter().map(|e| 1 + e.values.len()).sum::<usize>()
+            + api.errors.len()
+    };
+    let compared = Compared {
+        items: items(base.api) + items(head.api),
+        witnesses: cx.witnesses(),
+    };
+    Ok((cx.into_changes(), compared))
 }

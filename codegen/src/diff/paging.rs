@@ -114,24 +114,46 @@ pub enum Source {
     Nothing,
 }
 
-/// What an old app's stream reads from each page of the new server.
+/// What an old app's stream reads from each page of the new server, and what the new server
+/// reads from its requests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Reader {
     /// Where its items come from.
     pub items: Source,
     /// Where its page count comes from (`None`: the old crate reads none).
     pub count: Option<Source>,
+    /// Whether the new server reads the page number the old app sends (under the name the
+    /// new spec pages by); else it serves its first page to every request.
+    pub pages: bool,
+    /// Whether the new server reads the page size the old app sends; else its default.
+    pub sizes: bool,
 }
 
 impl Reader {
-    /// What the old crate of `base` reads from the pages of `head`'s server.
+    /// What the old crate of `base` reads from the pages of `head`'s server: the old items
+    /// field and page count field read the keys their old decoders read (their wire names and
+    /// aliases, but a key an earlier field of the old record reads first); what the new server
+    /// sends under one of them is the items (or the count) where it is the new spec's items
+    /// (or count) field, something else where it is another field.
     pub fn of(base_api: &dyn Find, base: &Method, head_api: &dyn Find, head: &Method) -> Reader {
+        let new_paging = head.paging.as_ref();
         let Some(old_paging) = base.paging.as_ref() else {
             return Reader {
                 items: Source::Meant,
                 count: None,
+                pages: true,
+                sizes: true,
             };
         };
+        let reads = |wire: &str, param: Option<&str>| param == Some(wire);
+        let pages = reads(
+            old_paging.page_param.as_str(),
+            new_paging.map(|p| p.page_param.as_str()),
+        );
+        let sizes = reads(
+            old_paging.size_param.as_str(),
+            new_paging.map(|p| p.size_param.as_str()),
+        );
         let (Some(old), Some(new)) = (
             base_api.record_named(base.response.as_str()),
             head_api.record_named(head.response.as_str()),
@@ -139,36 +161,55 @@ impl Reader {
             return Reader {
                 items: Source::Nothing,
                 count: None,
+                pages,
+                sizes,
             };
         };
-        let meant = pairing::meant(old, new);
-        let counterpart = |wire: &str| {
-            old.fields
+        // The keys each old field reads: its names, less those an earlier field reads.
+        let mut claimed: Vec<&str> = Vec::new();
+        let mut keys_of = std::collections::HashMap::new();
+        for field in &old.fields {
+            let own: Vec<&str> = std::iter::once(field.wire_name.as_str())
+                .chain(field.documented_as.as_deref())
+                .filter(|k| !claimed.contains(k))
+                .collect();
+            claimed.extend(&own);
+            keys_of.insert(field.wire_name.as_str(), own);
+        }
+        let sent: Vec<&str> = new.fields.iter().map(|f| f.wire_name.as_str()).collect();
+        let source = |old_wire: &str, meant_wire: Option<&str>| {
+            let keys = keys_of.get(old_wire).cloned().unwrap_or_default();
+            if meant_wire.is_some_and(|w| keys.contains(&w)) {
+                Source::Meant
+            } else if keys.iter().any(|k| sent.contains(k)) {
+                Source::Unrelated
+            } else {
+                Source::Nothing
+            }
+        };
+        let items_wire = match new_paging {
+            Some(p) => Some(p.items.as_str().to_owned()),
+            // An unpaged answer holds the whole list in the field of the same meaning.
+            None => old
+                .fields
                 .iter()
-                .position(|f| f.wire_name == wire)
-                .and_then(|at| meant[at])
+                .zip(pairing::meant(old, new))
+                .find(|(f, _)| f.wire_name == old_paging.items.as_str())
+                .and_then(|(_, n)| n.map(|n| n.wire_name.clone())),
         };
-        let source = |wire: &str, meant_wire: Option<&str>| match counterpart(wire) {
-            Some(field) if Some(field.wire_name.as_str()) == meant_wire => Source::Meant,
-            Some(_) => Source::Unrelated,
-            None => Source::Nothing,
-        };
-        let new_paging = head.paging.as_ref();
-        let items = match new_paging {
-            Some(p) => source(old_paging.items.as_str(), Some(p.items.as_str())),
-            // An unpaged answer holds the whole list in the field that was the items.
-            None => match counterpart(old_paging.items.as_str()) {
-                Some(_) => Source::Meant,
-                None => Source::Nothing,
-            },
-        };
+        let items = source(old_paging.items.as_str(), items_wire.as_deref());
         let count = old_paging.total_pages.as_ref().map(|field| {
             source(
                 field.as_str(),
                 new_paging.and_then(|p| p.total_pages.as_ref().map(|t| t.as_str())),
             )
         });
-        Reader { items, count }
+        Reader {
+            items,
+            count,
+            pages,
+            sizes,
+        }
     }
 }
 
@@ -239,7 +280,13 @@ pub fn walk(base: &Method, server: &Server, reader: Reader) -> (Option<Vec<u64>>
         if last_page.is_some_and(|last| page > last) {
             return (Some(items), steps);
         }
-        let got = server.page(page).map(|items| read_items(items, reader));
+        // A page number the new server does not read gets its first page.
+        let served = if reader.pages {
+            page
+        } else {
+            server.first_page
+        };
+        let got = server.page(served).map(|items| read_items(items, reader));
         steps.push(Step {
             page,
             items: got.clone(),
@@ -316,7 +363,7 @@ pub fn stream_witness(
     }
     let reader = Reader::of(base_api, base, head_api, head);
     walks(base).into_iter().find_map(|(items, asked)| {
-        let server = Server::of(head, items, asked);
+        let server = Server::of(head, items, asked.filter(|_| reader.sizes));
         let (got, steps) = walk(base, &server, reader);
         let all: Vec<u64> = (0..items).collect();
         (got.as_ref() != Some(&all)).then(|| witness(base, head, &server, asked, got, &steps))

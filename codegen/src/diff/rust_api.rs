@@ -303,7 +303,36 @@ impl RustApi {
                     fix(ty, owner)
                 )
             }
-            Item::Struct { .. } => format!("fn {name}(value: &{key}) -> &{key} {{ value }}"),
+            Item::Struct { non_exhaustive } => {
+                // An exhaustive struct with public fields is built with a literal of them.
+                let prefix = format!("{key}.");
+                let fields: Vec<(&str, &str)> = self
+                    .with_prefix(&prefix)
+                    .filter_map(|(k, item)| match item {
+                        Item::Field { ty } => Some((&k[prefix.len()..], ty.as_str())),
+                        _ => None,
+                    })
+                    .collect();
+                if *non_exhaustive || fields.is_empty() {
+                    format!("fn {name}(value: &{key}) -> &{key} {{ value }}")
+                } else {
+                    let params: Vec<String> = fields
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (_, ty))| format!("a{i}: {}", fix(ty, key)))
+                        .collect();
+                    let inits: Vec<String> = fields
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (field, _))| format!("{field}: a{i}"))
+                        .collect();
+                    format!(
+                        "fn {name}({}) -> {key} {{ {key} {{ {} }} }}",
+                        params.join(", "),
+                        inits.join(", ")
+                    )
+                }
+            }
             Item::Enum { non_exhaustive } => {
                 let prefix = format!("{key}::");
                 let mut arms: Vec<String> = self

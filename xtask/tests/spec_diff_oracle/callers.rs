@@ -6,6 +6,7 @@
 use super::*;
 use crate::answers::{Decode, Why, real_record};
 use crate::meaning::meaning_changes;
+use marketplace_codegen::diff::decode::Value;
 use marketplace_codegen::diff::rust_api::{CALLER_IMPORTS, RustApi};
 
 /// A pair's caller crate: its source, and the item each line of it uses (by line number).
@@ -66,32 +67,47 @@ fn field_meanings(pairs: &[Pair], decoded: &[Decode]) -> BTreeMap<String, Vec<St
         ) else {
             continue;
         };
-        let (
-            marketplace_codegen::diff::decode::Value::Record(was),
-            marketplace_codegen::diff::decode::Value::Record(is),
-        ) = (
-            real_record(&pair.base, old_record, old_json),
-            real_record(&pair.head, new_record, new_json),
-        )
-        else {
-            continue;
-        };
-        for (name, now) in &is {
-            let Some((_, before)) = was.iter().find(|(n, _)| n == name) else {
-                continue;
-            };
-            if now == before || *now == marketplace_codegen::diff::decode::Value::None {
-                continue;
-            }
-            if let Some((other, _)) = was.iter().find(|(n, v)| n != name && v == now) {
-                found.entry(pair.name.clone()).or_default().push(format!(
-                    "{}.{name} reads through the head crate what {}.{other} read through the base crate",
-                    old_record.name, old_record.name
-                ));
+        let mut moved = Vec::new();
+        fields_moved(
+            &old_record.name,
+            &real_record(&pair.base, old_record, old_json),
+            &real_record(&pair.head, new_record, new_json),
+            &mut moved,
+        );
+        found.entry(pair.name.clone()).or_default().extend(moved);
+    }
+    found.retain(|_, moved| !moved.is_empty());
+    found
+}
+
+/// Each field of a record (and of the records inside it, at the same paths) whose value
+/// through the head crate is, through the base crate, another field's.
+fn fields_moved(path: &str, was: &Value, is: &Value, moved: &mut Vec<String>) {
+    match (was, is) {
+        (Value::Record(was), Value::Record(is)) => {
+            for (name, now) in is {
+                let Some((_, before)) = was.iter().find(|(n, _)| n == name) else {
+                    continue;
+                };
+                let scalar = !matches!(now, Value::Record(_) | Value::List(_) | Value::None);
+                if now != before && scalar {
+                    if let Some((other, _)) = was.iter().find(|(n, v)| n != name && v == now) {
+                        moved.push(format!(
+                            "{path}.{name} reads through the head crate what {path}.{other} read \
+                             through the base crate"
+                        ));
+                    }
+                }
+                fields_moved(&format!("{path}.{name}"), before, now, moved);
             }
         }
+        (Value::List(was), Value::List(is)) => {
+            for (i, (a, b)) in was.iter().zip(is).enumerate() {
+                fields_moved(&format!("{path}.{i}"), a, b, moved);
+            }
+        }
+        _ => {}
     }
-    found
 }
 
 /// The kinds of meaning change the oracle observes: a field's, a constructor's, a setter's.

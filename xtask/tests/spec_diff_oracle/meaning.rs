@@ -108,10 +108,14 @@ pub(crate) fn bound_probes(pair: &Pair, method: &str) -> Vec<(String, String, i6
         }) else {
             continue;
         };
-        if counterpart.ty != param.ty {
+        // One call compiles against both crates when the Rust types are the same.
+        let rust = marketplace_codegen::rust_type::param_type;
+        if rust(counterpart) != rust(param) {
             continue;
         }
-        for value in [param.min, param.max].into_iter().flatten() {
+        // Its lowest value (0 where it has no minimum and is not an ID) and its cap.
+        let lowest = param.min.or((param.ty != ParamType::Id).then_some(0));
+        for value in [lowest, param.max].into_iter().flatten() {
             probes.push((param.wire_name.clone(), param.rust_name.clone(), value));
         }
     }
