@@ -83,6 +83,7 @@ impl Found {
             method: self.method.clone(),
             record: self.record.clone(),
             json: self.json.to_text(),
+            shown: self.json.shown(),
             finding: self.misreading.finding.clone(),
         }
     }
@@ -118,6 +119,9 @@ pub struct Context<'a> {
     pub enums: Vec<(&'a Enum, &'a Enum)>,
     /// Per record pair (by names), the misreadings of the new record's answers.
     readings: RefCell<HashMap<(String, String), Rc<Vec<Found>>>>,
+    /// Per pair of enums (old and new names), the field pairs of that type: record pair (in
+    /// `records`), old field, new field.
+    enum_fields: OnceCell<HashMap<(String, String), Vec<(usize, usize, usize)>>>,
     /// Per method pair (by names), the old calls and what the new server makes of them.
     requests: RefCell<HashMap<(String, String), Rc<Vec<(Call, Vec<Reading>)>>>>,
     base_index: Vec<OnceCell<LocationIndex>>,
@@ -240,6 +244,7 @@ impl<'a> Context<'a> {
             records,
             enums,
             readings: RefCell::new(HashMap::new()),
+            enum_fields: OnceCell::new(),
             requests: RefCell::new(HashMap::new()),
             base_index: base.sources.iter().map(|_| OnceCell::new()).collect(),
             head_index: head.sources.iter().map(|_| OnceCell::new()).collect(),
@@ -598,6 +603,7 @@ impl<'a> Context<'a> {
                     method: method.to_owned(),
                     record: pair.old_record.name.clone(),
                     json: object.to_text(),
+                    shown: object.shown(),
                     finding,
                 });
             }
@@ -713,19 +719,48 @@ impl<'a> Context<'a> {
     /// old app reads otherwise: in a field of the old enum whose counterpart is of the new one,
     /// in a record some method delivers. No such field, no witness: no answer carries it.
     pub fn enum_witness(&self, old: &Enum, new: &Enum, wire: &str) -> Option<Witness> {
-        for (old_record, new_record) in self.records.clone() {
-            let (pairs, _, _) = self.fields(old_record, new_record);
-            for pair in pairs {
-                let of = |ty: &TypeRef, name: &str| match ty {
-                    TypeRef::Enum(e) => e.as_str() == name,
-                    TypeRef::List(element) => {
-                        matches!(&**element, TypeRef::Enum(e) if e.as_str() == name)
-                    }
-                    _ => false,
-                };
-                if !(of(&pair.old.ty, &old.name) && of(&pair.new.ty, &new.name)) {
-                    continue;
+        // The field pairs of each pair of enums, indexed once: a search of every record per
+        // enum value would be quadratic.
+        let index = self.enum_fields.get_or_init(|| {
+            let of = |ty: &TypeRef| match ty {
+                TypeRef::Enum(e) => Some(e.as_str().to_owned()),
+                TypeRef::List(element) => match &**element {
+                    TypeRef::Enum(e) => Some(e.as_str().to_owned()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let mut index: HashMap<(String, String), Vec<(usize, usize, usize)>> = HashMap::new();
+            for (at, (old_record, new_record)) in self.records.iter().enumerate() {
+                let counterparts = pairing::field_indices(old_record, new_record);
+                for (old_index, new_index) in counterparts.into_iter().enumerate() {
+                    let Some(new_index) = new_index else {
+                        continue;
+                    };
+                    let (Some(old_enum), Some(new_enum)) = (
+                        of(&old_record.fields[old_index].ty),
+                        of(&new_record.fields[new_index].ty),
+                    ) else {
+                        continue;
+                    };
+                    index
+                        .entry((old_enum, new_enum))
+                        .or_default()
+                        .push((at, old_index, new_index));
                 }
+            }
+            index
+        });
+        let key = (old.name.clone(), new.name.clone());
+        for &(at, old_index, new_index) in index.get(&key).into_iter().flatten() {
+            let (old_record, new_record) = self.records[at];
+            let pair = FieldPair {
+                old_record,
+                old: &old_record.fields[old_index],
+                new_record,
+                new: &new_record.fields[new_index],
+            };
+            {
                 let value = Json::Str(wire.to_owned());
                 let json = match pair.old.ty {
                     TypeRef::List(_) => Json::List {

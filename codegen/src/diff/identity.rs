@@ -34,9 +34,9 @@ enum Thing {
 impl Thing {
     fn words(&self) -> String {
         match self {
-            Thing::Field(record, wire) => format!("{record}'s field \"{wire}\""),
-            Thing::Param(method, wire) => format!("{method}'s parameter {wire}"),
-            Thing::Value(e, wire) => format!("{e}'s value \"{wire}\""),
+            Thing::Field(_, wire) => format!("the field \"{wire}\""),
+            Thing::Param(_, wire) => format!("the parameter {wire}"),
+            Thing::Value(_, wire) => format!("the value \"{wire}\""),
             Thing::Code(code) => format!("the error code {code}"),
             Thing::Method(method) => format!("the method {method}"),
         }
@@ -208,7 +208,7 @@ pub fn meaning_changes(
                 if label.is_empty() {
                     format!("`{key}`")
                 } else {
-                    format!("`{key}` ({label})")
+                    format!("{label} of `{key}`")
                 }
             };
             changes
@@ -216,8 +216,8 @@ pub fn meaning_changes(
                 .or_insert_with(|| Witness::Meaning {
                     item: key.clone(),
                     finding: format!(
-                        "{} is {} in the old crate and {} in the new one, what the old crate's {} \
-                     was: an unchanged caller compiles and reads or sends another thing",
+                        "{} is {} in the old crate and {} in the new one, which {} was in the \
+                         old crate: an unchanged caller compiles and reads or sends another thing",
                         at(key, label),
                         was.words(),
                         now.words(),

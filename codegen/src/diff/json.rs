@@ -99,6 +99,36 @@ impl Json {
         }
     }
 
+    /// An object as a reviewer reads it: whole when its text is short, else its own entries
+    /// with the objects and lists inside it shown as `{…}` and `[…]`.
+    pub fn shown(&self) -> String {
+        const SHORT: usize = 240;
+        let text = self.to_text();
+        let Json::Object(entries) = self else {
+            return text;
+        };
+        if text.len() <= SHORT {
+            return text;
+        }
+        let mut out = String::from("{");
+        for (key, value) in entries.iter().filter(|(_, v)| *v != Json::Absent) {
+            if out.len() > 1 {
+                out.push(',');
+            }
+            write_string(&mut out, key);
+            out.push(':');
+            match value {
+                Json::Object(inner) if inner.is_empty() => out.push_str("{}"),
+                Json::Object(_) | Json::List { keyed: true, .. } => out.push_str("{…}"),
+                Json::List { items, .. } if items.is_empty() => out.push_str("[]"),
+                Json::List { .. } => out.push_str("[…]"),
+                other => other.write(&mut out),
+            }
+        }
+        out.push('}');
+        out
+    }
+
     /// The JSON text (for an absent value, `null`).
     pub fn to_text(&self) -> String {
         let mut out = String::new();

@@ -23,6 +23,9 @@ pub enum Witness {
         record: String,
         /// The JSON object, as the new server sends it.
         json: String,
+        /// The object as the report shows it: whole when short, else its own fields with the
+        /// objects and lists inside them shown as `{…}` and `[…]`.
+        shown: String,
         /// What the old decoders make of it.
         finding: String,
     },
@@ -86,9 +89,10 @@ impl Witness {
             Witness::Answer {
                 method,
                 record,
-                json,
                 finding,
-            } => format!("{finding}, in this {record} of a {method} answer: {json}"),
+                shown,
+                ..
+            } => format!("{finding}, in this {record} of a {method} answer: {shown}"),
             Witness::Request {
                 call,
                 query,
