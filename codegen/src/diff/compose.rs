@@ -1,7 +1,7 @@
 //! Random compositions of edits of a spec, for holding the spec diff's simulation to the oracle
 //! test on changes nobody wrote a fixture for (`xtask/tests/spec_diff_oracle.rs`).
 //!
-//! Each edit is a text edit of the spec files that keeps their layout ([`crate::yaml_edit`]),
+//! Each edit is a text edit of the spec files that keeps their layout (`yaml_edit.rs`),
 //! picked from the resolved spec so that it names things that exist: names permuted (two
 //! fields or two parameters that swap wire names, a field renamed onto the name another one
 //! frees, a field added under a name an old field reads as its alias, an alias that is another

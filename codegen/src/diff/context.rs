@@ -89,6 +89,16 @@ impl Found {
     }
 }
 
+/// An old item's name and its counterpart's.
+type Names = (String, String);
+
+/// Per pair of enums (by names), the field pairs of that type: the record pair (its index in
+/// `records`), the old field and the new (their indices).
+type EnumFields = HashMap<Names, Vec<(usize, usize, usize)>>;
+
+/// The old calls of a method and what the new server makes of each.
+pub type Readings = Vec<(Call, Vec<Reading>)>;
+
 pub struct Context<'a> {
     pub base: Side<'a>,
     pub head: Side<'a>,
@@ -118,12 +128,12 @@ pub struct Context<'a> {
     pub records: Vec<(&'a Record, &'a Record)>,
     pub enums: Vec<(&'a Enum, &'a Enum)>,
     /// Per record pair (by names), the misreadings of the new record's answers.
-    readings: RefCell<HashMap<(String, String), Rc<Vec<Found>>>>,
+    readings: RefCell<HashMap<Names, Rc<Vec<Found>>>>,
     /// Per pair of enums (old and new names), the field pairs of that type: record pair (in
     /// `records`), old field, new field.
-    enum_fields: OnceCell<HashMap<(String, String), Vec<(usize, usize, usize)>>>,
+    enum_fields: OnceCell<EnumFields>,
     /// Per method pair (by names), the old calls and what the new server makes of them.
-    requests: RefCell<HashMap<(String, String), Rc<Vec<(Call, Vec<Reading>)>>>>,
+    requests: RefCell<HashMap<Names, Rc<Readings>>>,
     base_index: Vec<OnceCell<LocationIndex>>,
     head_index: Vec<OnceCell<LocationIndex>>,
     changes: Vec<Change>,
@@ -730,7 +740,7 @@ impl<'a> Context<'a> {
                 },
                 _ => None,
             };
-            let mut index: HashMap<(String, String), Vec<(usize, usize, usize)>> = HashMap::new();
+            let mut index = EnumFields::new();
             for (at, (old_record, new_record)) in self.records.iter().enumerate() {
                 let counterparts = pairing::field_indices(old_record, new_record);
                 for (old_index, new_index) in counterparts.into_iter().enumerate() {
@@ -780,7 +790,7 @@ impl<'a> Context<'a> {
     }
 
     /// The old calls of a method pair and what the new server makes of each.
-    pub fn request_readings(&self, old: &Method, new: &Method) -> Rc<Vec<(Call, Vec<Reading>)>> {
+    pub fn request_readings(&self, old: &Method, new: &Method) -> Rc<Readings> {
         let key = (old.name.clone(), new.name.clone());
         if let Some(found) = self.requests.borrow().get(&key) {
             return found.clone();

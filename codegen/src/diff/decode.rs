@@ -288,7 +288,7 @@ fn typed(
         },
         TypeRef::Scalar(scalar @ (Scalar::Integer | Scalar::Id | Scalar::Count)) => {
             match json::number(json) {
-                Some(n) if !n.fraction && !(n.negative && *scalar != Scalar::Integer) => {
+                Some(n) if !(n.fraction || n.negative && *scalar != Scalar::Integer) => {
                     Ok(Value::Number(n.canonical))
                 }
                 _ if *scalar == Scalar::Integer => refuse("an i64"),

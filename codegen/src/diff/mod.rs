@@ -3,25 +3,28 @@
 //! existing app break against the server as the new spec describes it?) and for the generated
 //! Rust API (is it a semver-major change of the crate?).
 //!
-//! Rules describe; models decide. Each rule (one file in `rules/`, after oasdiff's `check_*`)
-//! finds one kind of difference and says which part of the wire and which public Rust items it
-//! touches. The verdicts come from two models of the generated crates:
-//! - [`wire`]: every JSON value the new server may send for a field (each declared encoding,
-//!   absent, `null`, `0`, every enum value) against what the old crate's decoder for that field
-//!   accepts; the requests an old app sends against what the new server takes; and a walk of
-//!   an old app's page stream against the new server's pages ([`paging`]);
-//! - [`rust_api`]: the public items of the old and the new generated code, read with `syn`
-//!   (names, signatures with argument names and positions, fields, variants, trait impls,
-//!   `#[non_exhaustive]`);
-//! - for the runtime around the data calls (OAuth flow, token expiry, HTTPS, clock correction),
-//!   the rule that reads each constant says what the old crate does with it, by direction.
+//! Rules name and explain; the simulation decides. Each rule (one file in `rules/`, after
+//! oasdiff's `check_*`) finds one kind of difference and says which part of the wire and which
+//! public Rust items it touches. Its verdicts are what the context finds when it runs the old
+//! crate's behaviour, as the IR describes it, against what the new spec's server does, on
+//! witnesses generated from the new IR, and a breaking verdict carries its [`Witness`]:
+//! - answers ([`answer`]): objects with a value of its own in every field, decoded as the old
+//!   crate decodes them ([`decode`]) and compared path by path with what the server means
+//!   ([`reading`], through [`pairing`]): a value that lands elsewhere, is lost, is read
+//!   otherwise or is refused;
+//! - requests ([`request`]): every old call, read by the new server's rules;
+//! - paging ([`paging`]): an old app's page stream walked against the new server's pages;
+//! - the runtime ([`runtime`] and the `service-changed` rule): the old runtime's code-keyed
+//!   behaviour and constants against the new server's;
+//! - the Rust API ([`rust_api`], [`identity`]): the public items of both generated crates,
+//!   read with `syn` (a use of an old item that no longer compiles), and the wire thing each
+//!   public path denotes on each side (a path that now denotes what another path did).
 //!
 //! [`properties::PROPERTIES`] classifies every property of the IR by what consumes it, with the
 //! rules that judge it; its test changes each one both ways and holds the diff to reporting it.
 //!
-//! `xtask/tests/spec_diff_oracle.rs` holds both models to what really happens: callers of the
-//! old crate compiled against the new one, and samples of the new spec decoded with the old
-//! types (and the reverse), for every fixture pair.
+//! `xtask/tests/spec_diff_oracle.rs` runs every witness through the real crates, for every
+//! fixture pair and for random compositions of edits of the real spec ([`compose`]).
 
 pub mod answer;
 pub mod compose;

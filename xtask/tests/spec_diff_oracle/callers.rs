@@ -140,13 +140,11 @@ pub(crate) fn check(
         let mut meanings = BTreeSet::new();
         for change in &pair.changes {
             match &change.rust_witness {
-                Some(Witness::Caller { item, code }) => {
-                    if !failing.contains(item) {
-                        failures.push(format!(
-                            "{} (Rust): {}'s witness `{code}` compiles against the head crate",
-                            pair.name, change.rule
-                        ));
-                    }
+                Some(Witness::Caller { item, code }) if !failing.contains(item) => {
+                    failures.push(format!(
+                        "{} (Rust): {}'s witness `{code}` compiles against the head crate",
+                        pair.name, change.rule
+                    ));
                 }
                 Some(Witness::Meaning { item, .. }) => {
                     meanings.insert(item.clone());

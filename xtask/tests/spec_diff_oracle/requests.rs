@@ -71,7 +71,8 @@ pub(crate) fn check(pairs: &[Pair], calls: &Calls, probe_output: &str) -> Vec<St
         }
         refused.extend(constants(pair));
         let tool = breaks(pair, Surface::Request);
-        if tool != !refused.is_empty() {
+        let oracle = !refused.is_empty();
+        if tool != oracle {
             failures.push(format!(
                 "{} (requests): the tool says {}, the head server {}",
                 pair.name,

@@ -58,7 +58,8 @@ pub(crate) fn check(pairs: &[Pair], probe_output: &str) -> Vec<String> {
             );
         }
         let tool = breaks(pair, Surface::Runtime);
-        if tool != !why.is_empty() {
+        let oracle = !why.is_empty();
+        if tool != oracle {
             failures.push(format!(
                 "{} (runtime): the tool says {}, the base crate's runtime {}",
                 pair.name,
