@@ -47,7 +47,7 @@
 //! the real spec's size: each adds a variant of the real generated crate and a caller of all
 //! its items, about 20 s of one core. `SPEC_DIFF_COMPOSITIONS=n` runs `n` random compositions
 //! besides the fixed seeds (default 1; the seed of each is printed to rerun it with
-//! `SPEC_DIFF_SEEDS=a,b,…`).
+//! `SPEC_DIFF_SEEDS=a,b,…`), `SPEC_DIFF_EDITS=n` composes `n` edits (default 3).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -76,8 +76,15 @@ use marketplace_codegen::{GeneratedFile, SpecSource, generate};
 /// The compositions always run.
 const FIXED_SEEDS: &[u64] = &[3, 4, 9];
 
-/// Edits per composition.
+/// Edits per composition (`SPEC_DIFF_EDITS` for more).
 const EDITS: usize = 3;
+
+fn edits() -> usize {
+    std::env::var("SPEC_DIFF_EDITS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(EDITS)
+}
 
 /// One pair of specs, resolved and generated.
 pub(crate) struct Pair {
@@ -181,7 +188,7 @@ fn pairs() -> Vec<Pair> {
         marketplace_codegen::load_spec_dir(&client_copy::workspace_root().join("spec"), "spec")
             .unwrap();
     for seed in seeds() {
-        let composition = diff::compose::compose(&real, seed, EDITS)
+        let composition = diff::compose::compose(&real, seed, edits())
             .unwrap_or_else(|| panic!("no composition of seed {seed}"));
         eprintln!(
             "spec-diff oracle: composition {seed}: {}",

@@ -386,8 +386,33 @@ pub(crate) fn check(pairs: &[Pair], decodes: &[Decode]) -> Vec<String> {
             Err(error) => Some(format!("the base crate refuses it: {error}")),
             Ok(json) => {
                 let got = real_record(&pair.base, old_record, json);
-                reading::differs(&pair.base, old_ty, &got, &pair.head, new_ty, &meant)
-                    .map(|path| format!("the base crate reads otherwise at {}", path.join(".")))
+                let path = reading::differs(&pair.base, old_ty, &got, &pair.head, new_ty, &meant);
+                // A value read otherwise is explained by a breaking response change of its
+                // record (or of the method's response, or of an enum).
+                if let Some(path) = &path {
+                    let at = record_at(&pair.base, old_record, path);
+                    let explained = pair.changes.iter().any(|c| {
+                        c.wire == Impact::Breaking
+                            && c.surface == Surface::Response
+                            && (c.subject.starts_with(&format!("types.{at}."))
+                                || c.subject.starts_with("methods.")
+                                || c.subject.starts_with("enums.")
+                                || c.subject.starts_with("types.")
+                                    && renamed_from(pair, &at, &c.subject))
+                    });
+                    if !explained {
+                        failures.push(format!(
+                            "{} (answers): the real crates read {} {} otherwise at {} ({at}), and \
+                             no breaking change of {at} says so\n  {}",
+                            pair.name,
+                            old.method,
+                            old.record,
+                            path.join("."),
+                            old.json.to_text()
+                        ));
+                    }
+                }
+                path.map(|path| format!("the base crate reads otherwise at {}", path.join(".")))
             }
         };
         if let Some(finding) = finding {
@@ -577,4 +602,43 @@ pub(crate) fn real_record(api: &Api, r: &Record, json: &serde_json::Value) -> Va
             })
             .collect(),
     )
+}
+
+/// The record of the base crate a path below `record` ends in.
+fn record_at(api: &Api, top: &Record, path: &[String]) -> String {
+    let mut at = top;
+    let mut steps = path.iter();
+    while let Some(step) = steps.next() {
+        let Some(field) = at.fields.iter().find(|f| f.rust_name == *step) else {
+            break;
+        };
+        let mut ty = &field.ty;
+        if let TypeRef::List(element) = ty {
+            ty = element;
+            steps.next();
+        }
+        match ty {
+            TypeRef::Record(name) if steps.len() > 0 => match record(api, name.as_str()) {
+                Some(inner) => at = inner,
+                None => break,
+            },
+            _ => break,
+        }
+    }
+    at.name.clone()
+}
+
+/// Whether `subject` (a head place) is a field of the head record a base record was renamed
+/// to (a record of another name with the same fields).
+fn renamed_from(pair: &Pair, base_record: &str, subject: &str) -> bool {
+    let Some(head_record) = subject
+        .strip_prefix("types.")
+        .and_then(|rest| rest.split('.').next())
+    else {
+        return false;
+    };
+    pair.changes.iter().any(|c| {
+        c.rule == diff::rule::TYPE_RENAMED
+            && c.message == format!("type {base_record} was renamed {head_record}")
+    })
 }

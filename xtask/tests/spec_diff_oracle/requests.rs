@@ -144,9 +144,13 @@ fn judged(old: &Method, new: &Method, sent: &[(String, String)]) -> Vec<String> 
         let left_out = !is_sent(&old_param.wire_name) && !is_sent(&new_param.wire_name);
         let differs =
             matches!((old_param.default, new_param.default), (Some(a), Some(b)) if a != b);
-        let paged_by = old.paging.as_ref().is_some_and(|p| {
-            p.page_param == old_param.wire_name || p.size_param == old_param.wire_name
-        });
+        // A page or size parameter both sides page by: the paging oracle's question.
+        let pages_by = |m: &Method, wire: &str| {
+            m.paging
+                .as_ref()
+                .is_some_and(|p| p.page_param == wire || p.size_param == wire)
+        };
+        let paged_by = pages_by(old, &old_param.wire_name) && pages_by(new, &new_param.wire_name);
         if left_out && differs && !paged_by {
             why.push(format!(
                 "{} left out is taken as {:?}, not {:?}",
