@@ -519,6 +519,49 @@ mod tests {
     }
 
     #[test]
+    fn answers_past_their_budget_are_not_built() {
+        use crate::ir::{FieldEncoding, Presence};
+        let field = |n: usize| Field {
+            wire_name: format!("f{n}"),
+            rust_name: format!("f{n}"),
+            doc: "d".to_owned(),
+            ty: TypeRef::Scalar(Scalar::Integer),
+            encoding: FieldEncoding::Uniform(Encoding::STRING_OR_NUMBER),
+            presence: Presence::Optional(None),
+            nullable: true,
+            zero_is_none: false,
+            documented_as: None,
+            documented_type: None,
+            narrowed: None,
+        };
+        let record = Record {
+            name: "R".to_owned(),
+            documented_as: None,
+            doc: "d".to_owned(),
+            opaque: false,
+            fields: (0..200).map(field).collect(),
+            delivered_by: Vec::new(),
+            file: 0,
+        };
+        let api = crate::ir::Api {
+            files: Vec::new(),
+            info: None,
+            oauth: None,
+            errors: Vec::new(),
+            enums: Vec::new(),
+            records: Vec::new(),
+            methods: Vec::new(),
+        };
+        // Three variations of each of 200 fields, each a copy of a 200-field baseline.
+        let small = Budget::new(100_000);
+        assert_eq!(answers(&api, &record, "m", &Values::from(1), &small), None);
+        assert!(small.spent());
+        let large = Budget::unlimited();
+        let all = answers(&api, &record, "m", &Values::from(1), &large).expect("built");
+        assert_eq!(all.len(), 1 + 200 * 3);
+    }
+
+    #[test]
     fn every_scalar_of_an_answer_has_a_value_of_its_own() {
         let values = Values::from(1);
         let a = scalar_values(Scalar::Decimal, Encoding::STRING_OR_NUMBER, &values);
