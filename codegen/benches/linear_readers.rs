@@ -139,7 +139,7 @@ fn main() {
                     side(black_box(&base), &base_sources),
                     side(black_box(&head), &head_sources),
                 )
-                .map(|changes| changes.len())
+                .map(|diff| diff.changes.len())
             })
         });
     }
@@ -151,7 +151,11 @@ fn main() {
         let reference = audit::parse_reference(&synthetic::reference(units), "bench.md")
             .expect("the synthetic reference reads");
         group.bench_function(name, |b| {
-            b.iter(|| audit::audit(black_box(&api), &sources, &reference).len())
+            b.iter(|| {
+                audit::audit(black_box(&api), &sources, &reference)
+                    .findings
+                    .len()
+            })
         });
     }
     group.finish();

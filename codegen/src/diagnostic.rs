@@ -60,7 +60,9 @@ error_kinds! {
     MissingKey = "missing-key",
     /// A value of the wrong kind for its key (a list for a text, …).
     InvalidValue = "invalid-value",
-    /// A type, enum, method or error code defined twice, in one file or across files.
+    /// A type, enum, method or error code defined twice, in one file or across files, or a
+    /// JSON key a type's fields are read from twice (a field's name and another's
+    /// `documented_as`, or its own).
     DuplicateName = "duplicate-name",
     /// `api` or `oauth` declared by more than one file.
     DuplicateSection = "duplicate-section",
@@ -78,20 +80,26 @@ error_kinds! {
     /// Two enum values that become the same variant.
     DuplicateVariant = "duplicate-variant",
     /// A type or enum name that is not an UpperCamelCase Rust name, or that generated code
-    /// uses for a runtime type (`Date`, `Decimal`, `ErrorCode`, …).
+    /// names otherwise: a prelude or runtime name it uses without a path (`Result`, `Into`,
+    /// `Decimal`, `Session`, …) or one of the runtime's crate root (`Response`, `Envelope`, …).
     InvalidTypeName = "invalid-type-name",
     /// A type that is not a scalar, `list<T>`, a declared type or a declared enum (nested
     /// lists included).
     UnknownType = "unknown-type",
     /// An opaque type with fields, or a type with no fields that is not opaque.
     InvalidFields = "invalid-fields",
-    /// A field or parameter whose Rust name is not snake_case, is a keyword, or cannot be
+    /// A type that contains itself, through its own fields or other types' that are not
+    /// lists: a value of it would be infinite (a list, which may be empty, breaks the cycle).
+    RecursiveType = "recursive-type",
+    /// A field, parameter or method whose Rust name (or a name derived from it: its request
+    /// type, its constructors) is not snake_case without `__`, is a keyword, or cannot be
     /// derived.
     InvalidRustName = "invalid-rust-name",
     /// Two Rust items of the same name: two fields of a type, a method's request type and a
-    /// type, an enum, a runtime type or another method's request type, two `Session`
-    /// constructors, or a setter or constructor taking a method of the runtime's `Request` or
-    /// `Session`.
+    /// type, an enum, a reserved type name or another method's request type, two `Session`
+    /// constructors, a builder and a type, or a setter or constructor taking a method of the
+    /// runtime's `Request` or `Session` or of a builder, their own or of a trait they derive
+    /// (`build`, `clone`, `default`, …).
     RustNameTaken = "rust-name-taken",
     /// More than one of `optional`, `only_in` and `absent_in`, or an empty method list.
     InvalidPresence = "invalid-presence",
@@ -124,7 +132,8 @@ error_kinds! {
     /// unsigned type, min above max, a default outside them or on a required parameter.
     InvalidBounds = "invalid-bounds",
     /// Paging by a parameter that is not a count, items that are not a list, a page count
-    /// that is not a count, a response field that does not exist, or an unknown `beyond_last`.
+    /// that is not a count, a response field that does not exist, an unknown `beyond_last`,
+    /// or a response type another paged method pages (its items are read from the type, once).
     InvalidPaging = "invalid-paging",
     /// An error code that is not declared.
     UnknownErrorCode = "unknown-error-code",
@@ -226,6 +235,11 @@ fn spend(cost: u64) -> bool {
     })
 }
 
+/// `" (did you mean 'name'?)"`: a name to write instead.
+pub(crate) fn suggesting(name: &str) -> String {
+    format!(" (did you mean '{name}'?)")
+}
+
 /// `" (did you mean 'x'?)"` for the candidate nearest to `name`, or nothing when none is close
 /// (or the run's suggestion budget is spent).
 pub(crate) fn did_you_mean<'a>(
@@ -258,7 +272,7 @@ pub(crate) fn did_you_mean<'a>(
         .filter(|(score, _)| *score >= 0.6)
         .max_by(|a, b| a.0.total_cmp(&b.0));
     match best {
-        Some((_, candidate)) => format!(" (did you mean '{candidate}'?)"),
+        Some((_, candidate)) => suggesting(candidate),
         None => String::new(),
     }
 }

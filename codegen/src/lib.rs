@@ -15,10 +15,15 @@ mod emit;
 mod ident;
 #[path = "../../generated-client/src/input_file.rs"]
 mod input_file;
+// input_file.rs's tests write their fixtures through the client's one writer, as `crate::files`.
+#[cfg(test)]
+use marketplace_client::files;
 pub mod ir;
+pub mod items;
 mod location;
 mod model;
 mod naming;
+pub mod openapi;
 mod prescan;
 mod resolve;
 pub mod rust_type;
@@ -33,6 +38,7 @@ pub use diagnostic::{SpecError, SpecErrors};
 pub use emit::{
     EmitError, FAKE_SHAPES_DIR, GeneratedFile, REGENERATE_COMMAND, fake_shapes, generate,
 };
+pub use openapi::{OPENAPI_DIR, OPENAPI_FILE, openapi};
 pub use resolve::resolve;
 pub use spec_source::SpecSource;
 
@@ -145,14 +151,17 @@ pub fn generate_from_sources(sources: &[SpecSource]) -> Result<Vec<GeneratedFile
     Ok(generate(&api)?)
 }
 
-/// Everything `cargo xtask codegen` writes from one spec: the client's generated module and
-/// the fake marketplace's wire shapes ([`fake_shapes`], written to [`FAKE_SHAPES_DIR`]).
+/// Everything `cargo xtask codegen` writes from one spec: the client's generated module, the
+/// fake marketplace's wire shapes ([`fake_shapes`], written to [`FAKE_SHAPES_DIR`]) and the
+/// OpenAPI export ([`openapi()`], written to [`OPENAPI_DIR`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Generated {
     /// The files of `generated-client/src/generated/`.
     pub client: Vec<GeneratedFile>,
     /// The file of [`FAKE_SHAPES_DIR`].
     pub fake_shapes: GeneratedFile,
+    /// The OpenAPI export, [`OPENAPI_FILE`] in [`OPENAPI_DIR`].
+    pub openapi: GeneratedFile,
 }
 
 /// Resolves once and generates both outputs.
@@ -161,5 +170,6 @@ pub fn generate_everything(sources: &[SpecSource]) -> Result<Generated, CodegenE
     Ok(Generated {
         client: generate(&api)?,
         fake_shapes: fake_shapes(&api)?,
+        openapi: openapi(&api)?,
     })
 }

@@ -6,6 +6,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
+use marketplace_client::files::OutputDir;
 use marketplace_codegen::diagnostic::ErrorKind;
 use marketplace_codegen::{SpecSource, generate, load_spec_dir, resolve};
 use proptest::prelude::*;
@@ -276,7 +277,9 @@ fn a_megabyte_of_errors_is_read_whole_and_every_error_located() {
 #[test]
 fn load_spec_dir_refuses_devices_fifos_links_out_and_huge_files() {
     let outside = tempfile::tempdir().expect("a scratch folder");
-    std::fs::write(outside.path().join("real.yaml"), "types: {}\n").expect("written");
+    OutputDir::open(outside.path())
+        .and_then(|out| out.write("real.yaml", "types: {}\n"))
+        .expect("written");
     for (name, says) in [
         ("zero.yaml", "outside"),
         ("fifo.yaml", "a FIFO"),
@@ -294,9 +297,12 @@ fn load_spec_dir_refuses_devices_fifos_links_out_and_huge_files() {
             "away.yaml" => {
                 std::os::unix::fs::symlink(outside.path().join("real.yaml"), &path).expect("a link")
             }
-            _ => std::fs::File::create(&path)
-                .and_then(|file| file.set_len(2 << 30))
-                .expect("a sparse file"),
+            _ => {
+                let out = OutputDir::open(dir.path()).expect("the scratch folder");
+                let mut sparse = out.pending(name).expect("a sparse file");
+                sparse.set_len(2 << 30).expect("a sparse file");
+                sparse.publish().expect("a sparse file");
+            }
         }
         let error = load_spec_dir(dir.path(), "spec")
             .expect_err(name)

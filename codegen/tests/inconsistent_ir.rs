@@ -1,7 +1,7 @@
 //! An `Api` edited after `resolve` so that it breaks an invariant is refused by `generate`
 //! with the invariant, before anything is emitted: emission never quietly emits less.
 
-use marketplace_codegen::ir::{Api, Encoding, FieldEncoding};
+use marketplace_codegen::ir::{Api, Encoding, FieldEncoding, TypeRef};
 use marketplace_codegen::{EmitError, SpecSource, generate, resolve};
 
 const SPEC: &str = "\
@@ -127,4 +127,54 @@ fn an_oauth_section_without_an_endpoint_is_refused() {
         ),
         other => panic!("expected a refusal, got {other:?}"),
     }
+}
+
+#[test]
+fn a_record_that_contains_itself_is_refused() {
+    let message = refusal(|api| {
+        let TypeRef::List(item) = api.records[0].fields[1].ty.clone() else {
+            panic!("Page.items is a list");
+        };
+        let field = &mut api.records[1].fields[0];
+        field.ty = *item;
+        field.encoding = FieldEncoding::Itself;
+    });
+    assert_eq!(
+        message,
+        "types.Item.fields.id: the record contains itself: Item.id -> Item"
+    );
+}
+
+#[test]
+fn a_type_named_as_generated_code_names_another_is_refused() {
+    let message = refusal(|api| api.records[1].name = "Result".to_owned());
+    assert!(
+        message.starts_with("types.Result: 'Result' is reserved"),
+        "{message}"
+    );
+}
+
+#[test]
+fn two_paged_methods_of_one_response_are_refused() {
+    let message = refusal(|api| {
+        let mut more = api.methods[0].clone();
+        more.name = "pay/getMore".to_owned();
+        more.rust_name = "get_more".to_owned();
+        api.methods.push(more);
+    });
+    assert_eq!(
+        message,
+        "methods.pay/getMore.paging: another paged method pages Page"
+    );
+}
+
+#[test]
+fn two_fields_read_from_one_json_key_are_refused() {
+    let message = refusal(|api| {
+        api.records[0].fields[0].documented_as = Some("items".to_owned());
+    });
+    assert_eq!(
+        message,
+        "types.Page: two fields are read from the JSON key items"
+    );
 }

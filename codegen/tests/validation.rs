@@ -149,6 +149,10 @@ fn one_spec_per_rule() -> Vec<(ErrorKind, String)> {
             InvalidFields,
             "types:\n  Comment:\n    doc: A comment.\n".to_owned(),
         ),
+        (
+            RecursiveType,
+            broken("type: decimal", "type: Timesheet\n        optional: true"),
+        ),
         (InvalidRustName, broken("      rate:", "      type:")),
         (
             RustNameTaken,
@@ -579,6 +583,162 @@ fn type_names_are_upper_camel_case_and_not_reserved() {
     }
 }
 
+/// A type generated code names without a path (`Result` in `fn query() -> Result<…>`, the
+/// `Into` of setters, the `OAuthService` it imports), or that the crate root names (where the
+/// generated items are re-exported beside the runtime's), is refused, with a free name.
+#[test]
+fn type_names_the_generated_code_or_the_crate_root_use_are_reserved() {
+    for reserved in [
+        "Result",
+        "Into",
+        "From",
+        "Some",
+        "OAuthService",
+        "ConsumerCredentials",
+        "Response",
+        "Envelope",
+        "Stream",
+    ] {
+        let errors = errors(&broken(
+            "methods:\n",
+            &format!("  {reserved}:\n    doc: Clash.\n    opaque: true\nmethods:\n"),
+        ));
+        assert_eq!(errors.len(), 1, "{reserved}: {errors:#?}");
+        assert_eq!(errors[0].kind, InvalidTypeName, "{reserved}");
+        assert_eq!(errors[0].path, format!("types.{reserved}"));
+        assert_eq!(
+            suggestion(&errors[0]),
+            Some(format!("{reserved}Data").as_str())
+        );
+    }
+    // A method's request type: `rust_name: result` makes the unit struct `Result`.
+    let spec = broken(
+        "    response: Timesheet",
+        "    response: Timesheet\n    rust_name: some",
+    );
+    let errors = errors(&spec);
+    assert_eq!(
+        found(&errors),
+        [at(RustNameTaken, "9:3", "methods.pay/getTimesheet")]
+    );
+    assert_eq!(suggestion(&errors[0]), Some("pay_some"));
+}
+
+/// A record that contains itself, directly or through another, is refused at the field that
+/// closes the cycle; through a list it is a tree, and valid.
+#[test]
+fn a_type_cannot_contain_itself_but_through_a_list() {
+    let spec = format!(
+        "{BASE}  Week:\n    doc: A week.\n    fields:\n      sheet: {{ type: Timesheet, doc: S. }}\n"
+    )
+    .replace("methods:\n", "")
+    .replace("  pay/getTimesheet:\n    doc: One timesheet.\n    response: Timesheet\n", "");
+    let cycle = spec.replacen("type: decimal", "type: Week\n        nullable: true", 1);
+    let errors = errors(&cycle);
+    assert_eq!(
+        found(&errors),
+        [at(RecursiveType, "12:16", "types.Week.fields.sheet")]
+    );
+    assert!(
+        errors[0]
+            .message
+            .contains("Timesheet.rate -> Week.sheet -> Timesheet"),
+        "{}",
+        errors[0]
+    );
+    let tree = spec.replacen("type: decimal", "type: list<Week>", 1);
+    let sources = [SpecSource {
+        path: "spec/test.yaml".to_owned(),
+        text: tree,
+    }];
+    assert!(resolve(&sources).is_ok());
+}
+
+/// Names rustc's `non_snake_case` lint refuses (`__`) are refused, also when derived: a
+/// constructor `{rust_name}_by_{parameter}` of a Rust name ending in `_`.
+#[test]
+fn snake_case_names_have_no_double_underscore() {
+    let found_errors = errors(&broken(
+        "type: decimal",
+        "type: decimal\n        rust_name: hourly__rate",
+    ));
+    assert_eq!(
+        found(&found_errors),
+        [at(InvalidRustName, "7:9", "types.Timesheet.fields.rate")]
+    );
+    assert_eq!(suggestion(&found_errors[0]), Some("hourly_rate"));
+    let spec = format!(
+        "{BASE}    rust_name: get_\n    at_least_one_of: [id, bidId]\n    params:\n      \
+         id: {{ type: id, doc: I. }}\n      bidId: {{ type: id, doc: B. }}\n"
+    );
+    let found_errors = errors(&spec);
+    assert_eq!(
+        found(&found_errors),
+        [
+            at(InvalidRustName, "9:3", "methods.pay/getTimesheet"),
+            at(InvalidRustName, "9:3", "methods.pay/getTimesheet"),
+        ]
+    );
+    assert_eq!(suggestion(&found_errors[0]), Some("pay_get"));
+}
+
+/// A setter or constructor of the name of a method the builder, `Request` or `Session` has
+/// from a trait it derives: `Default::default` (which `builder()` calls), `Clone::clone`
+/// (which the runtime calls on a `Session`).
+#[test]
+fn names_of_derived_trait_methods_are_taken() {
+    let found_errors = errors(&broken("      rate:", "      default:"));
+    assert_eq!(
+        found(&found_errors),
+        [at(RustNameTaken, "5:7", "types.Timesheet.fields.default")]
+    );
+    assert_eq!(suggestion(&found_errors[0]), Some("default_value"));
+    let spec = broken(
+        "    response: Timesheet",
+        "    response: Timesheet\n    rust_name: clone",
+    );
+    let found_errors = errors(&spec);
+    // The constructor, and the request type `Clone`, a derive generated code names.
+    assert_eq!(
+        found(&found_errors),
+        [
+            at(RustNameTaken, "9:3", "methods.pay/getTimesheet"),
+            at(RustNameTaken, "9:3", "methods.pay/getTimesheet"),
+        ]
+    );
+    assert!(
+        found_errors
+            .iter()
+            .any(|e| e.message.contains("Session::clone"))
+    );
+    assert_eq!(suggestion(&found_errors[0]), Some("pay_clone"));
+}
+
+/// A constructor, setter or builder setter clippy would read as a standard trait's method
+/// (`should_implement_trait`: `cmp`, `add`, `next`, …): a warning in the generated client,
+/// whose clippy denies warnings.
+#[test]
+fn names_of_standard_trait_methods_are_taken() {
+    let found_errors = errors(&broken("      rate:", "      cmp:"));
+    assert_eq!(
+        found(&found_errors),
+        [at(RustNameTaken, "5:7", "types.Timesheet.fields.cmp")]
+    );
+    assert!(found_errors[0].message.contains("should_implement_trait"));
+    assert_eq!(suggestion(&found_errors[0]), Some("cmp_value"));
+    let spec = broken(
+        "    response: Timesheet",
+        "    response: Timesheet\n    rust_name: next",
+    );
+    let found_errors = errors(&spec);
+    assert_eq!(
+        found(&found_errors),
+        [at(RustNameTaken, "9:3", "methods.pay/getTimesheet")]
+    );
+    assert!(found_errors[0].message.contains("should_implement_trait"));
+    assert_eq!(suggestion(&found_errors[0]), Some("pay_next"));
+}
+
 #[test]
 fn enum_values_need_distinct_variants() {
     let spec = "enums:\n  Status:\n    doc: A status.\n    values:\n      Hourly Other: a\n      HOURLY_OTHER: b\n      Other: c\n";
@@ -735,6 +895,49 @@ fn paging_refers_to_real_parameters_and_fields() {
     );
     assert_eq!(suggestion(&errors[2]), Some("rate"));
     assert_eq!(suggestion(&errors[4]), Some("above_total"));
+}
+
+/// Two paged methods of one response type: its page is read from the type, once.
+#[test]
+fn a_paged_response_is_one_methods() {
+    let paged = "    response: TimesheetList\n    params:\n      page: { type: count, doc: P. }\n      \
+                 rpp: { type: count, doc: S. }\n    paging: { page_param: page, size_param: rpp, \
+                 items: sheets, beyond_last: above_total }\n";
+    let spec = format!(
+        "types:\n  TimesheetList:\n    doc: Sheets.\n    fields:\n      sheets: {{ type: list<string>, \
+         doc: S. }}\nmethods:\n  pay/getSheets:\n    doc: Sheets.\n{paged}  pay/getMoreSheets:\n    \
+         doc: More.\n{paged}"
+    );
+    assert_eq!(
+        found(&errors(&spec)),
+        [at(
+            InvalidPaging,
+            "20:5",
+            "methods.pay/getMoreSheets.paging"
+        )]
+    );
+}
+
+/// A field's `documented_as` (a serde alias) that another field's wire name, another alias
+/// or its own name takes: the decoder would read one JSON key into two fields.
+#[test]
+fn a_json_key_is_read_into_one_field() {
+    let spec = broken(
+        "        doc: Hourly rate.\n",
+        "        doc: Hourly rate.\n      rateText:\n        type: string\n        doc: R.\n        documented_as: rate\n",
+    );
+    assert_eq!(
+        found(&errors(&spec)),
+        [at(DuplicateName, "11:9", "types.Timesheet.fields.rateText")]
+    );
+    let own = broken(
+        "        doc: Hourly rate.\n",
+        "        doc: Hourly rate.\n        documented_as: rate\n",
+    );
+    assert_eq!(
+        found(&errors(&own)),
+        [at(DuplicateName, "8:9", "types.Timesheet.fields.rate")]
+    );
 }
 
 #[test]

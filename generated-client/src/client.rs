@@ -2,6 +2,7 @@
 //! and [`Session`] (the client acting for one user with an access token: the data methods).
 
 use std::borrow::Cow;
+use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,13 +14,13 @@ use crate::envelope::{Envelope, decode};
 use crate::error::{Error, TimeoutLimit};
 use crate::error_body::{Structure, token_pairs};
 use crate::hooks::{OutgoingRequest, ReceivedResponse};
-use crate::oauth::{AccessToken, RequestToken, Verifier};
+use crate::oauth::{AccessToken, MAX_TOKEN_BYTES, RequestToken, Verifier};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::query::Query;
 use crate::recording::{Exchange, Recorder};
 use crate::response::ResponseMeta;
 use crate::scrub::{KnownSecrets, Scrubber};
-use crate::secret::ConsumerCredentials;
+use crate::secret::{ConsumerCredentials, MIN_ECHOED_CREDENTIAL};
 use crate::service::Service;
 use crate::tls;
 use crate::transport::{Call, INLINE_BYTES, Response, Settings, Transport, within};
@@ -28,27 +29,72 @@ use crate::transport::{Call, INLINE_BYTES, Response, Settings, Transport, within
 ///
 /// Cheap to clone (the HTTP connection pool is shared). It runs the OAuth flow; a [`Session`]
 /// from [`Client::session`] calls the data methods for the user who authorized it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     transport: Arc<Transport>,
 }
 
+/// Shows what the client was configured with, secrets and the HTTP client left out: the
+/// consumer secret is never shown, and a `reqwest::Client` given to
+/// [`ClientBuilder::http_client`] prints its default headers (an app's `X-Api-Key`) and
+/// proxies (with their credentials), which nothing here can clean.
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let transport = &*self.transport;
+        f.debug_struct("Client")
+            .field("base_url", &transport.base_url.as_str())
+            .field("consumer", &transport.consumer)
+            .field("settings", &transport.settings)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Configures a [`Client`].
-#[derive(Debug)]
+///
+/// The base URL is checked when the builder is made, and kept only as checked: a URL with a
+/// user name, a password, a query or a fragment (where credentials hide) is refused there, and
+/// the refusal, which [`build`](Self::build) returns, shows it without them. `Debug` shows
+/// neither them nor the consumer secret nor the HTTP client.
 #[must_use]
 pub struct ClientBuilder {
-    base_url: String,
+    base_url: BaseUrl,
     consumer: ConsumerCredentials,
     http: Option<reqwest::Client>,
     connect_timeout: Duration,
     settings: Settings,
 }
 
+/// A base URL as given to [`ClientBuilder`]: checked at once, never kept as written.
+enum BaseUrl {
+    /// An http or https URL without user info, query or fragment.
+    Checked(Url),
+    /// Why it is refused, the URL shown without its user info, query and fragment.
+    Refused(String),
+}
+
+impl fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut builder = f.debug_struct("ClientBuilder");
+        match &self.base_url {
+            BaseUrl::Checked(url) => builder.field("base_url", &url.as_str()),
+            BaseUrl::Refused(reason) => builder.field("refused", reason),
+        };
+        builder
+            .field("consumer", &self.consumer)
+            .field("http_client_given", &self.http.is_some())
+            .field("connect_timeout", &self.connect_timeout)
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
 impl ClientBuilder {
     /// Uses this `reqwest::Client` (for proxies, pool settings, …) instead of a new one. Its own
     /// timeouts apply in addition to [`Self::timeout`]. Start from
-    /// [`http_client_builder`](crate::http_client_builder): it has this build's TLS and follows
-    /// no redirects.
+    /// [`http_client_builder`](crate::http_client_builder): it has this build's TLS, follows
+    /// no redirects and takes no proxy from the environment. A proxy it is given carries
+    /// plain-HTTP requests whole: such an answer is refused with [`Error::Intermediary`] when
+    /// the base URL's host is an IP literal, and cannot be noticed for a name.
     ///
     /// **Build it with `.redirect(reqwest::redirect::Policy::none())`.** The client never
     /// follows a redirect: a 3xx answer is an [`Error::Redirect`]. But an HTTP client that
@@ -154,19 +200,22 @@ impl ClientBuilder {
         self.on_response(move |response| recorder.record(Exchange::from_response(response)))
     }
 
-    /// Lets the OAuth endpoints use plain HTTP when the base URL is a loopback address, for a
-    /// local test server. The reference requires HTTPS for them; without this, or for any other
-    /// host, plain HTTP is refused before a request is sent.
+    /// Lets the OAuth endpoints use plain HTTP when the base URL's host is a loopback address
+    /// written as an IP literal (`127.0.0.1`, `[::1]`; not a name such as `localhost`, which a
+    /// resolver may send anywhere), for a local test server. The reference requires HTTPS for
+    /// them; without this, or for any other host, plain HTTP is refused before a request is
+    /// sent.
     pub fn allow_plain_http_oauth_on_loopback(mut self) -> Self {
         self.settings.allow_plain_http_oauth = true;
         self
     }
 
-    /// Checks the configuration and builds the client.
+    /// Checks the configuration and builds the client: the refusal of the base URL (see
+    /// [`ClientBuilder`]), an empty consumer key, or HTTPS without a TLS feature is an
+    /// [`Error::Config`].
     pub fn build(self) -> Result<Client, Error> {
         let consumer_secret = self.consumer.secret.clone();
-        let config = |reason: String| Error::Config { reason };
-        self.build_checked(config).map_err(|error| {
+        self.build_checked().map_err(|error| {
             error.scrubbed(&Scrubber::new(KnownSecrets::new(
                 consumer_secret.expose(),
                 "",
@@ -174,29 +223,12 @@ impl ClientBuilder {
         })
     }
 
-    fn build_checked(self, config: impl Fn(String) -> Error) -> Result<Client, Error> {
-        let base_url = Url::parse(&self.base_url)
-            .map_err(|error| config(format!("base URL {:?}: {error}", self.base_url)))?;
-        if !matches!(base_url.scheme(), "http" | "https") || base_url.cannot_be_a_base() {
-            return Err(config(format!(
-                "base URL {:?} must be an http or https URL",
-                self.base_url
-            )));
-        }
-        if base_url.query().is_some() || base_url.fragment().is_some() {
-            return Err(config(format!(
-                "base URL {:?} must not have a query or fragment",
-                self.base_url
-            )));
-        }
-        if !base_url.username().is_empty() || base_url.password().is_some() {
-            // Credentials in a URL travel on every request and show wherever it is printed.
-            return Err(config(format!(
-                "base URL {:?} must not carry a user name or password (the client signs with \
-                 OAuth; credentials in a URL would be sent and shown with every call)",
-                Scrubber::structural().url(&self.base_url)
-            )));
-        }
+    fn build_checked(self) -> Result<Client, Error> {
+        let config = |reason: String| Error::Config { reason };
+        let base_url = match self.base_url {
+            BaseUrl::Checked(url) => url,
+            BaseUrl::Refused(reason) => return Err(config(reason)),
+        };
         if self.consumer.key.is_empty() {
             return Err(config("the consumer key is empty".to_owned()));
         }
@@ -207,7 +239,7 @@ impl ClientBuilder {
                     "base URL {:?} needs TLS, but marketplace-client was built without a TLS \
                      feature (rustls-ring, rustls-aws-lc or native-tls); enable one, or give \
                      an HTTP client with ClientBuilder::http_client",
-                    self.base_url
+                    base_url.as_str()
                 )));
             }
             None => tls::http_client_builder()?
@@ -223,14 +255,21 @@ impl ClientBuilder {
 
 impl ClientBuilder {
     /// A client of `service` at `base_url`, for the application with these credentials. The
-    /// generated `Client::builder` calls it with the spec's service.
+    /// generated `Client::builder` calls it with the spec's service. The base URL is checked
+    /// here, so that a credential in it is never kept (see [`BaseUrl`]).
     pub(crate) fn new(
         service: &'static Service,
         base_url: impl Into<String>,
         consumer: ConsumerCredentials,
     ) -> ClientBuilder {
+        let base_url = base_url.into();
+        let scrubber = Scrubber::new(KnownSecrets::new(consumer.secret.expose(), ""));
+        let base_url = match checked_base_url(&base_url, &scrubber) {
+            Ok(url) => BaseUrl::Checked(url),
+            Err(reason) => BaseUrl::Refused(reason),
+        };
         ClientBuilder {
-            base_url: base_url.into(),
+            base_url,
             consumer,
             http: None,
             connect_timeout: Duration::from_secs(10),
@@ -246,6 +285,40 @@ impl ClientBuilder {
             },
         }
     }
+}
+
+/// `given` as a base URL: an http or https URL that can be a base, without user info (it
+/// would travel with every request and show wherever the URL is printed; nor an `@` anywhere,
+/// which a reader takes for the end of user info wherever a parser puts it), query or
+/// fragment.
+/// A refusal shows the URL as [`Scrubber::configured_url`] leaves it, and no part of it that
+/// could hold a credential.
+fn checked_base_url(given: &str, scrubber: &Scrubber<'_>) -> Result<Url, String> {
+    let shown = || scrubber.configured_url(given);
+    let url = Url::parse(given)
+        .map_err(|error| format!("base URL {:?} is not a URL: {error}", shown()))?;
+    if !matches!(url.scheme(), "http" | "https") || url.cannot_be_a_base() {
+        return Err(format!(
+            "base URL {:?} must be an http or https URL",
+            shown()
+        ));
+    }
+    // Any `@` is user info to a reader, wherever a parser puts it (`https://us/er:pw@host`
+    // has the host `us` and a path; `https://us?er:pw@host` a query).
+    if !url.username().is_empty() || url.password().is_some() || given.contains('@') {
+        return Err(format!(
+            "base URL {:?} must not carry a user name or password, nor an `@` (the client \
+             signs with OAuth; credentials in a URL would be sent and shown with every call)",
+            shown()
+        ));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(format!(
+            "base URL {:?} must not have a query or fragment",
+            shown()
+        ));
+    }
+    Ok(url)
 }
 
 impl Client {
@@ -285,6 +358,10 @@ impl Client {
         let callback = callback
             .map(|callback| normalized_callback(METHOD, callback))
             .transpose()?;
+        let app_credentials = callback
+            .as_deref()
+            .map(callback_credentials)
+            .unwrap_or_default();
         let call = Call {
             method: METHOD,
             http_method: reqwest::Method::POST,
@@ -295,6 +372,7 @@ impl Client {
             callback: callback.as_deref(),
             verifier: None,
             oauth_endpoint: true,
+            app_credentials: &app_credentials,
         };
         let response = self.transport.send(&call, &CallOptions::default()).await?;
         let scrubber = self.transport.scrubber(&call, &response);
@@ -361,6 +439,7 @@ impl Client {
             callback: None,
             verifier: Some(verifier.as_str()),
             oauth_endpoint: true,
+            app_credentials: &[],
         };
         let granted_at = self.transport.now();
         let response = self.transport.send(&call, &CallOptions::default()).await?;
@@ -423,10 +502,25 @@ fn verifier_in(request: &RequestToken, callback_url: &str) -> Result<Verifier, E
 
 /// The client acting for one user: the data methods (generated, one per method of the
 /// reference) and revocation. Cheap to clone.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Session {
     transport: Arc<Transport>,
     token: Arc<AccessToken>,
+}
+
+/// The client as [`Client`] shows it, and the token (whose secret `Debug` never shows).
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field(
+                "client",
+                &Client {
+                    transport: Arc::clone(&self.transport),
+                },
+            )
+            .field("token", &self.token)
+            .finish()
+    }
 }
 
 impl Session {
@@ -464,6 +558,7 @@ impl Session {
             callback: None,
             verifier: None,
             oauth_endpoint: true,
+            app_credentials: &[],
         };
         let response = self.transport.send(&call, &CallOptions::default()).await?;
         // The reference does not show revokeToken's body: any success status will do, unless
@@ -539,6 +634,7 @@ impl Session {
             callback: None,
             verifier: None,
             oauth_endpoint: false,
+            app_credentials: &[],
         };
         let response = self.transport.send(&call, options).await?;
         let scrubber = self.transport.scrubber(&call, &response);
@@ -653,14 +749,20 @@ impl TokenForm {
             .pairs
             .iter()
             .position(|(n, v)| n == name && !v.is_empty());
+        let refuse = |message: String| Error::Decode {
+            method,
+            path: name.to_owned(),
+            message,
+            excerpt: excerpt(&self.kept),
+        };
         match index {
+            // A value a sane service could mean: see MAX_TOKEN_BYTES.
+            Some(index) if self.pairs[index].1.len() > MAX_TOKEN_BYTES => Err(refuse(format!(
+                "the answer's {name} is {} bytes long, over the {MAX_TOKEN_BYTES} a token may be",
+                self.pairs[index].1.len()
+            ))),
             Some(index) => Ok(self.pairs.swap_remove(index).1),
-            None => Err(Error::Decode {
-                method,
-                path: name.to_owned(),
-                message: format!("the answer has no {name}"),
-                excerpt: excerpt(&self.kept),
-            }),
+            None => Err(refuse(format!("the answer has no {name}"))),
         }
     }
 }
@@ -693,8 +795,11 @@ fn token_response(
 
 /// The `oauth_callback` to sign and send: `oob` as is; any other value must be an absolute URI
 /// without control characters or surrounding white space (which parsing would silently drop,
-/// so the value signed would not be the one checked), and is sent as the parsed URI writes it.
+/// so the value signed would not be the one checked) and without user info or any `@` (the
+/// service hands the callback to the user's browser), and is sent as the parsed URI writes it.
+/// A refusal shows the callback without user info, query values or fragment.
 fn normalized_callback(method: &'static str, callback: &str) -> Result<String, Error> {
+    let shown = || Scrubber::structural().configured_url(callback);
     let refuse = |reason: String| Error::InvalidArgument {
         method,
         name: "oauth_callback".to_owned(),
@@ -706,18 +811,49 @@ fn normalized_callback(method: &'static str, callback: &str) -> Result<String, E
     }
     if let Some((at, c)) = callback.char_indices().find(|(_, c)| c.is_control()) {
         return Err(refuse(format!(
-            "{callback:?} holds the control character U+{:04X} at byte {at}",
+            "{:?} holds the control character U+{:04X} at byte {at}",
+            shown(),
             u32::from(c)
         )));
     }
     if callback.trim() != callback {
         return Err(refuse(format!(
-            "{callback:?} starts or ends with white space"
+            "{:?} starts or ends with white space",
+            shown()
         )));
     }
     let url = Url::parse(callback)
-        .map_err(|error| refuse(format!("{callback:?} is not an absolute URI: {error}")))?;
+        .map_err(|error| refuse(format!("{:?} is not an absolute URI: {error}", shown())))?;
+    // Any `@` is user info to a reader, wherever a parser puts it; data writes it `%40`.
+    if !url.username().is_empty() || url.password().is_some() || callback.contains('@') {
+        return Err(refuse(format!(
+            "{:?} carries a user name or password, or an `@` (write `%40` for one in data); \
+             the service would hand them to the user's browser",
+            shown()
+        )));
+    }
     Ok(url.into())
+}
+
+/// What of a callback the app sends is a secret of the call that sends it (the service could
+/// echo it back): its query values (an app's `state`) and its fragment, those long enough to
+/// be looked for (`secret::MIN_ECHOED_CREDENTIAL`).
+fn callback_credentials(callback: &str) -> Vec<String> {
+    let Ok(url) = Url::parse(callback) else {
+        return Vec::new();
+    };
+    // Each value decoded and as written (the service may echo either).
+    let written = url
+        .query()
+        .into_iter()
+        .flat_map(|query| query.split('&'))
+        .filter_map(|pair| pair.split_once('=').map(|(_, value)| value.to_owned()));
+    url.query_pairs()
+        .map(|(_, value)| value.into_owned())
+        .chain(written)
+        .chain(url.fragment().map(str::to_owned))
+        .filter(|value| value.len() >= MIN_ECHOED_CREDENTIAL)
+        .collect()
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! error whose `Display` and `Debug` (URL, TLS details) nothing here controls.
 
 use std::borrow::Cow;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use jiff::Timestamp;
@@ -74,6 +75,24 @@ pub enum Error {
         /// parameters, passwords and known secrets removed.
         location: Option<String>,
     },
+    /// A plain-HTTP answer came from another address than the one the base URL names: the HTTP
+    /// client given to `ClientBuilder::http_client` sent the signed request through a proxy,
+    /// which saw it whole. The answer is refused (the request cannot be called back); use
+    /// HTTPS, or an HTTP client without a proxy for plain HTTP. Noticed only when the base
+    /// URL's host is an IP literal (see `SECURITY.md`).
+    #[error(
+        "{method}: the plain-HTTP request went to {peer}, not to {origin}: a proxy of the HTTP \
+         client given to ClientBuilder::http_client carried it (a signed request over plain \
+         HTTP never goes through an intermediary); the answer is refused"
+    )]
+    Intermediary {
+        /// The API method.
+        method: &'static str,
+        /// The host and port the base URL names.
+        origin: String,
+        /// Where the request went instead.
+        peer: SocketAddr,
+    },
     /// The response body is larger than `ClientBuilder::max_response_bytes`; it was not read.
     #[error("{method}: the response is larger than the limit of {limit} bytes")]
     ResponseTooLarge {
@@ -125,6 +144,21 @@ pub enum Error {
         after_page: u64,
         /// Why.
         reason: String,
+    },
+    /// The clock a request would be signed with cannot be trusted, so nothing more is signed
+    /// with it: the service refused a signature and its `Date` header lies more than a day
+    /// from the local clock (a correction that large is not adopted: the clock stays as it
+    /// was), or the clock reads a time at or before 1970, which no `oauth_timestamp` (a
+    /// positive number of seconds) can carry.
+    #[error("{method}: {}", implausible_clock(*clock, *service))]
+    ImplausibleClock {
+        /// The API method.
+        method: &'static str,
+        /// The clock the client signs with: the local clock with the correction adopted so far.
+        clock: Timestamp,
+        /// The service's clock, from its `Date` header; `None` when the client's own clock is
+        /// the one at fault.
+        service: Option<Timestamp>,
     },
     /// The access token is past its six-hour lifetime; no request was sent.
     #[error(
@@ -224,6 +258,15 @@ impl Error {
                 status,
                 location: location.map(clean),
             },
+            Error::Intermediary {
+                method,
+                origin,
+                peer,
+            } => Error::Intermediary {
+                method,
+                origin: clean(origin),
+                peer,
+            },
             Error::ResponseTooLarge { method, limit } => Error::ResponseTooLarge { method, limit },
             Error::Status {
                 method,
@@ -263,6 +306,15 @@ impl Error {
                 after_page,
                 reason: clean(reason),
             },
+            Error::ImplausibleClock {
+                method,
+                clock,
+                service,
+            } => Error::ImplausibleClock {
+                method,
+                clock,
+                service,
+            },
             Error::TokenExpired { expires_at } => Error::TokenExpired { expires_at },
             Error::InvalidArgument {
                 method,
@@ -280,6 +332,22 @@ impl Error {
                 reason: clean(reason),
             },
         }
+    }
+}
+
+/// What [`Error::ImplausibleClock`] says: whose clock, and what to check.
+fn implausible_clock(clock: Timestamp, service: Option<Timestamp>) -> String {
+    match service {
+        Some(service) => format!(
+            "the service refused the signature and its Date header ({service}) lies more than \
+             {} h from the local clock; that correction is not adopted and the client keeps \
+             signing with {clock} (check the local clock, or the service)",
+            crate::clock::MAX_OFFSET.as_hours()
+        ),
+        None => format!(
+            "the clock reads {clock}, and an oauth_timestamp must be a positive number of \
+             seconds since 1970 (RFC 5849): nothing was signed (set the local clock)"
+        ),
     }
 }
 
@@ -401,5 +469,48 @@ mod tests {
             "oauth/getRequestToken: refused a redirect (HTTP 307) to https://elsewhere.example/: the client never follows redirects"
         );
         assert_eq!(error.status(), Some(307));
+    }
+
+    #[test]
+    fn an_intermediary_says_where_the_request_went_instead() {
+        let error = Error::Intermediary {
+            method: "pay/getInvoice",
+            origin: "10.0.0.1:80".to_owned(),
+            peer: "10.0.0.9:3128".parse().unwrap(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "pay/getInvoice: the plain-HTTP request went to 10.0.0.9:3128, not to 10.0.0.1:80: a \
+             proxy of the HTTP client given to ClientBuilder::http_client carried it (a signed \
+             request over plain HTTP never goes through an intermediary); the answer is refused"
+        );
+    }
+
+    #[test]
+    fn an_implausible_clock_says_whose_clock_and_what_to_check() {
+        let at = |seconds| Timestamp::from_second(seconds).unwrap();
+        let error = Error::ImplausibleClock {
+            method: "pay/getInvoice",
+            clock: at(1_800_000_000),
+            service: Some(at(1)),
+        };
+        assert_eq!(
+            error.to_string(),
+            "pay/getInvoice: the service refused the signature and its Date header \
+             (1970-01-01T00:00:01Z) lies more than 24 h from the local clock; that correction is \
+             not adopted and the client keeps signing with 2027-01-15T08:00:00Z (check the local \
+             clock, or the service)"
+        );
+        let error = Error::ImplausibleClock {
+            method: "pay/getInvoice",
+            clock: at(0),
+            service: None,
+        };
+        assert_eq!(
+            error.to_string(),
+            "pay/getInvoice: the clock reads 1970-01-01T00:00:00Z, and an oauth_timestamp must be \
+             a positive number of seconds since 1970 (RFC 5849): nothing was signed (set the local \
+             clock)"
+        );
     }
 }

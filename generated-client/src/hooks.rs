@@ -17,6 +17,8 @@ use jiff::Timestamp;
 use reqwest::header::HeaderMap;
 use url::Url;
 
+use crate::secret::DebugHeaders;
+
 /// A request hook.
 pub(crate) type RequestHook = Arc<dyn Fn(&mut OutgoingRequest<'_>) + Send + Sync>;
 /// A response hook.
@@ -45,13 +47,29 @@ impl std::fmt::Debug for Hooks {
 /// hooks; the `Authorization` header is added after every hook (replacing any set here), so a
 /// hook never sees the signature and cannot alter it. Headers are not part of an OAuth 1.0a
 /// signature, so what a hook adds does not change it.
-#[derive(Debug)]
+///
+/// A credential header (see [`CallOptions`](crate::CallOptions)), from the call's options or
+/// an earlier hook, is marked sensitive before each hook runs, and `Debug` shows it as
+/// `[redacted]`; one a hook adds is a known secret of the attempt (removed from what the
+/// service echoes of it).
 pub struct OutgoingRequest<'a> {
     pub(crate) api_method: &'static str,
     pub(crate) http_method: &'a reqwest::Method,
     pub(crate) url: &'a Url,
     pub(crate) attempt: u32,
     pub(crate) headers: &'a mut HeaderMap,
+}
+
+impl std::fmt::Debug for OutgoingRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutgoingRequest")
+            .field("api_method", &self.api_method)
+            .field("http_method", self.http_method)
+            .field("url", &self.url.as_str())
+            .field("attempt", &self.attempt)
+            .field("headers", &DebugHeaders(self.headers))
+            .finish()
+    }
 }
 
 impl OutgoingRequest<'_> {

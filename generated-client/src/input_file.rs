@@ -107,18 +107,27 @@ fn resolve(path: &Path, within: Option<&Path>) -> io::Result<PathBuf> {
     Ok(target)
 }
 
+/// Read-only: this module never writes (writing goes through `crate::files`, and clippy.toml
+/// refuses `File::options` elsewhere), so the flags are rustix's, which write nothing here.
 #[cfg(unix)]
 fn open_without_blocking(path: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    File::options()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(|error| match error.raw_os_error() {
-            // O_NOFOLLOW on a path swapped for a link since it was resolved.
-            Some(libc::ELOOP) => refused("it became a symbolic link while being read".to_owned()),
-            _ => error,
-        })
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    // The one open through rustix outside the writer: read-only, which
+    // xtask/tests/file_writes.rs checks in these flags.
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the reader's read-only open; writes go through marketplace_client::files"
+    )]
+    let opened = rustix::fs::open(path, flags, Mode::empty());
+    match opened {
+        Ok(fd) => Ok(File::from(fd)),
+        // O_NOFOLLOW on a path swapped for a link since it was resolved.
+        Err(rustix::io::Errno::LOOP) => Err(refused(
+            "it became a symbolic link while being read".to_owned(),
+        )),
+        Err(errno) => Err(errno.into()),
+    }
 }
 
 #[cfg(not(unix))]
@@ -176,39 +185,37 @@ fn too_large(size: u64, max_bytes: u64) -> io::Error {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "input-file-{name}-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos())
-        ));
-        fs::create_dir_all(&dir).unwrap();
-        dir
+    use crate::files::OutputDir;
+
+    /// A fresh directory, its path, and the writer of its fixtures.
+    fn scratch() -> (tempfile::TempDir, PathBuf, OutputDir) {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().to_path_buf();
+        let out = OutputDir::open(&dir).unwrap();
+        (temp, dir, out)
     }
 
     #[test]
     fn reads_a_regular_file_within_its_limit_and_refuses_a_larger_one() {
-        let dir = scratch("size");
+        let (_temp, dir, out) = scratch();
         let file = dir.join("a.yaml");
-        fs::write(&file, "x".repeat(100)).unwrap();
+        out.write("a.yaml", "x".repeat(100)).unwrap();
         assert_eq!(read_file(&file, Some(&dir), 100).unwrap().len(), 100);
         let error = read_file(&file, Some(&dir), 99).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::FileTooLarge);
         assert!(error.to_string().contains("100 bytes"), "{error}");
         // A sparse file of 4 GiB is refused by its size, not read.
-        let sparse = dir.join("sparse.yaml");
-        File::create(&sparse).unwrap().set_len(4 << 30).unwrap();
-        let error = read_file(&sparse, Some(&dir), 1 << 20).unwrap_err();
+        let mut sparse = out.pending("sparse.yaml").unwrap();
+        sparse.set_len(4 << 30).unwrap();
+        sparse.publish().unwrap();
+        let error = read_file(&dir.join("sparse.yaml"), Some(&dir), 1 << 20).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::FileTooLarge);
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
     #[test]
     fn refuses_devices_fifos_directories_and_links_out_of_the_directory() {
-        let dir = scratch("kinds");
+        let (_temp, dir, out) = scratch();
         let zero = dir.join("zero.yaml");
         std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
         let error = read_file(&zero, Some(&dir), 1 << 20).unwrap_err();
@@ -227,19 +234,19 @@ mod tests {
         assert!(error.to_string().contains("a FIFO"), "{error}");
 
         let sub = dir.join("sub.yaml");
-        fs::create_dir(&sub).unwrap();
+        out.subdir("sub.yaml").unwrap();
         let error = read_file(&sub, Some(&dir), 1 << 20).unwrap_err();
         assert!(error.to_string().contains("a directory"), "{error}");
 
-        let outside = scratch("outside");
-        fs::write(outside.join("real.yaml"), "a: 1").unwrap();
+        let (_outside_temp, outside, outside_out) = scratch();
+        outside_out.write("real.yaml", "a: 1").unwrap();
         let away = dir.join("away.yaml");
         std::os::unix::fs::symlink(outside.join("real.yaml"), &away).unwrap();
         let error = read_file(&away, Some(&dir), 1 << 20).unwrap_err();
         assert!(error.to_string().contains("outside"), "{error}");
 
         // A link to a file of the same directory is followed.
-        fs::write(dir.join("real.yaml"), "b: 2").unwrap();
+        out.write("real.yaml", "b: 2").unwrap();
         let near = dir.join("near.yaml");
         std::os::unix::fs::symlink(dir.join("real.yaml"), &near).unwrap();
         assert_eq!(read_text(&near, Some(&dir), 10).unwrap(), "b: 2");
@@ -262,7 +269,5 @@ mod tests {
                 "zero.yaml"
             ]
         );
-        fs::remove_dir_all(&dir).unwrap();
-        fs::remove_dir_all(&outside).unwrap();
     }
 }

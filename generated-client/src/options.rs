@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
+use crate::secret::{DebugHeaders, carries_credential};
+
 /// When and how often a transient failure is retried.
 ///
 /// Only GET calls (the data methods) are retried, after a connection error, an attempt that
@@ -90,6 +92,12 @@ impl RetryPolicy {
 /// Every request builder takes them through `customize`; a paged stream applies them to each
 /// page's call.
 ///
+/// A header that carries a credential (`Authorization`-like, a cookie, a name with `key`,
+/// `token`, `session`, `secret`, … in it, or a value the app marked sensitive) is treated as
+/// one wherever it goes: marked sensitive, shown by `Debug` as `[redacted]`, and removed from
+/// every error, hook, recording and trace of the calls that send it, in any encoding the
+/// service echoes it back in (see SECURITY.md).
+///
 /// ```no_run
 /// use std::time::Duration;
 /// use marketplace_client::RetryPolicy;
@@ -105,7 +113,7 @@ impl RetryPolicy {
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CallOptions {
     /// The longest one attempt may take, response body included (`None`: the client's,
@@ -117,8 +125,21 @@ pub struct CallOptions {
     /// How transient failures are retried (`None`: the client's, `ClientBuilder::retry`).
     pub retry: Option<RetryPolicy>,
     /// Headers added to every attempt of the call, before the client's request hooks run
-    /// (`Authorization` excepted: the client sets it).
+    /// (`Authorization` excepted: the client sets it). Credential headers added here directly
+    /// are marked sensitive when the call is sent.
     pub headers: HeaderMap,
+}
+
+/// The limits as they are, and the headers without the values of credential headers.
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("timeout", &self.timeout)
+            .field("deadline", &self.deadline)
+            .field("retry", &self.retry)
+            .field("headers", &DebugHeaders(&self.headers))
+            .finish()
+    }
 }
 
 impl CallOptions {
@@ -143,8 +164,9 @@ impl CallOptions {
         self
     }
 
-    /// Adds a header to every attempt of this call (a trace id, an idempotency tag, …); a second
-    /// value for the same name is added beside the first.
+    /// Adds a header to every attempt of this call (a trace id, an idempotency tag, a key);
+    /// a second value for the same name is added beside the first. A credential header (see
+    /// [`CallOptions`]) is marked sensitive here.
     ///
     /// ```no_run
     /// use marketplace_client::reqwest::header::{HeaderName, HeaderValue};
@@ -161,7 +183,10 @@ impl CallOptions {
     /// # }
     /// ```
     #[must_use]
-    pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+    pub fn header(mut self, name: HeaderName, mut value: HeaderValue) -> Self {
+        if carries_credential(name.as_str(), &value) {
+            value.set_sensitive(true);
+        }
         self.headers.append(name, value);
         self
     }

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use base64::Engine as _;
+use reqwest::header::{HeaderMap, HeaderValue};
 use serde::{Deserialize, Serialize};
 
 /// A secret string (consumer secret, token secret). `Debug` prints `Secret([redacted])`; there
@@ -83,9 +85,133 @@ pub(crate) fn is_secret_name(name: &str) -> bool {
     SECRET_WORDS.iter().any(|word| name.contains(word))
 }
 
+/// Words that make a header carry a credential wherever they are in its name (ASCII case
+/// ignored, separators left out as for [`SECRET_WORDS`]): `Authorization`,
+/// `Proxy-Authorization`, `X-Auth-Token`, `Cookie`, `Set-Cookie`, `X-Api-Key`,
+/// `Private-Token`, `X-Session-Id`, `X-CSRF-Token`, `X-Amz-Security-Token`, … A name that
+/// merely resembles one (`X-Monkey-Id`) is treated as one too: over-redacting a header costs a
+/// value in a log, missing one costs a credential.
+const CREDENTIAL_HEADER_WORDS: [&str; 10] = [
+    "auth",
+    "cookie",
+    "token",
+    "key",
+    "session",
+    "credential",
+    "signature",
+    "jwt",
+    "csrf",
+    "xsrf",
+];
+
+/// The shortest part of a header value looked for, by value, in what the service sends back.
+/// A credential is longer (API keys and tokens run to 16 characters and more); a shorter value
+/// (`1`, `true`, `en`) is in every text, and removing each occurrence would blank the errors
+/// it is meant to keep readable. Such a header is still marked sensitive and shown without its
+/// value: only the search of echoes skips it.
+pub(crate) const MIN_ECHOED_CREDENTIAL: usize = 8;
+
+/// Whether a header of this name carries a credential: a secret-named name
+/// ([`is_secret_name`]) or one with a [`CREDENTIAL_HEADER_WORDS`] word in it.
+pub(crate) fn is_credential_header(name: &str) -> bool {
+    let name: String = name
+        .bytes()
+        .filter(|&byte| !is_name_separator(byte))
+        .map(|byte| char::from(byte.to_ascii_lowercase()))
+        .collect();
+    is_secret_name(&name)
+        || CREDENTIAL_HEADER_WORDS
+            .iter()
+            .any(|word| name.contains(word))
+}
+
+/// The rule for every header the app hands the client ([`CallOptions::header`], the
+/// `CallOptions::headers` map, request hooks): a header carries a credential when its name says
+/// so ([`is_credential_header`]) or the app marked its value sensitive. Such a value is marked
+/// sensitive (so `http`'s `Debug` prints `Sensitive`, and HTTP/2 never indexes it), shown by
+/// the client's own `Debug` as `[redacted]`, and a known secret of the calls that send it
+/// ([`credential_values`]).
+///
+/// [`CallOptions::header`]: crate::CallOptions::header
+pub(crate) fn carries_credential(name: &str, value: &HeaderValue) -> bool {
+    value.is_sensitive() || is_credential_header(name)
+}
+
+/// Marks every credential header of `headers` sensitive (see [`carries_credential`]).
+pub(crate) fn mark_credential_headers(headers: &mut HeaderMap) {
+    for (name, value) in headers.iter_mut() {
+        if carries_credential(name.as_str(), value) {
+            value.set_sensitive(true);
+        }
+    }
+}
+
+/// What of the credential headers in `headers` a scrubber looks for, by value, in everything
+/// the service sends back: each value, and the parts a service could echo alone (the
+/// credentials after an auth scheme, `user:password` of `Basic` and each of them, each cookie
+/// and `name="value"` parameter), those of at least [`MIN_ECHOED_CREDENTIAL`] bytes.
+pub(crate) fn credential_values(headers: &HeaderMap) -> Vec<String> {
+    let mut values: Vec<String> = Vec::new();
+    let mut add = |value: &str| {
+        let value = value.trim().trim_matches('"');
+        if value.len() >= MIN_ECHOED_CREDENTIAL && !values.iter().any(|held| held == value) {
+            values.push(value.to_owned());
+        }
+    };
+    for (name, value) in headers {
+        if !carries_credential(name.as_str(), value) {
+            continue;
+        }
+        let value = String::from_utf8_lossy(value.as_bytes());
+        add(&value);
+        // `Bearer abc`, `Basic dXNlcjpwYXNz`, `Token token="abc"`.
+        if let Some((scheme, credentials)) = value.trim().split_once(' ') {
+            add(credentials);
+            if scheme.eq_ignore_ascii_case("basic") {
+                let decoded = base64::engine::general_purpose::STANDARD
+                    .decode(credentials.trim())
+                    .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+                if let Ok(decoded) = decoded {
+                    add(&decoded);
+                    if let Some((user, password)) = decoded.split_once(':') {
+                        add(user);
+                        add(password);
+                    }
+                }
+            }
+        }
+        // `session=abc; theme=dark`, `realm="x", key="abc"`.
+        for part in value.split([';', ',']) {
+            if let Some((_, part_value)) = part.split_once('=') {
+                add(part_value);
+            }
+        }
+    }
+    values
+}
+
+/// Headers as the client's own `Debug` shows them: the value of a credential header (see
+/// [`carries_credential`]) as `[redacted]`, others as they are.
+pub(crate) struct DebugHeaders<'a>(pub(crate) &'a HeaderMap);
+
+impl fmt::Debug for DebugHeaders<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut map = f.debug_map();
+        for (name, value) in self.0 {
+            if carries_credential(name.as_str(), value) {
+                map.entry(&name.as_str(), &format_args!("{REDACTED}"));
+            } else {
+                map.entry(&name.as_str(), value);
+            }
+        }
+        map.finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use reqwest::header::HeaderName;
 
     #[test]
     fn debug_never_shows_a_secret() {
@@ -114,5 +240,84 @@ mod tests {
         for name in ["oauth_token", "signature", "key", "id"] {
             assert!(!is_secret_name(name), "{name}");
         }
+    }
+
+    #[test]
+    fn credential_headers_are_known_by_name_or_mark() {
+        for name in [
+            "authorization",
+            "Proxy-Authorization",
+            "cookie",
+            "set-cookie",
+            "x-api-key",
+            "X-Auth-Token",
+            "private-token",
+            "x-csrf-token",
+            "x-session-id",
+            "x-amz-security-token",
+            "x-client-secret",
+            "x-oauth-verifier",
+        ] {
+            assert!(is_credential_header(name), "{name}");
+        }
+        for name in [
+            "x-trace-id",
+            "accept",
+            "content-type",
+            "user-agent",
+            "x-request-id",
+        ] {
+            assert!(!is_credential_header(name), "{name}");
+        }
+        let mut marked = HeaderValue::from_static("hunter2hunter2");
+        marked.set_sensitive(true);
+        assert!(carries_credential("x-custom", &marked));
+    }
+
+    #[test]
+    fn a_credential_header_is_marked_and_its_echoable_parts_known() {
+        let mut headers = HeaderMap::new();
+        let basic = base64::engine::general_purpose::STANDARD.encode("someuser:hunter2hunter2");
+        headers.insert(
+            HeaderName::from_static("proxy-authorization"),
+            HeaderValue::from_str(&format!("Basic {basic}")).unwrap(),
+        );
+        headers.insert(
+            HeaderName::from_static("cookie"),
+            HeaderValue::from_static("theme=dark; session=s3ss10nvalue"),
+        );
+        headers.insert(
+            HeaderName::from_static("x-api-key"),
+            HeaderValue::from_static("1"),
+        );
+        headers.insert(
+            HeaderName::from_static("x-trace-id"),
+            HeaderValue::from_static("4bf92f3577b34da6"),
+        );
+        mark_credential_headers(&mut headers);
+        assert!(headers["proxy-authorization"].is_sensitive());
+        assert!(headers["x-api-key"].is_sensitive());
+        assert!(!headers["x-trace-id"].is_sensitive());
+        let values = credential_values(&headers);
+        for part in [
+            basic.as_str(),
+            "someuser:hunter2hunter2",
+            "hunter2hunter2",
+            "s3ss10nvalue",
+        ] {
+            assert!(
+                values.iter().any(|value| value == part),
+                "{part}: {values:?}"
+            );
+        }
+        // Too short to look for ("1", "dark"), and not a credential header (the trace id).
+        assert!(!values.iter().any(|value| value == "1" || value == "dark"));
+        assert!(!values.iter().any(|value| value.contains("4bf92f")));
+        let shown = format!("{:?}", DebugHeaders(&headers));
+        assert!(
+            !shown.contains("s3ss10n") && !shown.contains(&basic),
+            "{shown}"
+        );
+        assert!(shown.contains("4bf92f3577b34da6"), "{shown}");
     }
 }

@@ -6,12 +6,23 @@
 //! rustls gets its crypto provider here, in the configuration handed to reqwest, never through
 //! rustls's process-wide default, which a library must leave to the application. Server
 //! certificates are checked by the platform's verifier, as reqwest does by default.
+//!
+//! Every HTTP client the crate builds comes from [`http_client_builder`], the one place that
+//! decides where a request may go: to the URL it names and nowhere else (no redirect, no proxy
+//! the environment names, no `Referer`).
 
 use crate::Error;
 
 /// A `reqwest` client builder set up as the client's own: the TLS of this build, redirects never
-/// followed, no `Referer`. Customize it (a proxy, pool settings, …) and hand the result to
-/// [`ClientBuilder::http_client`](crate::ClientBuilder::http_client).
+/// followed, no `Referer`, and no proxy taken from the environment (`HTTP_PROXY`,
+/// `HTTPS_PROXY`, `ALL_PROXY`, in either case): a signed request over plain HTTP never goes
+/// through an intermediary the app did not name. Customize it (pool settings, …) and hand the
+/// result to [`ClientBuilder::http_client`](crate::ClientBuilder::http_client).
+///
+/// A proxy the app adds itself is its own choice: for HTTPS it is a tunnel and sees the host
+/// and port only (`.proxy(reqwest::Proxy::https(url)?)`); for plain HTTP it would see every
+/// signed request whole, and the client refuses the answer when it can tell
+/// ([`Error::Intermediary`]; see `SECURITY.md`).
 ///
 /// Prefer it to `reqwest::Client::builder()`: with the rustls features, reqwest is built with
 /// `rustls-no-provider`, so a reqwest client built without a TLS configuration looks for a
@@ -37,10 +48,12 @@ use crate::Error;
 pub fn http_client_builder() -> Result<reqwest::ClientBuilder, Error> {
     let builder =
         configure(reqwest::Client::builder()).map_err(|reason| Error::Config { reason })?;
-    // Never a redirect (the OAuth header would go along) and never a Referer.
+    // Never a redirect (the OAuth header would go along), never a Referer, and never a proxy
+    // the environment names (it would see a plain-HTTP request whole).
     Ok(builder
         .redirect(reqwest::redirect::Policy::none())
-        .referer(false))
+        .referer(false)
+        .no_proxy())
 }
 
 /// Whether this build can make HTTPS connections on its own (without `ClientBuilder::http_client`).

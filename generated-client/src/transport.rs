@@ -1,25 +1,27 @@
 //! Sending one signed call: a fresh signature on every attempt, retries with backoff for
 //! transient failures of GET calls within the call's deadline, one retry with a corrected clock
-//! when the service rejects the signature and its `Date` header shows the local clock is off,
-//! and no redirect ever followed.
+//! when the service rejects the signature and its `Date` header shows the local clock is off
+//! (by less than a day), no redirect ever followed, and no plain-HTTP answer taken from an
+//! intermediary.
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use jiff::{SignedDuration, Timestamp};
+use jiff::Timestamp;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, DATE, HeaderMap, LOCATION, RETRY_AFTER};
 use tracing::Instrument;
 use url::Url;
 
+use crate::clock::{self, Clock, Correction};
 use crate::error::{Error, TimeoutLimit, TransportError};
 use crate::error_body::ReadBody;
 use crate::hooks::{Hooks, OutgoingRequest, ReceivedResponse};
 use crate::oauth::signature::{self, OAuthParams, PairsRequest, SigningKey};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::scrub::{Canceller, KnownSecrets, Scrubber, SecretRegistry};
-use crate::secret::ConsumerCredentials;
+use crate::secret::{ConsumerCredentials, credential_values, mark_credential_headers};
 use crate::service::Service;
 
 pub(crate) use crate::scrub::INLINE_BYTES;
@@ -53,9 +55,6 @@ pub(crate) async fn within<T>(
     }
 }
 
-/// A local clock more than this far from the service's is corrected.
-const CLOCK_TOLERANCE: SignedDuration = SignedDuration::from_secs(60);
-
 /// How calls are made, as configured on the `ClientBuilder`.
 #[derive(Clone, Debug)]
 pub(crate) struct Settings {
@@ -80,10 +79,8 @@ pub(crate) struct Transport {
     pub(crate) base_url: Url,
     pub(crate) consumer: ConsumerCredentials,
     pub(crate) settings: Settings,
-    /// Seconds to add to the local clock, learned from the service's `Date` header: the
-    /// service's clock minus the uncorrected local clock, set (never accumulated) whenever a
-    /// refused signature shows the clock the attempt signed with was off.
-    clock_offset: AtomicI64,
+    /// The local clock, corrected by what the service's `Date` headers taught (within a day).
+    clock: Clock,
     /// Every secret the client holds or held lately, cleaned from every call's answers.
     pub(crate) secrets: SecretRegistry,
 }
@@ -102,6 +99,8 @@ pub(crate) struct Call<'a> {
     pub(crate) verifier: Option<&'a str>,
     /// OAuth endpoints must use HTTPS.
     pub(crate) oauth_endpoint: bool,
+    /// Credentials the app handed the call besides its headers (a callback's query values).
+    pub(crate) app_credentials: &'a [String],
 }
 
 /// A response that arrived whole, from the URL it was sent to.
@@ -116,6 +115,8 @@ pub(crate) struct Response {
     pub(crate) elapsed: Duration,
     /// The signature the attempt was sent with: a secret the answer may echo.
     pub(crate) signature: String,
+    /// The credentials the app sent in the attempt's headers: secrets the answer may echo.
+    pub(crate) app_credentials: Vec<String>,
     /// The call's progress when the answer arrived: its start, attempts and deadline.
     pub(crate) progress: Progress,
     /// The body cleaned of secrets, at most once (see [`Response::read`]).
@@ -129,6 +130,7 @@ impl Response {
         body: Bytes,
         progress: Progress,
         signature: String,
+        app_credentials: Vec<String>,
     ) -> Self {
         let content_type = headers
             .get(CONTENT_TYPE)
@@ -142,6 +144,7 @@ impl Response {
             attempts: progress.attempt,
             elapsed: progress.started.elapsed(),
             signature,
+            app_credentials,
             progress,
             read: OnceLock::new(),
         }
@@ -274,17 +277,14 @@ impl Transport {
             base_url,
             consumer,
             settings,
-            clock_offset: AtomicI64::new(0),
+            clock: Clock::default(),
             secrets,
         }
     }
 
     /// The local clock, corrected by what the service's `Date` headers taught.
     pub(crate) fn now(&self) -> Timestamp {
-        let offset = SignedDuration::from_secs(self.clock_offset.load(Ordering::Relaxed));
-        Timestamp::now()
-            .checked_add(offset)
-            .unwrap_or_else(|_| Timestamp::now())
+        self.clock.now()
     }
 
     /// The secrets a call holds, which no text may keep: the consumer secret, the call's
@@ -297,7 +297,11 @@ impl Transport {
     /// The scrubber of what `call` received in `response`: the call's secrets, the signature
     /// the answer's attempt was sent with, and the secrets the client remembers.
     pub(crate) fn scrubber<'a>(&'a self, call: &Call<'a>, response: &'a Response) -> Scrubber<'a> {
-        self.scrubber_of(self.known(call).with_signature(&response.signature))
+        self.scrubber_of(
+            self.known(call)
+                .with_signature(&response.signature)
+                .with_app_credentials(&response.app_credentials),
+        )
     }
 
     /// The scrubber of `known` and the secrets the client remembers: how every scrubber of a
@@ -432,10 +436,18 @@ impl Transport {
             Ok(signed) => signed,
             Err(error) => return Next::Done(Err(error)),
         };
+        let headers = self.extra_headers(call, url, options, progress.attempt);
+        // The credentials the app put in them are this attempt's secrets too.
+        let mut app_credentials = call.app_credentials.to_vec();
+        app_credentials.extend(headers.as_ref().map(credential_values).unwrap_or_default());
         // Everything this attempt hands on (hooks, errors, traces) goes through it.
-        let scrubber = self.scrubber_of(self.known(call).with_signature(&signature));
+        let scrubber = self.scrubber_of(
+            self.known(call)
+                .with_signature(&signature)
+                .with_app_credentials(&app_credentials),
+        );
         let mut request = self.http.request(call.http_method.clone(), url.clone());
-        if let Some(headers) = self.extra_headers(call, url, options, progress.attempt) {
+        if let Some(headers) = headers {
             request = request.headers(headers);
         }
         let started = Instant::now();
@@ -495,6 +507,17 @@ impl Transport {
                 location: Some(scrubber.url(response.url().as_str())),
             }));
         }
+        // Over plain HTTP the answer must come from the address the URL names: one from
+        // elsewhere came through a proxy (of a caller-supplied client), which saw the signed
+        // request whole. Refused like a redirect; the request cannot be called back.
+        if let Some(peer) = intermediary(url, response.remote_addr()) {
+            unread(response.headers());
+            return Next::Done(Err(Error::Intermediary {
+                method: call.method,
+                origin: origin(url),
+                peer,
+            }));
+        }
         if response.status().is_redirection() {
             unread(response.headers());
             let location = response
@@ -536,7 +559,14 @@ impl Transport {
             }
         }
         span.record("latency_ms", started.elapsed().as_millis() as u64);
-        let response = Response::new(status, headers, body.freeze(), progress, signature.clone());
+        let response = Response::new(
+            status,
+            headers,
+            body.freeze(),
+            progress,
+            signature.clone(),
+            app_credentials.clone(),
+        );
         // What will be read of the answer is cleaned now, under the attempt's limits: for the
         // hooks, and for an error or a token answer (never kept as sent).
         let read = exchange.is_some() || !response.is_success() || call.oauth_endpoint;
@@ -570,13 +600,19 @@ impl Transport {
             }
         }
 
-        if !*clock_corrected && self.correct_clock(&response, &scrubber, signed_at) {
-            *clock_corrected = true;
-            return Next::Retry {
-                after: Duration::ZERO,
-                reason: "signature mismatch with a skewed clock".to_owned(),
-                last: Ok(response),
-            };
+        if !*clock_corrected {
+            match self.correct_clock(call, &response, &scrubber, signed_at) {
+                Ok(false) => {}
+                Ok(true) => {
+                    *clock_corrected = true;
+                    return Next::Retry {
+                        after: Duration::ZERO,
+                        reason: "signature mismatch with a skewed clock".to_owned(),
+                        last: Ok(response),
+                    };
+                }
+                Err(implausible) => return Next::Done(Err(implausible)),
+            }
         }
         Next::Done(Ok(response))
     }
@@ -600,7 +636,9 @@ impl Transport {
         if hooks.is_empty() && options.headers.is_empty() {
             return None;
         }
+        // Credential headers are marked sensitive before every hook sees them (secret.rs).
         let mut headers = options.headers.clone();
+        mark_credential_headers(&mut headers);
         for hook in hooks {
             hook(&mut OutgoingRequest {
                 api_method: call.method,
@@ -609,6 +647,7 @@ impl Transport {
                 attempt,
                 headers: &mut headers,
             });
+            mark_credential_headers(&mut headers);
         }
         // The signature's header is the transport's alone.
         headers.remove(AUTHORIZATION);
@@ -616,13 +655,19 @@ impl Transport {
     }
 
     /// The Authorization header for one attempt, signed at `signed_at`, and the signature in
-    /// it: a fresh nonce and timestamp every time.
+    /// it: a fresh nonce and timestamp every time. A clock at or before 1970 has no
+    /// `oauth_timestamp` to sign: an error, nothing is signed.
     fn authorization(
         &self,
         call: &Call<'_>,
         url: &Url,
         signed_at: Timestamp,
     ) -> Result<(String, String), Error> {
+        let timestamp = clock::oauth_timestamp(signed_at).ok_or(Error::ImplausibleClock {
+            method: call.method,
+            clock: signed_at,
+            service: None,
+        })?;
         let nonce = signature::nonce().map_err(|error| Error::Config {
             reason: format!("no random nonce: {error}"),
         })?;
@@ -630,7 +675,7 @@ impl Transport {
             consumer_key: &self.consumer.key,
             token: call.token,
             nonce: &nonce,
-            timestamp: signed_at.as_second(),
+            timestamp,
             callback: call.callback,
             verifier: call.verifier,
             version: Some(self.settings.service.oauth.version),
@@ -652,38 +697,43 @@ impl Transport {
 
     /// When the service rejected the signature (in any error shape, whatever the status) and
     /// its clock differs by more than the tolerance from the clock the attempt was signed with
-    /// (`signed_at`), adopts its clock and says so. The `Date` check comes first, so a body is
-    /// only read for this when the clocks disagree.
-    ///
-    /// The offset is measured against the uncorrected local clock and set, not added: calls
-    /// signed before a correction and refused after it each find the same offset, and each
-    /// retries with the corrected clock.
+    /// (`signed_at`), adopts its clock and says so (`Ok(true)`). The `Date` check comes first,
+    /// so a body is only read for this when the clocks disagree. A service clock more than a
+    /// day from the local one is not adopted: the call ends with [`Error::ImplausibleClock`]
+    /// ([`Clock::correct`] holds the bound).
     fn correct_clock(
         &self,
+        call: &Call<'_>,
         response: &Response,
         scrubber: &Scrubber<'_>,
         signed_at: Timestamp,
-    ) -> bool {
+    ) -> Result<bool, Error> {
         let Some(server_now) = response.headers.get(DATE).and_then(http_date) else {
-            return false;
+            return Ok(false);
         };
-        let skew = server_now.duration_since(signed_at);
-        if skew.abs() <= CLOCK_TOLERANCE {
-            return false;
+        if !clock::skewed(server_now, signed_at) {
+            return Ok(false);
         }
         let mismatch = response.read(scrubber).failure().is_some_and(|failure| {
             failure.is_signature_mismatch(self.settings.service.authentication_errors)
         });
         if !mismatch {
-            return false;
+            return Ok(false);
         }
-        let offset = server_now.duration_since(Timestamp::now()).as_secs();
-        tracing::warn!(
-            offset_seconds = offset,
-            "local clock differs from the service's; correcting"
-        );
-        self.clock_offset.store(offset, Ordering::Relaxed);
-        true
+        match self.clock.correct(server_now) {
+            Correction::Adopted(offset) => {
+                tracing::warn!(
+                    offset_seconds = offset,
+                    "local clock differs from the service's; correcting"
+                );
+                Ok(true)
+            }
+            Correction::Implausible => Err(Error::ImplausibleClock {
+                method: call.method,
+                clock: self.now(),
+                service: Some(server_now),
+            }),
+        }
     }
 
     /// Exponential backoff with full jitter.
@@ -702,22 +752,58 @@ impl Transport {
         if url.scheme() == "https" || !self.settings.service.oauth.https_required {
             return Ok(());
         }
-        let loopback = match url.host() {
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-            Some(url::Host::Domain(domain)) => domain == "localhost",
-            None => false,
-        };
-        if self.settings.allow_plain_http_oauth && loopback {
+        if self.settings.allow_plain_http_oauth && is_loopback_literal(url) {
             return Ok(());
         }
         Err(Error::Config {
             reason: format!(
                 "{method} must use HTTPS (the reference requires it for OAuth endpoints), not {url}; \
-                 for a local test server on a loopback address, opt in with \
+                 for a local test server on a loopback address written as an IP literal \
+                 (127.0.0.1, [::1]; not a name such as localhost), opt in with \
                  ClientBuilder::allow_plain_http_oauth_on_loopback"
             ),
         })
+    }
+}
+
+/// Whether `url`'s host, as the URL parser reads it (every IPv4 spelling, IDNA and percent
+/// forms included, is one address by then), is a loopback address written as an IP literal:
+/// 127.0.0.0/8 or `::1`. A name is not, `localhost` included: what it resolves to is the
+/// resolver's to say (a hosts file, DNS), and an OAuth request over plain HTTP must not go
+/// wherever that is. The one rule of the plain-HTTP OAuth exemption.
+fn is_loopback_literal(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(_)) | None => false,
+    }
+}
+
+/// The peer a plain-HTTP answer came from when it is not the address `url` names: a proxy
+/// carried the request. Only a URL whose host is an IP literal names its address; for a name,
+/// what it resolved to is not known here (`None`), nor is a peer the HTTP client does not
+/// report. HTTPS is not checked: a proxy can only tunnel it.
+fn intermediary(url: &Url, peer: Option<SocketAddr>) -> Option<SocketAddr> {
+    if url.scheme() != "http" {
+        return None;
+    }
+    let peer = peer?;
+    let named = match url.host()? {
+        url::Host::Ipv4(ip) => IpAddr::V4(ip),
+        url::Host::Ipv6(ip) => IpAddr::V6(ip),
+        url::Host::Domain(_) => return None,
+    };
+    let port = url.port_or_known_default()?;
+    let same = peer.ip().to_canonical() == named.to_canonical() && peer.port() == port;
+    (!same).then_some(peer)
+}
+
+/// `url`'s host and port, as an error names the origin.
+fn origin(url: &Url) -> String {
+    let host = url.host_str().unwrap_or_default();
+    match url.port_or_known_default() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
     }
 }
 
@@ -735,23 +821,31 @@ fn signature_in(header: &str) -> String {
         .into_owned()
 }
 
-/// `Retry-After` as a wait: delay-seconds or an HTTP date.
+/// `Retry-After` as a wait: delay-seconds or an HTTP date (a date past is no wait). Any wait
+/// is then held to `RetryPolicy::max_retry_after` and the call's deadline by the caller.
 fn retry_after(headers: &reqwest::header::HeaderMap, now: Timestamp) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?;
     let text = value.to_str().ok()?.trim();
-    if let Ok(seconds) = text.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
+    // delay-seconds is digits only (RFC 9110); too many for a u64 is longer than any wait.
+    if !text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit()) {
+        return Some(text.parse().map_or(Duration::MAX, Duration::from_secs));
     }
     let at = http_date(value)?;
     Some(Duration::try_from(at.duration_since(now)).unwrap_or(Duration::ZERO))
 }
 
-/// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).
+/// An HTTP date in any of the three forms RFC 9110 (section 5.6.7) requires a recipient to
+/// read: IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form
+/// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime's (`Sun Nov  6 08:49:37 1994`).
 pub(crate) fn http_date(value: &reqwest::header::HeaderValue) -> Option<Timestamp> {
-    let text = value.to_str().ok()?;
+    let text = value.to_str().ok()?.trim();
     jiff::fmt::rfc2822::DateTimeParser::new()
         .parse_timestamp(text)
         .ok()
+        .or_else(|| {
+            let at = httpdate::parse_http_date(text).ok()?;
+            Timestamp::try_from(at).ok()
+        })
 }
 
 #[cfg(test)]
@@ -808,6 +902,34 @@ mod tests {
     }
 
     #[test]
+    fn reads_http_dates_in_each_form_rfc_9110_requires() {
+        let at = Timestamp::from_second(784_111_777).unwrap();
+        for form in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+        ] {
+            assert_eq!(
+                http_date(&HeaderValue::from_static(form)),
+                Some(at),
+                "{form}"
+            );
+        }
+        for not_a_date in [
+            "",
+            "yesterday",
+            "06 Nov 1994",
+            "Sun, 06 Nov 1994 25:49:37 GMT",
+        ] {
+            assert_eq!(
+                http_date(&HeaderValue::from_static(not_a_date)),
+                None,
+                "{not_a_date}"
+            );
+        }
+    }
+
+    #[test]
     fn reads_retry_after_as_seconds_or_a_date() {
         let now = Timestamp::from_second(1_700_000_000).unwrap();
         let mut headers = HeaderMap::new();
@@ -820,6 +942,13 @@ mod tests {
         assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(5)));
         headers.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&headers, now), None);
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("+3"));
+        assert_eq!(retry_after(&headers, now), None);
+        headers.insert(
+            RETRY_AFTER,
+            HeaderValue::from_static("18446744073709551616"),
+        );
+        assert_eq!(retry_after(&headers, now), Some(Duration::MAX));
     }
 
     #[test]
@@ -834,5 +963,81 @@ mod tests {
         assert!(t.check_https("oauth/getRequestToken", &plain).is_ok());
         let remote = Url::parse("http://example.com/oauth/getRequestToken").unwrap();
         assert!(t.check_https("oauth/getRequestToken", &remote).is_err());
+        // A name is not a loopback literal, whatever it resolves to.
+        for name in ["localhost", "LOCALHOST.", "a.localhost", "127.0.0.1.nip.io"] {
+            let url = Url::parse(&format!("http://{name}:9/oauth/getRequestToken")).unwrap();
+            let error = t.check_https("oauth/getRequestToken", &url).unwrap_err();
+            assert!(error.to_string().contains("IP literal"), "{name}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_plain_http_answer_from_another_address_than_the_literal_named_came_through_a_proxy() {
+        let peer = |text: &str| Some(text.parse::<SocketAddr>().unwrap());
+        let url = |text: &str| Url::parse(text).unwrap();
+        assert_eq!(
+            intermediary(&url("http://127.0.0.1:8080/a"), peer("127.0.0.1:8080")),
+            None
+        );
+        assert_eq!(
+            intermediary(&url("http://[::1]:80/a"), peer("[::1]:80")),
+            None
+        );
+        assert_eq!(
+            intermediary(&url("http://10.0.0.1/a"), peer("[::ffff:10.0.0.1]:80")),
+            None
+        );
+        assert_eq!(
+            intermediary(&url("http://127.0.0.1:8080/a"), peer("127.0.0.1:3128")),
+            peer("127.0.0.1:3128")
+        );
+        assert_eq!(
+            intermediary(&url("http://10.0.0.1/a"), peer("10.0.0.2:80")),
+            peer("10.0.0.2:80")
+        );
+        // What cannot be told: a name, no peer reported, and HTTPS (a proxy only tunnels it).
+        assert_eq!(
+            intermediary(&url("http://example.com/a"), peer("10.0.0.2:80")),
+            None
+        );
+        assert_eq!(intermediary(&url("http://127.0.0.1/a"), None), None);
+        assert_eq!(
+            intermediary(&url("https://127.0.0.1/a"), peer("10.0.0.2:443")),
+            None
+        );
+    }
+
+    #[test]
+    fn a_clock_at_or_before_1970_signs_nothing() {
+        let t = transport(RetryPolicy::default());
+        let url = t.url("/api/pay/getInvoice", &[]);
+        let call = Call {
+            method: "pay/getInvoice",
+            http_method: reqwest::Method::GET,
+            path: "/api/pay/getInvoice",
+            query: &[],
+            token: Some("token"),
+            token_secret: "token-secret",
+            callback: None,
+            verifier: None,
+            oauth_endpoint: false,
+            app_credentials: &[],
+        };
+        for seconds in [0, -1, -86_400, Timestamp::MIN.as_second()] {
+            let at = Timestamp::from_second(seconds).unwrap();
+            let error = t.authorization(&call, &url, at).unwrap_err();
+            assert!(
+                matches!(error, Error::ImplausibleClock { service: None, clock, .. } if clock == at),
+                "{error}"
+            );
+            assert!(
+                error.to_string().contains("positive number of seconds"),
+                "{error}"
+            );
+        }
+        let (header, _) = t
+            .authorization(&call, &url, Timestamp::from_second(1).unwrap())
+            .unwrap();
+        assert!(header.contains("oauth_timestamp=\"1\""), "{header}");
     }
 }

@@ -407,8 +407,10 @@ fn main() {
     let mut group = c.benchmark_group(GROUP);
     // An iteration takes milliseconds: the same iteration count in every sample.
     group.sampling_mode(SamplingMode::Flat);
-    let recordings = std::env::temp_dir().join(format!("bench-recording-{}", std::process::id()));
-    let recorder = Recorder::to_dir(&recordings, "bench", Rotation::default()).expect("recorder");
+    // A fresh folder, removed when dropped.
+    let recordings = tempfile::tempdir().expect("a folder for the recordings");
+    let recorder =
+        Recorder::to_dir(recordings.path(), "bench", Rotation::default()).expect("recorder");
     for (function, extra) in [
         ("project", Extra::Nothing),
         ("project_recording", Extra::Recorder(&recorder)),
@@ -450,7 +452,7 @@ fn main() {
     let stats = recorder.stats();
     assert!(stats.written > 0 && stats.write_errors == 0, "{stats:?}");
     drop(recorder);
-    let _ = std::fs::remove_dir_all(&recordings);
+    drop(recordings);
 
     ratio::report(
         "client overhead, 50 sequential calls",
@@ -598,7 +600,8 @@ struct Rig {
     http: reqwest::Client,
     request: (String, String),
     recorder: Recorder,
-    recordings: std::path::PathBuf,
+    /// The recorder's fresh folder, removed with the rig.
+    _recordings: tempfile::TempDir,
     /// Kept alive: the stub serves as long as both are.
     _stub: (StubServer, Runtime),
 }
@@ -628,16 +631,13 @@ impl Rig {
         .build()
         .expect("tokio runtime");
         let base_url = stub.base_url();
-        let recordings = std::env::temp_dir().join(format!(
-            "bench-recording-rig{workers}-{}",
-            std::process::id()
-        ));
+        let recordings = tempfile::tempdir().expect("a folder for the recordings");
         // A run under callgrind counts the calling thread only (not the writer's), and exits
         // without cleaning up: it records into nothing.
         let recorder = if std::env::var_os("BENCH_COUNT_INSTRUCTIONS").is_some() {
             Recorder::to_writer(std::io::sink())
         } else {
-            Recorder::to_dir(&recordings, "bench", Rotation::default()).expect("recorder")
+            Recorder::to_dir(recordings.path(), "bench", Rotation::default()).expect("recorder")
         };
         Rig {
             project: session(&base_url, Extra::Nothing),
@@ -646,7 +646,7 @@ impl Rig {
             http: plain_client(),
             request: plain_request(&base_url),
             recorder,
-            recordings,
+            _recordings: recordings,
             runtime,
             _stub: (stub, stub_runtime),
         }
@@ -712,7 +712,6 @@ impl Rig {
 
         let stats = self.recorder.stats();
         assert!(stats.written > 0 && stats.write_errors == 0, "{stats:?}");
-        let _ = std::fs::remove_dir_all(&self.recordings);
         [client, recording, hook]
     }
 
@@ -746,7 +745,6 @@ impl Rig {
                 per_call(process_cpu() - before.2)
             );
         }
-        let _ = std::fs::remove_dir_all(&self.recordings);
     }
 
     /// The counted functions, handed to `with`.

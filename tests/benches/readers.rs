@@ -22,6 +22,7 @@ use std::time::{Duration, SystemTime};
 
 use callgrind::Functions;
 use criterion::Criterion;
+use marketplace_client::files::OutputDir;
 use marketplace_client::oauth::RequestToken;
 use marketplace_client::recording::{self, Exchange, Side};
 use marketplace_client::{ApiFailure, Client, ConsumerCredentials, Secret, TimesheetList};
@@ -202,13 +203,16 @@ fn cases(dir: &std::path::Path) -> Vec<Case> {
             input: "a file of n exchanges, read and cleaned",
             n: 200,
             run: Box::new(move |k| {
-                let file = recordings.join(format!("bench-{k}.jsonl"));
+                let name = format!("bench-{k}.jsonl");
+                let file = recordings.join(&name);
                 if !file.exists() {
                     let mut exchange = Exchange::new(Side::Client, "pay/getInvoice", 200);
                     exchange.body =
                         Some(r#"{"rcode":1,"data":{"password":"x","n":"30.00"}}"#.into());
                     let line = exchange.to_line() + "\n";
-                    std::fs::write(&file, line.repeat(k)).unwrap();
+                    OutputDir::open(&recordings)
+                        .and_then(|dir| dir.write(&name, line.repeat(k)))
+                        .unwrap();
                 }
                 let read = recording::read(&file).unwrap();
                 let cleaned: Vec<Exchange> =
@@ -232,9 +236,13 @@ fn cases(dir: &std::path::Path) -> Vec<Case> {
 
 fn main() {
     let started = SystemTime::now();
-    // One directory for this process and the callgrind runs of its own binary.
-    let dir = std::env::temp_dir().join("marketplace-readers-bench");
-    std::fs::create_dir_all(&dir).unwrap();
+    // One directory for this process and the callgrind runs of its own binary: beside the
+    // bench's executable (the user's build folder, not the shared temporary one, where
+    // another user could plant a link at a name known in advance).
+    let exe = std::env::current_exe().expect("the bench's own path");
+    let build = OutputDir::open(exe.parent().expect("the bench's folder")).unwrap();
+    let scratch = "readers-bench-files";
+    let dir = build.subdir(scratch).unwrap().path().to_path_buf();
     let cases = cases(&dir);
     // Criterion and callgrind name functions with `&'static str`.
     let names: Vec<(&'static str, &'static str)> = cases
@@ -311,5 +319,5 @@ fn main() {
         "readers of untrusted input at n and 10 n (linear: 10 n costs at most 13 times n, in instructions)",
         &lines,
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = build.remove_all(scratch);
 }

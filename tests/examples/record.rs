@@ -12,9 +12,12 @@
 //! without their bodies, and replay leaves them out.
 
 use std::error::Error;
-use std::fs::File;
+use std::io::{self, Write};
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex, PoisonError};
 
+use marketplace_client::files::OutputDir;
 use marketplace_client::recording::Recorder;
 use marketplace_tests::fake::{FakeMarketplace, Spellings};
 use marketplace_tests::workroom_reading::read_workroom;
@@ -50,9 +53,10 @@ async fn record(path: &std::path::Path) -> Result<u64, Box<dyn Error>> {
         .ok_or("the hourly workroom's client is a seeded user")?
         .login
         .clone();
-    // Written next to the target and renamed when whole, so a failed run leaves the old file.
-    let partial = path.with_extension("jsonl.partial");
-    let recorder = Recorder::to_writer(File::create(&partial)?);
+    // Kept in memory, then written whole through the one writer (a temporary file renamed
+    // over the old one), so a failed run leaves the old file.
+    let lines = Lines::default();
+    let recorder = Recorder::to_writer(lines.clone());
     let client = fake.client_builder().record(recorder.clone()).build()?;
     let session = fake.sign_in(&client, &login).await?;
     let invoice = *workroom
@@ -62,6 +66,32 @@ async fn record(path: &std::path::Path) -> Result<u64, Box<dyn Error>> {
     read_workroom(&session, workroom.bid_id, invoice).await?;
     recorder.flush()?;
     let stats = recorder.stats();
-    std::fs::rename(&partial, path)?;
+    let name = path.file_name().ok_or("the recording needs a file name")?;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let recorded = lines
+        .0
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    OutputDir::open(dir)?.write(name, recorded)?;
     Ok(stats.written)
+}
+
+/// The recorder's lines, in memory.
+#[derive(Clone, Default)]
+struct Lines(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Lines {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let mut lines = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        lines.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }

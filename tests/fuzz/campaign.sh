@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The fuzzing campaign behind BENCHMARKS.md's robustness section: every target alone, one after
 # the other, for SECONDS each (default 600), starting from the committed corpus. Then the
-# committed corpus is minimized: the hand-named seeds stay, and of everything else (earlier
-# campaigns' inputs and this one's) only a smallest set covering every edge is kept
-# (libFuzzer's -set_cover_merge on edge coverage; the files are named by their SHA-1).
+# committed corpus is minimized by tests/fuzz/minimize.sh: the named inputs stay, and of
+# everything else (earlier campaigns' inputs and this one's) only a smallest set covering every
+# edge is kept (libFuzzer's -set_cover_merge on edge coverage; the files are named by their SHA-1).
 # Writes fuzz-campaign/robustness.md in the target directory (`target/` unless CARGO_TARGET_DIR or
 # a cargo config's build.target-dir says otherwise) with executions, exec/s and findings per target.
 #
@@ -48,15 +48,8 @@ for t in "${targets[@]}"; do
   else
     findings="exit $status: $(ls "$work/artifacts" | tr '\n' ' ')"
   fi
-  # Keep what the run learned, minimized: the named seeds, then a set cover of the edges.
-  mkdir -p "$work/minimized"
-  for seed in tests/fuzz/corpus/"$t"/*; do
-    [[ $(basename "$seed") =~ ^[0-9a-f]{40}$ ]] || cp "$seed" "$work/minimized/"
-  done
-  "$bin_dir/$t" -set_cover_merge=1 -use_counters=0 -artifact_prefix="$work/artifacts/" \
-    "$work/minimized" "$work/corpus" >"$work/merge.log" 2>&1
-  rm -rf tests/fuzz/corpus/"$t"
-  cp -r "$work/minimized" tests/fuzz/corpus/"$t"
+  # Keep what the run learned, minimized: the named inputs, then a set cover of the edges.
+  FUZZ_MORE_INPUTS="$work/corpus" tests/fuzz/minimize.sh "$t" >"$work/minimize.md"
   merged=$(ls tests/fuzz/corpus/"$t" | wc -l)
   echo "| \`$t\` | $ran | $execs | $rate | $seeds → $merged | $findings |" >>"$report"
   echo "$t: $execs executions at $rate/s, findings: $findings" >&2

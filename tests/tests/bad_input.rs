@@ -215,17 +215,60 @@ fn malformed_callback_urls_are_refused_with_the_reason() {
 }
 
 #[test]
+fn callbacks_with_user_info_are_refused_without_showing_it() {
+    let client = Client::builder(
+        "https://marketplace.example",
+        ConsumerCredentials::new("key", "secret"),
+    )
+    .build()
+    .unwrap();
+    for (callback, says) in [
+        ("myapp://user:hunter2@app/cb", "user name or password"),
+        ("https://tok3n@app.example/cb", "user name or password"),
+        // A parser reads a host and a path here; a reader, user info.
+        ("https://us/er:hunter2@app.example/cb", "`%40`"),
+        ("myapp://app/cb?state=hunter2\u{7}", "control character"),
+    ] {
+        let error = futures::executor::block_on(client.request_token(Some(callback))).unwrap_err();
+        let shown = format!("{error} {error:?}");
+        assert!(matches!(error, Error::InvalidArgument { .. }), "{shown}");
+        assert!(shown.contains(says), "{callback}: {shown}");
+        assert!(
+            !shown.contains("hunter2") && !shown.contains("tok3n"),
+            "{shown}"
+        );
+    }
+}
+
+#[test]
 fn bad_configuration_is_refused_when_building() {
     for (url, says) in [
         ("", "base URL"),
         ("marketplace.example", "base URL"),
         ("mailto:someone@example.com", "http or https"),
         ("https://marketplace.example/#top", "fragment"),
+        (
+            "https://user:hunter2@marketplace.example/",
+            "user name or password",
+        ),
+        (
+            "https://hunter2@marketplace.example/",
+            "user name or password",
+        ),
+        (
+            "https://us/er:hunter2@marketplace.example/",
+            "user name or password",
+        ),
+        ("https://marketplace.example/?api_key=hunter2", "query"),
+        ("https://user:hunter2@market place.example/", "not a URL"),
     ] {
-        let error = Client::builder(url, ConsumerCredentials::new("key", "secret"))
-            .build()
-            .unwrap_err();
+        let builder = Client::builder(url, ConsumerCredentials::new("key", "secret"));
+        // Refused when the builder is made: neither it nor its error keeps the credential.
+        let shown = format!("{builder:?}");
+        let error = builder.build().unwrap_err();
         assert!(error.to_string().contains(says), "{url}: {error}");
+        let shown = format!("{shown} {error} {error:?}");
+        assert!(!shown.contains("hunter2"), "{url}: {shown}");
     }
     let error = Client::builder(
         "https://marketplace.example",

@@ -1,7 +1,7 @@
 //! The canary suite: no secret leaves the process, in any channel.
 //!
 //! Each case generates a client's secrets (consumer secret, request and access token secrets,
-//! verifier) and canaries (values only a hostile server knows, which it sends under
+//! verifier, an API key a request hook adds and a cookie a call sets) and canaries (values only a hostile server knows, which it sends under
 //! secret-named names), then plays a hostile service on a scripted stub: every answer of the
 //! whole flow (request token, callback, access token, a data call, a paged stream,
 //! revocation) embeds them in random places, encodings, name spellings and body shapes (JSON
@@ -25,11 +25,16 @@ use futures::TryStreamExt;
 use jiff::Timestamp;
 use marketplace_client::oauth::{AccessToken, RequestToken, Verifier};
 use marketplace_client::recording::{Recorder, Rotation};
-use marketplace_client::{Client, ConsumerCredentials, Error, RetryPolicy, Secret};
+use marketplace_client::reqwest::header::{HeaderName, HeaderValue};
+use marketplace_client::{CallOptions, Client, ConsumerCredentials, Error, RetryPolicy, Secret};
 use marketplace_tests::stub::{RecordedRequest, Reply, StubServer};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
+
+#[path = "support/leak.rs"]
+mod leak;
+use leak::leak;
 
 // ---------------------------------------------------------------------------------------------
 // What a hostile answer is made of.
@@ -241,7 +246,8 @@ fn spelling() -> impl Strategy<Value = Spelling> {
 #[derive(Clone, Debug)]
 enum Plant {
     /// One of the client's secrets (0 consumer, 1 access token, 2 request token, 3 verifier,
-    /// 4 the signature of the request being answered), written some way.
+    /// 4 the signature of the request being answered, 5 the app's API key header, 6 its
+    /// cookie), written some way.
     Known { which: usize, encoding: Encoding },
     /// A canary under a secret-named name.
     Pair {
@@ -257,7 +263,7 @@ enum Plant {
 
 fn plant(canaries: usize) -> impl Strategy<Value = Plant> {
     prop_oneof![
-        (0..5usize, encoding()).prop_map(|(which, encoding)| Plant::Known { which, encoding }),
+        (0..7usize, encoding()).prop_map(|(which, encoding)| Plant::Known { which, encoding }),
         (
             prop::sample::select(SECRET_NAMES.to_vec()),
             spelling(),
@@ -339,6 +345,10 @@ struct Case {
     access: String,
     request: String,
     verifier: String,
+    /// Credentials the app sends in headers: an `X-Api-Key` a request hook adds to every
+    /// attempt, and a session cookie the data call sets with `CallOptions::header`.
+    api_key: String,
+    cookie: String,
     canaries: Vec<String>,
     answers: Vec<Answer>,
     /// The callback URL handed to `verifier_from_callback`: 0 another token's, 1 not a URL.
@@ -347,22 +357,39 @@ struct Case {
 
 const CANARIES: usize = 4;
 
+/// A credential an app puts in a header: visible ASCII, no separator of cookies or
+/// parameters, at least `MIN_ECHOED_CREDENTIAL` (8) long.
+fn header_credential() -> impl Strategy<Value = String> {
+    "[A-Z][A-Za-z0-9!#$%&'*+.^_`|~:/@?-]{9,30}"
+}
+
 fn case() -> impl Strategy<Value = Case> {
     (
-        secret_value(),
-        secret_value(),
-        secret_value(),
-        secret_value(),
+        (
+            secret_value(),
+            secret_value(),
+            secret_value(),
+            secret_value(),
+        ),
+        (header_credential(), header_credential()),
         prop::collection::vec(canary_value(), CANARIES),
         prop::collection::vec(answer(CANARIES), 8),
         0..2u8,
     )
         .prop_map(
-            |(consumer, access, request, verifier, canaries, answers, callback)| Case {
+            |(
+                (consumer, access, request, verifier),
+                (api_key, cookie),
+                canaries,
+                answers,
+                callback,
+            )| Case {
                 consumer,
                 access,
                 request,
                 verifier,
+                api_key,
+                cookie,
                 canaries,
                 answers,
                 callback,
@@ -392,6 +419,8 @@ impl Values<'_> {
             1 => &self.case.access,
             2 => &self.case.request,
             3 => &self.case.verifier,
+            5 => &self.case.api_key,
+            6 => &self.case.cookie,
             _ => &self.signature,
         }
     }
@@ -732,179 +761,6 @@ fn error_texts(error: &Error) -> Vec<String> {
     texts
 }
 
-/// The ways a text could still hold a value: as it is, and with each escape family a reader
-/// could undo, one inside another (two layers). A family is undone only where the text has its
-/// escape character, and each distinct reading is kept once.
-fn readings(text: &str) -> Vec<String> {
-    type Undo = fn(&str) -> String;
-    let undoes: [(char, Undo); 5] = [
-        ('%', |t| percent_decode(t, false)),
-        ('+', |t| percent_decode(t, true)),
-        ('\\', json_unescape),
-        ('\\', debug_unescape),
-        ('&', html_unescape),
-    ];
-    let mut all = vec![text.to_owned()];
-    let mut frontier = vec![text.to_owned()];
-    for _ in 0..2 {
-        let mut next = Vec::new();
-        for reading in &frontier {
-            for (marker, undo) in undoes {
-                if !reading.contains(marker) {
-                    continue;
-                }
-                let undone = undo(reading);
-                if !all.contains(&undone) {
-                    all.push(undone.clone());
-                    next.push(undone);
-                }
-            }
-        }
-        frontier = next;
-    }
-    all
-}
-
-fn percent_decode(text: &str, plus: bool) -> String {
-    let text = if plus {
-        text.replace('+', " ")
-    } else {
-        text.to_owned()
-    };
-    percent_encoding::percent_decode_str(&text)
-        .decode_utf8_lossy()
-        .into_owned()
-}
-
-fn json_unescape(text: &str) -> String {
-    let mut out = String::new();
-    let mut chars = text.chars().peekable();
-    let mut pending_high: Option<u32> = None;
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('u') => {
-                let hex: String = chars.by_ref().take(4).collect();
-                let Ok(unit) = u32::from_str_radix(&hex, 16) else {
-                    out.push_str("\\u");
-                    out.push_str(&hex);
-                    continue;
-                };
-                if (0xD800..0xDC00).contains(&unit) {
-                    pending_high = Some(unit);
-                    continue;
-                }
-                let code = match pending_high.take() {
-                    Some(high) if (0xDC00..0xE000).contains(&unit) => {
-                        0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00)
-                    }
-                    _ => unit,
-                };
-                out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
-            }
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some(other) => out.push(other),
-            None => out.push('\\'),
-        }
-    }
-    out
-}
-
-fn html_unescape(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        let Some(end) = rest.as_bytes()[..rest.len().min(12)]
-            .iter()
-            .position(|&b| b == b';')
-        else {
-            out.push('&');
-            rest = &rest[1..];
-            continue;
-        };
-        let name = &rest[1..end];
-        let c = match name {
-            "amp" => Some('&'),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            _ => name.strip_prefix('#').and_then(|number| {
-                match number.strip_prefix(['x', 'X']) {
-                    Some(hex) => u32::from_str_radix(hex, 16).ok(),
-                    None => number.parse().ok(),
-                }
-                .and_then(char::from_u32)
-            }),
-        };
-        match c {
-            Some(c) => {
-                out.push(c);
-                rest = &rest[end + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Rust `Debug` escapes (`\"`, `\\`, `\u{e9}`).
-fn debug_unescape(text: &str) -> String {
-    let mut out = String::new();
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('u') => {
-                let braced: String = chars.by_ref().take_while(|&c| c != '}').collect();
-                let code = braced.trim_start_matches('{');
-                match u32::from_str_radix(code, 16).ok().and_then(char::from_u32) {
-                    Some(c) => out.push(c),
-                    None => out.push_str(&braced),
-                }
-            }
-            Some('n') => out.push('\n'),
-            Some(other) => out.push(other),
-            None => out.push('\\'),
-        }
-    }
-    out
-}
-
-/// The first channel text that holds one of `secrets`, in any reading.
-fn leak(texts: &[(String, String)], secrets: &[(String, String)]) -> Option<String> {
-    // A `+` and a space are one in form encoding.
-    let spaced: Vec<String> = secrets.iter().map(|(_, s)| s.replace('+', " ")).collect();
-    for (channel, text) in texts {
-        for reading in readings(text) {
-            let spaced_reading = reading.replace('+', " ");
-            for ((name, secret), spaced) in secrets.iter().zip(&spaced) {
-                if reading.contains(secret.as_str()) || spaced_reading.contains(spaced.as_str()) {
-                    return Some(format!(
-                        "the {name} {secret:?} shows in {channel}: {}",
-                        text.chars().take(2000).collect::<String>()
-                    ));
-                }
-            }
-        }
-    }
-    None
-}
-
 // ---------------------------------------------------------------------------------------------
 // One case.
 
@@ -918,13 +774,14 @@ async fn run(
     let answers = Arc::new(Mutex::new(VecDeque::from(case.answers.clone())));
     let signatures = Arc::new(Mutex::new(Vec::new()));
     // What the client holds when each endpoint answers: the flow's order.
-    const EVERY: &[usize] = &[0, 1, 2, 3, 4];
+    // The API key goes with every call, the cookie with the invoice's only.
+    const DATA: &[usize] = &[0, 1, 2, 3, 4, 5];
     for (path, held) in [
-        ("/oauth/getRequestToken", &[0, 4][..]),
-        ("/oauth/getAccessToken", &[0, 2, 3, 4][..]),
-        ("/oauth/revokeToken", EVERY),
-        ("/api/pay/getInvoice", EVERY),
-        ("/api/pay/getTimesheetsForBid", EVERY),
+        ("/oauth/getRequestToken", &[0, 4, 5][..]),
+        ("/oauth/getAccessToken", &[0, 2, 3, 4, 5][..]),
+        ("/oauth/revokeToken", DATA),
+        ("/api/pay/getInvoice", &[0, 1, 2, 3, 4, 5, 6][..]),
+        ("/api/pay/getTimesheetsForBid", DATA),
     ] {
         let answers = Arc::clone(&answers);
         let signatures = Arc::clone(&signatures);
@@ -950,6 +807,8 @@ async fn run(
 
     let hooks = Sink::default();
     let (seen_request, seen_response) = (hooks.clone(), hooks.clone());
+    let seen_later = hooks.clone();
+    let api_key = case.api_key.clone();
     let recorder = Recorder::to_dir(dir, "canary", Rotation::default()).unwrap();
     let client = Client::builder(
         stub.base_url(),
@@ -965,6 +824,19 @@ async fn run(
     )
     .deadline(Duration::from_secs(10))
     .on_request(move |request| seen_request.push(format!("request hook: {request:?}")))
+    // A hook that adds the app's key, and one after it that prints what it sees.
+    .on_request(move |request| {
+        request.headers_mut().insert(
+            HeaderName::from_static("x-api-key"),
+            HeaderValue::from_str(&api_key).unwrap(),
+        );
+    })
+    .on_request(move |request| {
+        seen_later.push(format!(
+            "later request hook: {request:?} {:?}",
+            request.headers()
+        ))
+    })
     .on_response(move |response| {
         seen_response.push(format!(
             "response hook: {response:?} body {}",
@@ -1022,7 +894,14 @@ async fn run(
         Timestamp::now(),
     ));
     outcome("the session", Ok(format!("{session:?} {client:?}")));
-    let invoice = session.get_invoice(9003).send_with_metadata().await;
+    let cookie = HeaderValue::from_str(&format!("theme=dark; session={}", case.cookie)).unwrap();
+    let options = CallOptions::default().header(HeaderName::from_static("cookie"), cookie);
+    outcome("the call options", Ok(format!("{options:?}")));
+    let invoice = session
+        .get_invoice(9003)
+        .customize(|_| options)
+        .send_with_metadata()
+        .await;
     outcome(
         "get_invoice",
         invoice.map(|r| format!("{:?}", r.into_parts().1)),
@@ -1042,11 +921,13 @@ async fn run(
     texts.push(("the recorder's stats".into(), format!("{recorder:?}")));
     drop(client);
     drop(recorder);
+    let recordings = marketplace_client::files::OutputDir::open(dir).unwrap();
     for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
+        let entry = entry.unwrap();
+        let path = entry.path();
         let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
         texts.push((format!("the recording {}", path.display()), text));
-        std::fs::remove_file(path).unwrap();
+        recordings.remove(entry.file_name()).unwrap();
     }
     for text in hooks.take() {
         texts.push(("a hook".into(), text));
@@ -1057,6 +938,8 @@ async fn run(
         ("access token secret".to_owned(), case.access.clone()),
         ("request token secret".to_owned(), case.request.clone()),
         ("verifier".to_owned(), case.verifier.clone()),
+        ("app's API key".to_owned(), case.api_key.clone()),
+        ("app's cookie".to_owned(), case.cookie.clone()),
     ];
     for signature in signatures.lock().unwrap().iter() {
         secrets.push(("signature".to_owned(), signature.clone()));

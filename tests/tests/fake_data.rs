@@ -304,6 +304,11 @@ fn list_paging_defaults_clamping_and_beyond_the_last_page() {
         (0, 3, 4)
     );
     assert!(beyond.timesheets.is_empty());
+    // Any page the spec's u64 holds is a page: far above the last, an empty one.
+    for page in [i64::MAX.unsigned_abs() + 1, u64::MAX] {
+        let far = sheets(&[("page", &page.to_string())]);
+        assert_eq!((far.num_results, far.page), (0, page));
+    }
 
     let reports = |query: &[(&str, &str)]| {
         let mut full = vec![("bidId", "310002")];

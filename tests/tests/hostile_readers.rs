@@ -8,6 +8,7 @@
 
 use std::io::Write;
 
+use marketplace_client::files::OutputDir;
 use marketplace_client::recording::{self, Exchange, RecordingError, Side};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -148,7 +149,8 @@ fn recordings_hold_on_large_hostile_files() {
     runner(8)
         .run(&strategy, |lines| {
             let path = dir.path().join("hostile.jsonl");
-            let mut file = std::fs::File::create(&path).unwrap();
+            let out = OutputDir::open(dir.path()).unwrap();
+            let mut file = out.pending("hostile.jsonl").unwrap();
             let mut first_bad = None;
             let mut exchanges = 0;
             for (number, (exchange, bytes)) in lines.iter().enumerate() {
@@ -169,7 +171,7 @@ fn recordings_hold_on_large_hostile_files() {
                 file.write_all(&line).unwrap();
                 file.write_all(b"\n").unwrap();
             }
-            drop(file);
+            file.publish().unwrap();
             match (recording::read(&path), first_bad) {
                 (Ok(read), None) => prop_assert_eq!(read.len(), exchanges),
                 (Err(RecordingError::Line { line, .. }), Some(bad)) => prop_assert_eq!(line, bad),

@@ -10,10 +10,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use marketplace_client::Error;
-use marketplace_client::recording::{self, Recorder};
+use marketplace_client::files::OutputDir;
+use marketplace_client::recording::{self, Recorder, Rotation};
 use marketplace_tests::fake::replay::NO_RECORDING_CODE;
 use marketplace_tests::fake::{FakeMarketplace, Fault, Latency, Replay, ReplayError, Spellings};
 use marketplace_tests::workroom_reading::{WorkroomReading, read_workroom};
+use proptest::prelude::*;
 
 /// The committed recording (written by `examples/record.rs`).
 fn committed() -> PathBuf {
@@ -40,8 +42,8 @@ async fn an_app_signs_in_and_reads_a_committed_recording_as_it_reads_the_live_fa
     let fake = FakeMarketplace::start().await.unwrap();
     fake.replay(Replay::from_files([committed()]).unwrap().strict());
     let dir = tempfile::tempdir().unwrap();
-    let own_recording = dir.path().join("fake.jsonl");
-    let recorder = Recorder::to_writer(std::fs::File::create(&own_recording).unwrap());
+    let own_recording = dir.path().join("fake");
+    let recorder = Recorder::to_dir(&own_recording, "fake", Rotation::default()).unwrap();
     fake.record(recorder.clone());
     let (login, bid, invoice) = workroom(&fake);
     // The fake's own OAuth flow and signature checks, then the recorded answers.
@@ -129,11 +131,12 @@ async fn strict_replay_reports_the_recordings_never_used() {
     fake.check_replay().unwrap();
 }
 
-/// Records `call` against a live fake, with `fault` injected once on `path`, into a file.
+/// Records `call` against a live fake, with `fault` injected once on `path`, into a
+/// recording directory.
 async fn record_live(path: &Path, fault_path: &str, fault: Fault) {
     let fake = FakeMarketplace::start().await.unwrap();
     let (login, _, invoice) = workroom(&fake);
-    let recorder = Recorder::to_writer(std::fs::File::create(path).unwrap());
+    let recorder = Recorder::to_dir(path, "live", Rotation::default()).unwrap();
     let client = fake
         .client_builder()
         .record(recorder.clone())
@@ -148,7 +151,7 @@ async fn record_live(path: &Path, fault_path: &str, fault: Fault) {
 #[tokio::test]
 async fn a_recorded_fault_comes_back_as_recorded_and_the_client_retries_it() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("fault.jsonl");
+    let path = dir.path().join("fault");
     let fault = Fault::Status {
         status: 503,
         retry_after: Some(1),
@@ -216,15 +219,18 @@ fn a_recording_that_cannot_be_replayed_is_refused_with_its_file_and_line() {
     let good = std::fs::read_to_string(committed()).unwrap();
     let first_data = good.lines().find(|line| line.contains("\"pay/")).unwrap();
 
+    let out = OutputDir::open(dir.path()).unwrap();
     let not_json = dir.path().join("not-json.jsonl");
-    std::fs::write(&not_json, format!("{first_data}\n{{\"format\":\n")).unwrap();
+    out.write("not-json.jsonl", format!("{first_data}\n{{\"format\":\n"))
+        .unwrap();
     let error = Replay::from_files([&not_json]).unwrap_err();
     assert!(matches!(error, ReplayError::Read(_)), "{error}");
     assert!(error.to_string().contains("not-json.jsonl:2:"), "{error}");
 
     let bad_status = dir.path().join("bad-status.jsonl");
     let line = first_data.replacen("\"status\":200", "\"status\":1000", 1);
-    std::fs::write(&bad_status, format!("\n{line}\n")).unwrap();
+    out.write("bad-status.jsonl", format!("\n{line}\n"))
+        .unwrap();
     let error = Replay::from_files([&bad_status]).unwrap_err();
     assert!(
         error.to_string().ends_with(
@@ -239,7 +245,7 @@ fn a_recording_that_cannot_be_replayed_is_refused_with_its_file_and_line() {
         .filter(|line| line.contains("\"oauth/"))
         .map(|line| format!("{line}\n"))
         .collect();
-    std::fs::write(&only_oauth, oauth).unwrap();
+    out.write("only-oauth.jsonl", oauth).unwrap();
     let error = Replay::from_files([&only_oauth]).unwrap_err();
     assert!(matches!(error, ReplayError::Empty { .. }), "{error}");
 }
@@ -284,10 +290,10 @@ async fn varied_spellings_reach_the_client_and_read_as_the_fixed_ones() {
 async fn a_recording_made_by_a_fake_replays_as_one_made_by_a_client() {
     // The server side: the fake records what it sends, varied spellings included.
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("server.jsonl");
+    let path = dir.path().join("server");
     let live = FakeMarketplace::start().await.unwrap();
     live.set_spellings(Spellings::Varied { seed: 11 });
-    let recorder = Recorder::to_writer(std::fs::File::create(&path).unwrap());
+    let recorder = Recorder::to_dir(&path, "server", Rotation::default()).unwrap();
     live.record(recorder.clone());
     let (login, bid, invoice) = workroom(&live);
     let session = live.sign_in(&live.client().unwrap(), &login).await.unwrap();
@@ -302,4 +308,126 @@ async fn a_recording_made_by_a_fake_replays_as_one_made_by_a_client() {
         recorded
     );
     fake.check_replay().unwrap();
+}
+
+/// A recorded exchange the replay leaves to the fake: an OAuth endpoint's, or a refusal of a
+/// request outside the API.
+fn left_to_the_fake(oauth: bool) -> String {
+    let (method, note) = if oauth {
+        ("oauth/getRequestToken", None)
+    } else {
+        ("pay/getInvoice", Some("outside the API: POST"))
+    };
+    let mut exchange = recording::Exchange::new(recording::Side::Server, method, 200);
+    exchange.note = note.map(str::to_owned);
+    exchange.to_line()
+}
+
+/// A recorded answer of `pay/getInvoice?id={id}`.
+fn data_exchange(id: u64) -> String {
+    let mut exchange = recording::Exchange::new(recording::Side::Server, "pay/getInvoice", 404);
+    exchange.params = [("id".to_owned(), id.to_string())].into();
+    exchange.body = Some(r#"{"rcode":0,"errors":[{"code":"E_VALIDATION_INVALID_ID"}]}"#.into());
+    exchange.to_line()
+}
+
+/// `lines` written into `files` recordings (round robin) under `dir`.
+fn write_lines(dir: &Path, lines: &[String], files: usize) -> Vec<PathBuf> {
+    let out = marketplace_client::files::OutputDir::create(dir).unwrap();
+    (0..files)
+        .map(|file| {
+            let path = dir.join(format!("r{file}.jsonl"));
+            let text: String = lines
+                .iter()
+                .skip(file)
+                .step_by(files)
+                .map(|line| format!("{line}\n"))
+                .collect();
+            out.write(format!("r{file}.jsonl"), text).unwrap();
+            path
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    /// Recordings without a single data exchange (OAuth exchanges, refusals of requests
+    /// outside the API, blank lines): refused when read, naming every file and how many
+    /// exchanges they held.
+    #[test]
+    fn recordings_with_nothing_to_replay_are_refused_naming_what_was_read(
+        kinds in prop::collection::vec(0..3usize, 0..10),
+        files in 1..4usize,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let lines: Vec<String> = kinds
+            .iter()
+            .map(|kind| match kind {
+                0 => left_to_the_fake(true),
+                1 => left_to_the_fake(false),
+                _ => "  ".to_owned(),
+            })
+            .collect();
+        let paths = write_lines(dir.path(), &lines, files);
+        let error = Replay::from_files(&paths).unwrap_err();
+        let exchanges_read = kinds.iter().filter(|kind| **kind < 2).count();
+        let ReplayError::Empty { read, exchanges, refused, .. } = &error else {
+            panic!("not refused as empty: {error}");
+        };
+        prop_assert_eq!(*exchanges, exchanges_read);
+        prop_assert_eq!(*refused, 0);
+        prop_assert_eq!(read.len(), files);
+        for path in &paths {
+            prop_assert!(error.to_string().contains(&path.display().to_string()), "{}", error);
+        }
+    }
+
+    /// The replay loads every data exchange among the rest, answers every request that comes
+    /// from them and says so; when none came, it replayed nothing: an error.
+    #[test]
+    fn the_replay_counts_what_it_loaded_and_answered(
+        noise in prop::collection::vec(any::<bool>(), 0..6),
+        data in 1..6u64,
+        asked in 0..6u64,
+    ) {
+        let asked = asked.min(data);
+        let dir = tempfile::tempdir().unwrap();
+        let mut lines: Vec<String> = noise.iter().map(|oauth| left_to_the_fake(*oauth)).collect();
+        lines.extend((0..data).map(|at| data_exchange(9000 + at)));
+        let paths = write_lines(dir.path(), &lines, 2);
+        let replay = Replay::from_files(&paths).unwrap();
+        prop_assert_eq!(replay.len(), data as usize);
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let checked = runtime.block_on(async {
+            let fake = FakeMarketplace::start().await.unwrap();
+            fake.replay(replay);
+            let client = fake.world().hourly_workroom().client;
+            let session = fake.session(client).unwrap();
+            for at in 0..asked {
+                // The recorded answer is an error answer: the replay answered it.
+                let error = session.get_invoice(9000 + at).send().await.unwrap_err();
+                assert_eq!(error.code().map(|code| code.as_str()), Some("E_VALIDATION_INVALID_ID"));
+            }
+            fake.check_replay()
+        });
+        match checked {
+            Ok(count) => {
+                prop_assert!(asked > 0);
+                prop_assert_eq!(
+                    (count.loaded, count.requests, count.answered),
+                    (data as usize, asked as usize, asked as usize)
+                );
+                prop_assert_eq!(
+                    count.to_string(),
+                    format!("answered {asked} of {asked} request(s) from {data} recorded exchange(s)")
+                );
+            }
+            Err(ReplayError::NothingAnswered { loaded }) => {
+                prop_assert_eq!(asked, 0);
+                prop_assert_eq!(loaded, data as usize);
+            }
+            Err(other) => prop_assert!(false, "{}", other),
+        }
+    }
 }

@@ -14,14 +14,17 @@
 //!   CPython 3 with `venv` and pip and, the first time, PyPI; without them it fails (it does
 //!   not skip) and says what to install.
 
+#[path = "support/python_venv.rs"]
+mod python_venv;
 #[path = "support/signing_cases.rs"]
 mod signing_cases;
 
 use std::num::NonZeroU64;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
+use marketplace_client::files::OutputDir;
 use marketplace_client::oauth::signature::{authorization_header, parse_authorization_header};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree as _;
@@ -168,15 +171,6 @@ const VERIFIER_SCRIPT: &str = concat!(
     "/tests/support/oauthlib_verify.py"
 );
 
-/// What to install when Python is missing or cannot make a venv.
-const INSTALL_HINT: &str = concat!(
-    "the oauthlib judge needs CPython 3 with the venv module and pip \
-     (Debian/Ubuntu: `apt-get install python3 python3-venv`; elsewhere python.org's installer), \
-     and PyPI the first time (to install oauthlib into ",
-    env!("CARGO_TARGET_TMPDIR"),
-    ")"
-);
-
 /// How many random requests the batch holds (each is also checked with a wrong secret).
 const BATCH: usize = 300;
 
@@ -214,10 +208,12 @@ fn client_signatures_verify_under_oauthlib() {
         expected.extend([true, false]);
     }
 
-    let batch = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("oauthlib-requests-{}.json", std::process::id()));
-    std::fs::write(&batch, serde_json::to_vec_pretty(&entries).unwrap())
-        .unwrap_or_else(|error| panic!("writing {}: {error}", batch.display()));
+    let scratch = scratch();
+    let batch_name = format!("oauthlib-requests-{}.json", std::process::id());
+    let batch = scratch.path().join(&batch_name);
+    scratch
+        .write(&batch_name, serde_json::to_vec_pretty(&entries).unwrap())
+        .unwrap_or_else(|error| panic!("{error}"));
     let verified_at = Instant::now();
     let output = Command::new(&python)
         .arg(VERIFIER_SCRIPT)
@@ -257,7 +253,7 @@ fn client_signatures_verify_under_oauthlib() {
         batch.display(),
         wrong.join("\n\n")
     );
-    std::fs::remove_file(&batch).ok();
+    scratch.remove(&batch_name).ok();
     eprintln!(
         "oauthlib judge: {BATCH} requests and {BATCH} forgeries checked in {:.1?} \
          (venv ready in {installed:.1?})",
@@ -277,89 +273,16 @@ fn oauthlib_drops_the_semicolon(url: &url::Url) -> bool {
         .is_some_and(|at| at + 1 == last_segment.len())
 }
 
+/// The tests' scratch folder (`CARGO_TARGET_TMPDIR`, the target directory's `tmp/`), through
+/// which the batch and the venv's marker are written.
+fn scratch() -> OutputDir {
+    OutputDir::create(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap_or_else(|error| panic!("the scratch folder: {error}"))
+}
+
 /// The Python of a venv under `CARGO_TARGET_TMPDIR` (the target directory's `tmp/`) with the
 /// pinned oauthlib, made on first use.
 fn venv_python() -> PathBuf {
-    let requirements = std::fs::read_to_string(REQUIREMENTS)
-        .unwrap_or_else(|error| panic!("reading {REQUIREMENTS}: {error}"));
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauthlib-venv");
-    let marker = venv.join("installed-requirements.txt");
-    if std::fs::read_to_string(&marker).is_ok_and(|installed| installed == requirements) {
-        return venv_bin(&venv, "python");
-    }
-
-    // Built beside the final place and renamed into it, so that an interrupted install is
-    // never taken for a finished one.
-    let partial = venv.with_extension(format!("partial-{}", std::process::id()));
-    std::fs::remove_dir_all(&partial).ok();
-    let python = system_python();
-    run(
-        Command::new(&python).args(["-m", "venv"]).arg(&partial),
-        "creating a venv",
-    );
-    run(
-        Command::new(venv_bin(&partial, "python"))
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-                "--quiet",
-                "--require-hashes",
-                "--no-deps",
-                "-r",
-            ])
-            .arg(REQUIREMENTS),
-        "installing oauthlib from PyPI",
-    );
-    std::fs::write(partial.join("installed-requirements.txt"), &requirements).unwrap();
-    std::fs::remove_dir_all(&venv).ok();
-    if std::fs::rename(&partial, &venv).is_err() {
-        // Another test process finished first: use its venv.
-        std::fs::remove_dir_all(&partial).ok();
-    }
-    // A venv is not relocatable, so check the renamed one runs.
-    let python = venv_bin(&venv, "python");
-    run(
-        Command::new(&python).args(["-c", "import oauthlib.oauth1"]),
-        "importing oauthlib from the venv",
-    );
-    python
-}
-
-/// A program in a venv's `bin` (`Scripts` on Windows).
-fn venv_bin(venv: &Path, program: &str) -> PathBuf {
-    if cfg!(windows) {
-        venv.join("Scripts").join(format!("{program}.exe"))
-    } else {
-        venv.join("bin").join(program)
-    }
-}
-
-/// The first of `python3`, `python` on the PATH that is Python 3.
-fn system_python() -> String {
-    ["python3", "python"]
-        .into_iter()
-        .find(|candidate| {
-            Command::new(candidate)
-                .args(["-c", "import sys; sys.exit(sys.version_info[0] != 3)"])
-                .output()
-                .is_ok_and(|output| output.status.success())
-        })
-        .unwrap_or_else(|| panic!("no Python 3 found (tried python3, python): {INSTALL_HINT}"))
-        .to_owned()
-}
-
-fn run(command: &mut Command, what: &str) {
-    let output = command
-        .output()
-        .unwrap_or_else(|error| panic!("{what}: {error}; {INSTALL_HINT}"));
-    assert!(
-        output.status.success(),
-        "{what} failed ({}): {}{}\n{INSTALL_HINT}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let venv = python_venv::venv("oauthlib-venv", REQUIREMENTS, "import oauthlib.oauth1");
+    python_venv::bin(&venv, "python")
 }

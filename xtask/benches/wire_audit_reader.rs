@@ -51,6 +51,7 @@ fn recording(units: usize) -> String {
 fn main() {
     let started = SystemTime::now();
     let dir = tempfile::tempdir().expect("a scratch folder");
+    let out = marketplace_client::files::OutputDir::open(dir.path()).expect("the scratch folder");
     let root = codegen::workspace_root();
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_millis(300))
@@ -60,7 +61,8 @@ fn main() {
     let mut group = c.benchmark_group("wire-audit");
     for (name, units) in [("n", 200), ("10n", 2000)] {
         let path = dir.path().join(format!("{name}.jsonl"));
-        std::fs::write(&path, recording(units)).expect("written");
+        out.write(format!("{name}.jsonl"), recording(units))
+            .expect("written");
         let options =
             wire_audit::Options::parse(&[path.to_str().expect("UTF-8")]).expect("options");
         group.bench_function(name, |b| {

@@ -19,6 +19,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::ExitCode;
 
+use marketplace_client::files::OutputDir;
+
 /// The top-level sections a copy keeps.
 const COPIED: [&str; 4] = ["doc", "enums", "types", "methods"];
 /// The sections whose items (keys indented by two spaces) are renamed.
@@ -122,6 +124,9 @@ fn grow(dir: &Path, copies: usize) -> Result<usize, String> {
         }
     }
     files.sort();
+    // Every copy lands in the directory named, whole, all or none (marketplace_client::files).
+    let out = OutputDir::open(dir).map_err(|error| error.to_string())?;
+    let mut set = out.stage();
     let mut written = 0;
     for copy in 1..=copies {
         let suffix = format!("C{copy}");
@@ -144,15 +149,14 @@ fn grow(dir: &Path, copies: usize) -> Result<usize, String> {
             if !kept.iter().any(|section| !section.starts_with("doc")) {
                 continue;
             }
-            let path = dir.join(format!("{stem}_c{copy}.yaml"));
             let contents = format!(
                 "# Copy {copy} of {stem}.yaml, every name renamed (grow_spec, build-cost benchmark).\n\n{}\n",
                 rename(&kept.join("\n\n"), &renames)
             );
-            std::fs::write(&path, contents)
-                .map_err(|error| format!("{}: {error}", path.display()))?;
+            set.write(format!("{stem}_c{copy}.yaml"), contents);
             written += 1;
         }
     }
+    set.commit().map_err(|error| error.to_string())?;
     Ok(written)
 }

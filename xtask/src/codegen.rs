@@ -1,15 +1,20 @@
 //! `cargo xtask codegen [--check]`: regenerates `generated-client/src/generated/` from `spec/`,
-//! and the part of `spec/README.md` the generator decides (its encodings and validation rules,
-//! between markers).
+//! the fake's wire shapes, the OpenAPI export `spec/openapi.json`, and the part of
+//! `spec/README.md` the generator decides (its encodings and validation rules, between markers).
 //!
 //! Everything is generated in memory first, so an invalid spec writes nothing. Then only the
-//! files whose bytes differ are written (each through a temporary file and a rename, so no file
-//! is ever half-written), and generated files the spec no longer produces are removed.
+//! files whose bytes differ are written, and generated files the spec no longer produces are
+//! removed, as one change through `marketplace_client::files`: every file staged first, then
+//! renamed into place, the old set put back on any failure; no link below the workspace root
+//! is followed.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use marketplace_codegen::{CodegenError, GeneratedFile, REGENERATE_COMMAND};
+
+use crate::command_line::CommandError;
+use crate::judgement::{Count, Judged, NothingJudged, Tally};
 
 /// Where the spec is, relative to the workspace root.
 pub const SPEC_DIR: &str = "spec";
@@ -79,9 +84,27 @@ pub enum XtaskError {
         /// The cause.
         source: std::io::Error,
     },
+    /// Writing the changes failed (nothing was changed).
+    #[error("{0}\nthe generated files are as they were")]
+    Write(#[from] marketplace_client::files::FileError),
     /// `--check` found differences.
     #[error("{0}")]
     Stale(String),
+    /// `--check` had nothing to compare.
+    #[error(transparent)]
+    Nothing(#[from] NothingJudged),
+}
+
+impl CommandError for XtaskError {
+    fn is_finding(&self) -> bool {
+        match self {
+            XtaskError::Stale(_) => true,
+            XtaskError::Codegen(_)
+            | XtaskError::Io { .. }
+            | XtaskError::Write(_)
+            | XtaskError::Nothing(_) => false,
+        }
+    }
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> XtaskError {
@@ -91,6 +114,22 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> XtaskError {
 
 /// Generates from the spec under `root` and compares with the generated folder.
 pub fn plan(root: &Path) -> Result<Vec<Change>, XtaskError> {
+    compare(root).map(|compared| compared.changes)
+}
+
+/// What [`plan`] compared, and how it differs.
+struct Compared {
+    changes: Vec<Change>,
+    /// The spec files read.
+    spec_files: usize,
+    /// The generated files compared with the ones on disk.
+    files: usize,
+    /// Whether `spec/README.md`'s generated part was compared (a README without the markers
+    /// is not).
+    readme: bool,
+}
+
+fn compare(root: &Path) -> Result<Compared, XtaskError> {
     let sources = marketplace_codegen::load_spec_dir(&root.join(SPEC_DIR), SPEC_DIR)?;
     let generated = marketplace_codegen::generate_everything(&sources)?;
     let mut changes = diff_against_disk(&root.join(GENERATED_DIR), &generated.client)?;
@@ -98,8 +137,18 @@ pub fn plan(root: &Path) -> Result<Vec<Change>, XtaskError> {
         &root.join(marketplace_codegen::FAKE_SHAPES_DIR),
         std::slice::from_ref(&generated.fake_shapes),
     )?);
-    changes.extend(readme_change(&root.join(SPEC_README))?);
-    Ok(changes)
+    changes.extend(diff_against_disk(
+        &root.join(marketplace_codegen::OPENAPI_DIR),
+        std::slice::from_ref(&generated.openapi),
+    )?);
+    let (readme, change) = readme_change(&root.join(SPEC_README))?;
+    changes.extend(change);
+    Ok(Compared {
+        changes,
+        spec_files: sources.len(),
+        files: generated.client.len() + 2,
+        readme,
+    })
 }
 
 /// The largest committed file compared (a generated file, `spec/README.md`): far above
@@ -118,20 +167,22 @@ fn read_committed(path: &Path, within: &Path) -> Result<Option<String>, XtaskErr
     }
 }
 
-/// The README with its generated part written afresh, when that differs from the file (a
-/// README without the markers is left alone).
-fn readme_change(path: &Path) -> Result<Option<Change>, XtaskError> {
+/// Whether the README has a generated part, and the README with that part written afresh
+/// when it differs from the file (a README without the markers is left alone).
+fn readme_change(path: &Path) -> Result<(bool, Option<Change>), XtaskError> {
     let within = path.parent().unwrap_or(path);
     let Some(old) = read_committed(path, within)? else {
-        return Ok(None);
+        return Ok((false, None));
     };
-    Ok(marketplace_codegen::docs::with_spec_reference(&old)
-        .filter(|new| *new != old)
-        .map(|new| Change::Update {
-            path: path.to_path_buf(),
-            old,
-            new,
-        }))
+    let Some(new) = marketplace_codegen::docs::with_spec_reference(&old) else {
+        return Ok((false, None));
+    };
+    let change = (new != old).then(|| Change::Update {
+        path: path.to_path_buf(),
+        old,
+        new,
+    });
+    Ok((true, change))
 }
 
 fn diff_against_disk(dir: &Path, files: &[GeneratedFile]) -> Result<Vec<Change>, XtaskError> {
@@ -182,23 +233,30 @@ fn diff_against_disk(dir: &Path, files: &[GeneratedFile]) -> Result<Vec<Change>,
     Ok(changes)
 }
 
-/// Applies the changes: each write goes to a temporary file that is then renamed over the old.
-pub fn apply(changes: &[Change]) -> Result<(), XtaskError> {
+/// Applies the changes below `root` as one [`FileSet`](marketplace_client::files::FileSet):
+/// every new file staged, then all renamed into place (a link at a destination replaced, a
+/// link on the way refused), or, on any failure, none.
+pub fn apply(root: &Path, changes: &[Change]) -> Result<(), XtaskError> {
+    let out = marketplace_client::files::OutputDir::open(root)?;
+    let mut set = out.stage();
     for change in changes {
+        let relative = change
+            .path()
+            .strip_prefix(root)
+            .map_err(|_| XtaskError::Io {
+                path: change.path().to_path_buf(),
+                source: std::io::Error::other(format!("not below {}", root.display())),
+            })?;
         match change {
-            Change::Create { path, new } | Change::Update { path, new, .. } => {
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent).map_err(io_error(parent))?;
-                }
-                let mut temporary = path.clone().into_os_string();
-                temporary.push(".tmp");
-                let temporary = PathBuf::from(temporary);
-                std::fs::write(&temporary, new).map_err(io_error(&temporary))?;
-                std::fs::rename(&temporary, path).map_err(io_error(path))?;
+            Change::Create { new, .. } | Change::Update { new, .. } => {
+                set.write(relative, new.as_bytes());
             }
-            Change::Remove { path, .. } => std::fs::remove_file(path).map_err(io_error(path))?,
+            Change::Remove { .. } => {
+                set.remove(relative);
+            }
         }
     }
+    set.commit()?;
     Ok(())
 }
 
@@ -226,11 +284,33 @@ pub fn unified_diff(root: &Path, changes: &[Change]) -> String {
     out
 }
 
-/// `--check`: `Ok` when the generated folder is exactly what the spec produces.
-pub fn check(root: &Path) -> Result<(), XtaskError> {
-    let changes = plan(root)?;
+/// `--check`: what was compared, when the generated folder is exactly what the spec
+/// produces; nothing compared is [`XtaskError::Nothing`].
+pub fn check(root: &Path) -> Result<Judged, XtaskError> {
+    let compared = compare(root)?;
+    let judged = Tally {
+        command: "codegen --check",
+        looked_at: format!(
+            "{SPEC_DIR}/, {GENERATED_DIR}, {} and {SPEC_README}",
+            marketplace_codegen::FAKE_SHAPES_DIR
+        ),
+        read: vec![Count::new(compared.spec_files, "spec file")],
+        judged: vec![
+            Count::new(compared.files, "generated file"),
+            Count::irregular(
+                usize::from(compared.readme),
+                &format!("generated part of {SPEC_README}"),
+                &format!("generated parts of {SPEC_README}"),
+            ),
+        ],
+        over: Some(format!("against what {SPEC_DIR}/ generates")),
+        left_out: Vec::new(),
+        remedy: "run it in the workspace, whose spec/ generates the client",
+    }
+    .verdict()?;
+    let changes = compared.changes;
     if changes.is_empty() {
-        return Ok(());
+        return Ok(judged);
     }
     let files: Vec<String> = changes
         .iter()
@@ -250,8 +330,10 @@ pub fn check(root: &Path) -> Result<(), XtaskError> {
 pub fn summary(root: &Path, changes: &[Change]) -> String {
     if changes.is_empty() {
         return format!(
-            "{GENERATED_DIR}, {} and {SPEC_README} are up to date with {SPEC_DIR}/",
-            marketplace_codegen::FAKE_SHAPES_DIR
+            "{GENERATED_DIR}, {}, {}/{} and {SPEC_README} are up to date with {SPEC_DIR}/",
+            marketplace_codegen::FAKE_SHAPES_DIR,
+            marketplace_codegen::OPENAPI_DIR,
+            marketplace_codegen::OPENAPI_FILE,
         );
     }
     changes

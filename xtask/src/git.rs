@@ -167,8 +167,17 @@ impl<'r> Git<'r> {
 
     /// The `.yaml` files of the directory `dir` at `commit`, read as spec files are from a
     /// work tree: regular files only, each at most the spec file limit, within the limits of
-    /// a spec directory in all. Named `{dir}/{file}`.
+    /// a spec directory in all. Named `{dir}/{file}`. None when the commit has no `dir` (a
+    /// revision from before the spec): the caller judges that there is nothing to compare.
     pub fn spec_files(&self, commit: &Commit, dir: &str) -> Result<Vec<SpecSource>, GitError> {
+        let (parent, name) = dir.rsplit_once('/').unwrap_or(("", dir));
+        if !self
+            .tree(commit, parent)?
+            .iter()
+            .any(|entry| entry.name == name)
+        {
+            return Ok(Vec::new());
+        }
         let mut entries = self.tree(commit, dir)?;
         entries.retain(|entry| entry.name.ends_with(".yaml"));
         entries.sort_by(|a, b| a.name.cmp(&b.name));

@@ -2,8 +2,11 @@
 
 pub mod cli;
 pub mod codegen;
+pub mod command_line;
 pub mod git;
+pub mod judgement;
 pub mod msrv;
+pub mod openapi;
 pub mod package;
 pub mod public_api;
 pub mod spec_audit;

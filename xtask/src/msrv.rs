@@ -14,6 +14,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
+use crate::command_line::CommandError;
+use crate::judgement::{Checked, Count, NothingJudged, Tally};
 use crate::public_api::CRATES;
 
 /// The feature sets checked per crate: the default, then the default with each other TLS
@@ -34,6 +36,9 @@ pub enum MsrvError {
     /// `cargo metadata` printed something unexpected.
     #[error("cargo metadata: {0}")]
     Metadata(String),
+    /// No dependency declares a rust-version: nothing was checked.
+    #[error(transparent)]
+    Nothing(#[from] NothingJudged),
     /// Dependencies need a newer Rust than declared.
     #[error(
         "rust-version {declared} is older than what dependencies declare:\n{needs}raise \
@@ -47,6 +52,15 @@ pub enum MsrvError {
     },
 }
 
+impl CommandError for MsrvError {
+    fn is_finding(&self) -> bool {
+        match self {
+            MsrvError::TooOld { .. } => true,
+            MsrvError::Cargo { .. } | MsrvError::Metadata(_) | MsrvError::Nothing(_) => false,
+        }
+    }
+}
+
 /// A Rust version, compared numerically (`1.86` < `1.100`).
 type Version = Vec<u64>;
 
@@ -57,8 +71,9 @@ fn version(text: &str) -> Version {
 }
 
 /// Checks every published crate's dependency graph against the declared rust-version; the
-/// report names the newest requirement found per crate and feature set.
-pub fn check(root: &Path) -> Result<String, MsrvError> {
+/// report names the newest requirement found per crate and feature set, and how many packages
+/// were judged (those that declare a rust-version) and left out (those that do not).
+pub fn check(root: &Path) -> Result<Checked, MsrvError> {
     let metadata = cargo(root, &["metadata", "--format-version", "1", "--locked"])?;
     let metadata: serde_json::Value =
         serde_json::from_str(&metadata).map_err(|error| MsrvError::Metadata(error.to_string()))?;
@@ -84,6 +99,7 @@ pub fn check(root: &Path) -> Result<String, MsrvError> {
 
     let mut report = format!("rust-version {declared}:\n");
     let mut too_new = BTreeSet::new();
+    let (mut judged, mut undeclared) = (BTreeSet::new(), BTreeSet::new());
     for (package, _) in CRATES {
         for features in FEATURE_SETS {
             let mut args = vec![
@@ -111,9 +127,14 @@ pub fn check(root: &Path) -> Result<String, MsrvError> {
                 let key = (name.to_owned(), ver.trim_start_matches('v').to_owned());
                 // The published crates declare the rust-version being checked.
                 let ours = CRATES.iter().any(|(crate_name, _)| *crate_name == name);
-                let Some(rust) = declared_by.get(&key).filter(|_| !ours) else {
+                if ours {
+                    continue;
+                }
+                let Some(rust) = declared_by.get(&key) else {
+                    undeclared.insert(key);
                     continue;
                 };
+                judged.insert(key.clone());
                 if version(rust) > version(&declared) {
                     too_new.insert(format!("  {name} {} needs Rust {rust}\n", key.1));
                 }
@@ -131,13 +152,36 @@ pub fn check(root: &Path) -> Result<String, MsrvError> {
             );
         }
     }
+    let judged = Tally {
+        command: "msrv",
+        looked_at: format!(
+            "the normal and build dependencies of {} with {} feature sets each",
+            CRATES.map(|(package, _)| package).join(" and "),
+            FEATURE_SETS.len()
+        ),
+        read: vec![Count::new(judged.len() + undeclared.len(), "package")],
+        judged: vec![Count::irregular(
+            judged.len(),
+            "package's rust-version",
+            "packages' rust-versions",
+        )],
+        over: Some(format!("against rust-version {declared}")),
+        left_out: vec![Count::irregular(
+            undeclared.len(),
+            "package that declares no rust-version",
+            "packages that declare no rust-version",
+        )],
+        remedy: "run it in the workspace, whose published crates have dependencies",
+    }
+    .verdict()?;
     if !too_new.is_empty() {
         return Err(MsrvError::TooOld {
             declared,
             needs: too_new.into_iter().collect(),
         });
     }
-    Ok(report)
+    let _ = writeln!(report, "msrv: {judged}");
+    Ok(Checked { report, judged })
 }
 
 fn cargo(root: &Path, args: &[&str]) -> Result<String, MsrvError> {

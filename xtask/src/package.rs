@@ -18,6 +18,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use marketplace_client::files::{FileError, OutputDir};
+
+use crate::command_line::CommandError;
 use crate::public_api::CRATES;
 
 /// The app, relative to the workspace root.
@@ -53,6 +56,16 @@ pub enum PackageError {
     },
 }
 
+impl CommandError for PackageError {
+    fn is_finding(&self) -> bool {
+        match self {
+            // The dry run refused a crate, or the app's build or tests failed.
+            PackageError::Command { .. } => true,
+            PackageError::TargetDir(_) | PackageError::Io { .. } => false,
+        }
+    }
+}
+
 /// Packages and verifies the published crates, then tests the app against the packages.
 pub fn run(root: &Path) -> Result<(), PackageError> {
     let version = crate_version(root)?;
@@ -78,12 +91,7 @@ pub fn run(root: &Path) -> Result<(), PackageError> {
     let scratch = target.join(SCRATCH);
     let packages = scratch.join("packages");
     let app = scratch.join("app");
-    for dir in [&packages, &app] {
-        if dir.exists() {
-            std::fs::remove_dir_all(dir).map_err(|source| io(dir, source))?;
-        }
-        std::fs::create_dir_all(dir).map_err(|source| io(dir, source))?;
-    }
+    empty_scratch(&target)?;
     let mut patches = String::from("[patch.crates-io]\n");
     for (package, _) in CRATES {
         let file = target
@@ -102,15 +110,38 @@ pub fn run(root: &Path) -> Result<(), PackageError> {
             "{package} = {{ path = \"../packages/{package}-{version}\" }}\n"
         ));
     }
-    copy_dir(&root.join(APP_DIR), &app)?;
-    // The workspace's lock: the app builds with the versions the crates were tested with.
-    copy(&root.join("Cargo.lock"), &app.join("Cargo.lock"))?;
-    write(&app.join(".cargo/config.toml"), &patches)?;
+    copy_app(root, &target, &patches)?;
 
     let mut test = cargo(&app);
     test.args(["test", "--target-dir"])
         .arg(scratch.join("target"));
     status(&mut test)
+}
+
+/// Empties the scratch folder's `packages/` and `app/` below the target directory `target`
+/// (created if needed), through the one writer: below `target` no link is followed, so a link
+/// planted in the scratch folder is removed, never written or deleted through.
+pub fn empty_scratch(target: &Path) -> Result<(), PackageError> {
+    let target_dir = OutputDir::create(target).map_err(files_error)?;
+    for dir in ["packages", "app"] {
+        let dir = Path::new(SCRATCH).join(dir);
+        target_dir.remove_all(&dir).map_err(files_error)?;
+        target_dir.subdir(&dir).map_err(files_error)?;
+    }
+    Ok(())
+}
+
+/// Copies the app of `root` into the scratch folder's `app/` below `target`, with the
+/// workspace's `Cargo.lock` and `patches` as its `.cargo/config.toml`, each file whole.
+pub fn copy_app(root: &Path, target: &Path, patches: &str) -> Result<(), PackageError> {
+    let app = OutputDir::open(target)
+        .and_then(|target| target.subdir(Path::new(SCRATCH).join("app")))
+        .map_err(files_error)?;
+    copy_dir(&root.join(APP_DIR), &app, Path::new(""))?;
+    // The workspace's lock: the app builds with the versions the crates were tested with.
+    copy(&root.join("Cargo.lock"), &app, Path::new("Cargo.lock"))?;
+    app.write(".cargo/config.toml", patches)
+        .map_err(files_error)
 }
 
 /// The version of the published crates (they share it).
@@ -157,32 +188,39 @@ fn status(command: &mut Command) -> Result<(), PackageError> {
     })
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<(), PackageError> {
+/// Copies the tree at `from` to `relative` below `to`: directories and regular files (a link
+/// in the app's sources is refused, not followed).
+fn copy_dir(from: &Path, to: &OutputDir, relative: &Path) -> Result<(), PackageError> {
     for entry in std::fs::read_dir(from).map_err(|source| io(from, source))? {
         let entry = entry.map_err(|source| io(from, source))?;
         let path = entry.path();
-        let target = to.join(entry.file_name());
-        if path.is_dir() {
-            std::fs::create_dir_all(&target).map_err(|source| io(&target, source))?;
-            copy_dir(&path, &target)?;
+        let kind = entry.file_type().map_err(|source| io(&path, source))?;
+        let target = relative.join(entry.file_name());
+        if kind.is_dir() {
+            to.subdir(&target).map_err(files_error)?;
+            copy_dir(&path, to, &target)?;
+        } else if kind.is_file() {
+            copy(&path, to, &target)?;
         } else {
-            copy(&path, &target)?;
+            return Err(io(
+                &path,
+                std::io::Error::other("not a regular file or directory; refused"),
+            ));
         }
     }
     Ok(())
 }
 
-fn copy(from: &Path, to: &Path) -> Result<(), PackageError> {
-    std::fs::copy(from, to)
-        .map(drop)
-        .map_err(|source| io(from, source))
+fn copy(from: &Path, to: &OutputDir, relative: &Path) -> Result<(), PackageError> {
+    let contents = std::fs::read(from).map_err(|source| io(from, source))?;
+    to.write(relative, contents).map_err(files_error)
 }
 
-fn write(path: &Path, text: &str) -> Result<(), PackageError> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|source| io(parent, source))?;
+fn files_error(error: FileError) -> PackageError {
+    PackageError::Io {
+        path: error.path().to_path_buf(),
+        source: error.into(),
     }
-    std::fs::write(path, text).map_err(|source| io(path, source))
 }
 
 fn io(path: &Path, source: std::io::Error) -> PackageError {

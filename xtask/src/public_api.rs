@@ -26,7 +26,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::command_line::CommandError;
 use crate::git::Git;
+use crate::judgement::{Checked, Count, NothingJudged, Tally};
 
 /// The published crates: package name and folder.
 pub const CRATES: [(&str, &str); 2] = [
@@ -80,6 +82,22 @@ pub enum PublicApiError {
     /// The API differs from the snapshot, or moved without a changelog entry.
     #[error("{0}")]
     Stale(String),
+    /// Nothing was compared.
+    #[error(transparent)]
+    Nothing(#[from] NothingJudged),
+}
+
+impl CommandError for PublicApiError {
+    fn is_finding(&self) -> bool {
+        match self {
+            PublicApiError::Stale(_) => true,
+            PublicApiError::Rustdoc { .. }
+            | PublicApiError::Read { .. }
+            | PublicApiError::TargetDir(_)
+            | PublicApiError::Io { .. }
+            | PublicApiError::Nothing(_) => false,
+        }
+    }
 }
 
 /// The public API of `package` (in `folder`), one item per line, sorted. `target` is the
@@ -134,27 +152,39 @@ pub fn update(root: &Path) -> Result<Vec<String>, PublicApiError> {
         let listing = listing(root, &target, package)?;
         let path = root.join(folder).join(SNAPSHOT);
         if read(&path).ok().as_deref() != Some(listing.as_str()) {
-            std::fs::write(&path, &listing).map_err(|source| PublicApiError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            write_snapshot(root, folder, &listing)?;
             changed.push(format!("{folder}/{SNAPSHOT}"));
         }
     }
     Ok(changed)
 }
 
+/// Writes `listing` as the snapshot of the crate in `folder` below `root`, through the one
+/// writer (`marketplace_client::files`): no link below `root` is followed (a link at the
+/// snapshot's name is replaced), and the file is renamed into place whole.
+pub fn write_snapshot(root: &Path, folder: &str, listing: &str) -> Result<(), PublicApiError> {
+    marketplace_client::files::OutputDir::open(root)
+        .and_then(|out| out.write(Path::new(folder).join(SNAPSHOT), listing))
+        .map_err(|error| PublicApiError::Io {
+            path: error.path().to_path_buf(),
+            source: error.into(),
+        })
+}
+
 /// Fails when a crate's API differs from its snapshot (with the diff), when a snapshot
 /// differs from the merge base with `main` and `CHANGELOG.md` does not, or when the version
-/// has not moved as far as the API since the last release. Returns what it checked, a line
-/// per crate.
-pub fn check(root: &Path) -> Result<String, PublicApiError> {
+/// has not moved as far as the API since the last release. Returns the semver check's line
+/// per crate and what was compared: every item line of each crate's API with its snapshot.
+pub fn check(root: &Path) -> Result<Checked, PublicApiError> {
     let target = crate::target_dir::of_workspace(root)?;
     let mut problems = String::new();
+    let (mut snapshots, mut items) = (0, 0);
     for (package, folder) in CRATES {
         let listing = listing(root, &target, package)?;
         let path = root.join(folder).join(SNAPSHOT);
         let snapshot = read(&path)?;
+        snapshots += 1;
+        items += listing.lines().count();
         if snapshot != listing {
             let diff = similar::TextDiff::from_lines(&snapshot, &listing)
                 .unified_diff()
@@ -173,8 +203,20 @@ pub fn check(root: &Path) -> Result<String, PublicApiError> {
         );
         return Err(PublicApiError::Stale(problems));
     }
+    let judged = Tally {
+        command: "public-api --check",
+        looked_at: format!("the published crates' {SNAPSHOT} snapshots"),
+        read: vec![Count::new(snapshots, "snapshot")],
+        judged: vec![Count::new(items, "public item")],
+        over: Some(format!("of {}", Count::new(snapshots, "published crate"))),
+        left_out: Vec::new(),
+        remedy: "run it in the workspace, whose published crates have public items",
+    }
+    .verdict()?;
     changelog_moved_with_the_api(root)?;
-    semver_since_release(root)
+    let semver = semver_since_release(root)?;
+    let report = format!("the public API is its snapshot\n{semver}public-api --check: {judged}\n");
+    Ok(Checked { report, judged })
 }
 
 /// A snapshot that differs from the merge base with `main` needs a changelog that does too.

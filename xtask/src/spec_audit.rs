@@ -7,14 +7,21 @@
 //! else the snapshot committed with the spec ([`SNAPSHOT_REFERENCE`]), so that a clone on its
 //! own (CI) audits too; a workspace test keeps the snapshot equal to the shared file wherever
 //! both exist.
+//!
+//! The report ends with what was read (the spec files, the items the reference documents) and
+//! judged (the spec's items, by kind). A reference in which nothing is recognized, or a spec
+//! that describes nothing, leaves nothing to judge: an input error (exit 2).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use marketplace_codegen::audit::{self, Finding, FindingKind, ReferenceErrors};
+use marketplace_codegen::items::Items;
 use marketplace_codegen::{CodegenError, SpecErrors};
 
 use crate::codegen::SPEC_DIR;
+use crate::command_line::{self, CommandError};
+use crate::judgement::{Count, Judged, Judgement, NothingJudged, Tally, item_counts};
 
 /// The reference as shared beside the workspace, relative to its root: the default.
 pub const SHARED_REFERENCE: &str = "../shared/marketplace-api.md";
@@ -37,27 +44,19 @@ pub fn default_reference(root: &Path) -> &'static str {
 }
 
 /// The command's options.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, clap::Args)]
 pub struct Options {
-    /// The reference; `None`: [`default_reference`].
+    /// The reference to audit against, relative to the current directory [default:
+    /// ../shared/marketplace-api.md beside the workspace, else its snapshot
+    /// spec/reference/marketplace-api.md]
+    #[arg(long, value_name = "PATH")]
     pub reference: Option<PathBuf>,
 }
 
 impl Options {
-    /// Parses `[--reference PATH]`.
+    /// Parses `[--reference PATH]`, as the command line does.
     pub fn parse(args: &[&str]) -> Result<Options, String> {
-        let mut options = Options { reference: None };
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            match *arg {
-                "--reference" => {
-                    let path = args.next().ok_or("--reference needs a value")?;
-                    options.reference = Some(PathBuf::from(path));
-                }
-                other => return Err(format!("unknown argument {other:?}")),
-            }
-        }
-        Ok(options)
+        command_line::parse("spec-audit", args)
     }
 }
 
@@ -66,8 +65,25 @@ impl Options {
 pub struct Outcome {
     /// The findings, in spec order.
     pub findings: Vec<Finding>,
-    /// One line per finding and a closing line (or one line saying the spec is clean).
+    /// One line per finding and a closing line (or one line saying the spec is clean), then
+    /// what was read and judged.
     pub report: String,
+    /// What was read and judged.
+    pub judged: Judged,
+}
+
+impl Judgement for Outcome {
+    fn judged(&self) -> &Judged {
+        &self.judged
+    }
+
+    fn report(&self) -> &str {
+        &self.report
+    }
+
+    fn failed(&self) -> bool {
+        !self.findings.is_empty()
+    }
 }
 
 /// Why the command could not audit.
@@ -82,6 +98,20 @@ pub enum SpecAuditError {
     /// The spec is invalid.
     #[error("{0}")]
     Spec(#[from] SpecErrors),
+    /// The reference documents nothing recognizable, or the spec describes nothing.
+    #[error(transparent)]
+    Nothing(#[from] NothingJudged),
+}
+
+impl CommandError for SpecAuditError {
+    fn is_finding(&self) -> bool {
+        match self {
+            SpecAuditError::Reference(_)
+            | SpecAuditError::Codegen(_)
+            | SpecAuditError::Spec(_)
+            | SpecAuditError::Nothing(_) => false,
+        }
+    }
 }
 
 /// Audits the spec under `root` against the reference the options name.
@@ -106,15 +136,50 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecAuditError> {
     let reference = audit::parse_reference(&text, &shown)?;
     let sources = marketplace_codegen::load_spec_dir(&root.join(SPEC_DIR), SPEC_DIR)?;
     let api = marketplace_codegen::resolve(&sources)?;
-    let findings = audit::audit(&api, &sources, &reference);
-    let report = report(&findings, &shown);
-    Ok(Outcome { findings, report })
+    let audited = audit::audit(&api, &sources, &reference);
+    let described = Items::of(&api).len();
+    let judged = Tally {
+        command: "spec-audit",
+        looked_at: format!("{SPEC_DIR}/ and {shown}"),
+        read: vec![
+            Count::new(sources.len(), "spec file"),
+            Count::irregular(
+                audited.documented,
+                "item the reference documents",
+                "items the reference documents",
+            ),
+        ],
+        judged: item_counts(&audited.judged),
+        over: Some(format!("against {shown}")),
+        left_out: vec![Count::irregular(
+            if audited.documented == 0 {
+                described
+            } else {
+                0
+            },
+            "spec item (the reference documents nothing recognizable to judge it against)",
+            "spec items (the reference documents nothing recognizable to judge them against)",
+        )],
+        remedy: "audit a spec that describes the API against the marketplace API reference \
+                 (its `## Resources and their fields` and `## Endpoints` sections, with their \
+                 tables and data: lines)",
+    }
+    .verdict()?;
+    let report = report(&audited.findings, &shown, &judged);
+    Ok(Outcome {
+        findings: audited.findings,
+        report,
+        judged,
+    })
 }
 
-/// The printed report.
-pub fn report(findings: &[Finding], reference: &str) -> String {
+/// The printed report: a line per finding and their counts (or a line saying the spec is
+/// clean), then what was read and judged.
+pub fn report(findings: &[Finding], reference: &str, judged: &Judged) -> String {
     if findings.is_empty() {
-        return format!("spec-audit: {SPEC_DIR}/ agrees with {reference}: no finding\n");
+        return format!(
+            "spec-audit: {SPEC_DIR}/ agrees with {reference}: no finding\nspec-audit: {judged}\n"
+        );
     }
     let mut out = String::new();
     for finding in findings {
@@ -134,5 +199,6 @@ pub fn report(findings: &[Finding], reference: &str) -> String {
         if findings.len() == 1 { "" } else { "s" },
         counts.join(", ")
     );
+    let _ = writeln!(out, "spec-audit: {judged}");
     out
 }

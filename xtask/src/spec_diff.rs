@@ -4,6 +4,11 @@
 //! what it reads; the head defaults to the work tree), resolved, compared rule by rule ([`marketplace_codegen::diff`]) and generated in
 //! memory; the report ends with the unified diff of the generated code, bounded in time
 //! ([`GENERATED_DIFF_TIMEOUT`]; the report says when it was cut short). Nothing is written.
+//!
+//! The report says how many spec files each side had and which items were compared (those of
+//! either side, by name: two identical specs are a judgement, "no change" over every item). A
+//! side that describes nothing (a revision from before the spec, a directory without `.yaml`
+//! files, files without a single item) leaves nothing to compare: an input error (exit 2).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -11,16 +16,20 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use marketplace_codegen::diff::{self, Change, Impact, Side};
+use marketplace_codegen::items::Items;
 use marketplace_codegen::{SpecSource, ir::Api};
 use serde::Serialize;
 
 use crate::codegen::{GENERATED_DIR, SPEC_DIR};
+use crate::command_line::{self, CommandError};
 use crate::git::{Commit, Git, GitError};
+use crate::judgement::{Count, Judged, Judgement, NothingJudged, Tally, item_counts};
 
 /// The report's format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// For a terminal.
+    #[default]
     Text,
     /// Ready to paste into a pull request.
     Markdown,
@@ -31,9 +40,11 @@ pub enum Format {
 }
 
 /// When the command fails.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum FailOn {
     /// Never (the default): the report is the product.
+    #[default]
+    #[value(name = "never")]
     Nothing,
     /// When any change breaks the wire or the Rust API.
     Breaking,
@@ -42,66 +53,27 @@ pub enum FailOn {
 }
 
 /// The command's options.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, clap::Args)]
 pub struct Options {
-    /// Base revision; `None`: the merge base of `HEAD` and `main`.
+    /// The base revision (a branch, tag or commit) [default: the merge base of HEAD and main]
+    #[arg(long, value_name = "REV")]
     pub base: Option<String>,
-    /// Head revision; `None`: the work tree.
+    /// The head revision [default: the work tree, uncommitted changes included]
+    #[arg(long, value_name = "REV")]
     pub head: Option<String>,
-    /// Report format.
+    /// The report's format
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t)]
     pub format: Format,
-    /// When to exit non-zero.
+    /// When to exit 1
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t)]
     pub fail_on: FailOn,
 }
 
 impl Options {
     /// Parses `[--base REV] [--head REV] [--format text|markdown|json|changelog]
-    /// [--fail-on breaking|any]`.
+    /// [--fail-on never|breaking|any]`, as the command line does.
     pub fn parse(args: &[&str]) -> Result<Options, String> {
-        let mut options = Options {
-            base: None,
-            head: None,
-            format: Format::Text,
-            fail_on: FailOn::Nothing,
-        };
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            let mut value = || {
-                args.next()
-                    .copied()
-                    .ok_or_else(|| format!("{arg} needs a value"))
-            };
-            match *arg {
-                "--base" => options.base = Some(value()?.to_owned()),
-                "--head" => options.head = Some(value()?.to_owned()),
-                "--format" => {
-                    options.format = match value()? {
-                        "text" => Format::Text,
-                        "markdown" => Format::Markdown,
-                        "json" => Format::Json,
-                        "changelog" => Format::Changelog,
-                        other => {
-                            return Err(format!(
-                                "unknown format {other:?}: use text, markdown, json or changelog"
-                            ));
-                        }
-                    }
-                }
-                "--fail-on" => {
-                    options.fail_on = match value()? {
-                        "breaking" => FailOn::Breaking,
-                        "any" => FailOn::Any,
-                        other => {
-                            return Err(format!(
-                                "unknown --fail-on {other:?}: use breaking or any"
-                            ));
-                        }
-                    }
-                }
-                other => return Err(format!("unknown argument {other:?}")),
-            }
-        }
-        Ok(options)
+        command_line::parse("spec-diff", args)
     }
 }
 
@@ -114,6 +86,22 @@ pub struct Outcome {
     pub changes: Vec<Change>,
     /// Whether `--fail-on` is met.
     pub failed: bool,
+    /// What was read and compared.
+    pub judged: Judged,
+}
+
+impl Judgement for Outcome {
+    fn judged(&self) -> &Judged {
+        &self.judged
+    }
+
+    fn report(&self) -> &str {
+        &self.report
+    }
+
+    fn failed(&self) -> bool {
+        self.failed
+    }
 }
 
 /// Why the command could not compare.
@@ -137,6 +125,21 @@ pub enum SpecDiffError {
     /// Generating code failed (a generator bug).
     #[error(transparent)]
     Emit(#[from] marketplace_codegen::EmitError),
+    /// A side describes nothing to compare.
+    #[error(transparent)]
+    Nothing(#[from] NothingJudged),
+}
+
+impl CommandError for SpecDiffError {
+    fn is_finding(&self) -> bool {
+        match self {
+            SpecDiffError::Git(_)
+            | SpecDiffError::InvalidSpec { .. }
+            | SpecDiffError::Codegen(_)
+            | SpecDiffError::Emit(_)
+            | SpecDiffError::Nothing(_) => false,
+        }
+    }
 }
 
 /// Runs the comparison in the repository at `root`. The revisions are verified to name
@@ -179,7 +182,7 @@ pub fn compare(
 ) -> Result<Outcome, SpecDiffError> {
     let base = resolve(base_label, base_sources)?;
     let head = resolve(head_label, head_sources)?;
-    let changes = diff::diff(
+    let diff = diff::diff(
         Side {
             api: &base,
             sources: base_sources,
@@ -189,6 +192,15 @@ pub fn compare(
             sources: head_sources,
         },
     )?;
+    let judged = tally(
+        (base_label, base_sources.len()),
+        (head_label, head_sources.len()),
+        &diff,
+    )
+    .verdict()?;
+    let compared = diff.compared();
+    let witnesses = diff.witnesses;
+    let changes = diff.changes;
     let generated = if with_generated_code {
         generated_diff(&base, &head)?
     } else {
@@ -207,6 +219,9 @@ pub fn compare(
         head: head_label,
         changes: &changes,
         generated: &generated,
+        judged: &judged,
+        compared: &compared,
+        witnesses,
     };
     let report = match options.format {
         Format::Text => report.text(),
@@ -218,7 +233,64 @@ pub fn compare(
         report,
         changes,
         failed,
+        judged,
     })
+}
+
+/// What the comparison read (each side's spec files) and compared (the items of either side,
+/// by kind); a side that describes nothing leaves the other's items out.
+fn tally(
+    (base, base_files): (&str, usize),
+    (head, head_files): (&str, usize),
+    diff: &diff::Diff,
+) -> Tally {
+    let compared = diff.compared();
+    let mut left_out = Vec::new();
+    for (side, items, other) in [
+        ("head", &diff.head, &diff.base),
+        ("base", &diff.base, &diff.head),
+    ] {
+        if other.is_empty() {
+            let other_side = if side == "head" { "base" } else { "head" };
+            left_out.push(Count::irregular(
+                items.len(),
+                &format!(
+                    "item of the {side} (the {other_side} describes nothing to compare it with)"
+                ),
+                &format!(
+                    "items of the {side} (the {other_side} describes nothing to compare them with)"
+                ),
+            ));
+        }
+    }
+    Tally {
+        command: "spec-diff",
+        looked_at: format!("{SPEC_DIR}/ at {base} and at {head}"),
+        read: vec![
+            Count::irregular(
+                base_files,
+                "spec file of the base",
+                "spec files of the base",
+            ),
+            Count::irregular(
+                head_files,
+                "spec file of the head",
+                "spec files of the head",
+            ),
+        ],
+        judged: item_counts(&compared),
+        // The simulation's witnesses (answers decoded, calls read, walks, clock codes): none
+        // when no item changed.
+        over: (diff.witnesses > 0).then(|| {
+            format!(
+                "by running {}",
+                Count::irregular(diff.witnesses, "witness", "witnesses")
+            )
+        }),
+        left_out,
+        remedy: "compare revisions whose spec/ describes the API (at least one method, type, \
+                 enum, error code or endpoint on each side)",
+    }
 }
 
 fn resolve(label: &str, sources: &[SpecSource]) -> Result<Api, SpecDiffError> {
@@ -305,6 +377,10 @@ struct Report<'a> {
     head: &'a str,
     changes: &'a [Change],
     generated: &'a str,
+    judged: &'a Judged,
+    compared: &'a Items,
+    /// How many witnesses the simulation ran.
+    witnesses: usize,
 }
 
 /// The keep-a-changelog heading a change goes under (its index in [`Report::changelog`]'s
@@ -387,10 +463,11 @@ impl Report<'_> {
 
     fn text(&self) -> String {
         let mut out = format!(
-            "spec-diff: {} -> {}\n{}\n",
+            "spec-diff: {} -> {}\n{}\nspec-diff: {}\n",
             self.base,
             self.head,
-            self.summary()
+            self.summary(),
+            self.judged
         );
         for change in self.changes {
             let _ = write!(
@@ -417,10 +494,11 @@ impl Report<'_> {
 
     fn markdown(&self) -> String {
         let mut out = format!(
-            "### Spec changes\n\n`{}` → `{}`\n\n**{}**\n",
+            "### Spec changes\n\n`{}` → `{}`\n\n**{}**\n\n_spec-diff: {}_\n",
             self.base,
             self.head,
-            self.summary()
+            self.summary(),
+            self.judged
         );
         if !self.changes.is_empty() {
             out.push_str("\n| rule | wire | Rust API | what | where |\n|---|---|---|---|---|\n");
@@ -506,8 +584,17 @@ impl Report<'_> {
             base: &'a str,
             head: &'a str,
             summary: Summary,
+            compared: Compared,
             changes: &'a [Change],
             generated_diff: &'a str,
+        }
+        /// The items compared: how many in all, and of each kind (by [`ItemKind::id`]); the
+        /// witnesses the simulation ran on them.
+        #[derive(Serialize)]
+        struct Compared {
+            items: usize,
+            kinds: BTreeMap<&'static str, usize>,
+            witnesses: usize,
         }
         #[derive(Serialize)]
         struct Summary {
@@ -523,6 +610,16 @@ impl Report<'_> {
                 changes: self.changes.len(),
                 wire_breaking: self.count(|c| c.wire),
                 rust_breaking: self.count(|c| c.rust),
+            },
+            compared: Compared {
+                items: self.compared.len(),
+                kinds: self
+                    .compared
+                    .counts()
+                    .into_iter()
+                    .map(|(kind, count)| (kind.id(), count))
+                    .collect(),
+                witnesses: self.witnesses,
             },
             changes: self.changes,
             generated_diff: self.generated,
@@ -572,11 +669,25 @@ mod tests {
     }
 
     fn summary(changes: &[Change]) -> String {
+        let judged = Tally {
+            command: "spec-diff",
+            looked_at: String::new(),
+            read: Vec::new(),
+            judged: vec![Count::new(1, "type")],
+            over: None,
+            left_out: Vec::new(),
+            remedy: "",
+        }
+        .verdict()
+        .unwrap();
         Report {
             base: "base",
             head: "head",
             changes,
             generated: "",
+            judged: &judged,
+            compared: &Items::default(),
+            witnesses: 0,
         }
         .summary()
     }

@@ -12,6 +12,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::command_line::CommandError;
+
 /// Why the target directory could not be found.
 #[derive(Debug, thiserror::Error)]
 pub enum TargetDirError {
@@ -57,6 +59,12 @@ pub enum TargetDirError {
 /// `cargo` from the `PATH`.
 pub fn cargo() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"))
+}
+
+impl CommandError for TargetDirError {
+    fn is_finding(&self) -> bool {
+        false
+    }
 }
 
 /// The target directory of the workspace at `root`, as cargo run in `root` uses it.
@@ -124,18 +132,20 @@ fn resolve(mut command: Command) -> Result<PathBuf, TargetDirError> {
 
 #[cfg(test)]
 mod tests {
+    use marketplace_client::files::OutputDir;
+
     use super::*;
 
     /// A package of its own in a temporary folder, outside this workspace.
     fn package() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("Cargo.toml"),
+        let out = OutputDir::open(dir.path()).unwrap();
+        out.write(
+            "Cargo.toml",
             "[package]\nname = \"probe\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[workspace]\n",
         )
         .unwrap();
-        std::fs::create_dir(dir.path().join("src")).unwrap();
-        std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
+        out.write("src/lib.rs", "").unwrap();
         dir
     }
 
@@ -160,12 +170,13 @@ mod tests {
     #[test]
     fn build_target_dir_in_a_cargo_config_is_honoured() {
         let dir = package();
-        std::fs::create_dir(dir.path().join(".cargo")).unwrap();
-        std::fs::write(
-            dir.path().join(".cargo/config.toml"),
-            "[build]\ntarget-dir = \"build-output\"\n",
-        )
-        .unwrap();
+        OutputDir::open(dir.path())
+            .unwrap()
+            .write(
+                ".cargo/config.toml",
+                "[build]\ntarget-dir = \"build-output\"\n",
+            )
+            .unwrap();
         let found = resolve(without_override(dir.path())).unwrap();
         // A relative target-dir in a config is relative to the folder holding `.cargo/`.
         assert_eq!(

@@ -7,9 +7,13 @@
 //! [`marketplace_codegen::wire_audit`] in spec-audit's style, then what was audited. With
 //! `--propose` the findings' proposals are written into a copy of the spec in memory
 //! (`--propose-into DIR` also writes the copy there), printed as a unified diff of the YAML,
-//! resolved, and compared with the spec by `spec-diff`, whose verdicts end the report. Exits 0
+//! resolved, and compared with the spec by `spec-diff`, whose verdicts end the report. The
+//! report's last line says what was read, judged and left out ([`crate::judgement`]). Exits 0
 //! when the traffic agrees with the spec, 1 with findings, 2 when a recording or the spec
-//! cannot be read or the arguments are wrong.
+//! cannot be read, when nothing in the recordings could be judged (no exchange, or only
+//! exchanges it does not audit: OAuth token answers, injected faults, refusals of requests
+//! outside the API, replayed answers, methods the spec does not have), or the arguments are
+//! wrong.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -20,56 +24,33 @@ use marketplace_codegen::wire_audit::{self, Audit, Failure, FindingKind, Observa
 use marketplace_codegen::{CodegenError, SpecErrors, SpecSource};
 
 use crate::codegen::SPEC_DIR;
+use crate::command_line::{self, CommandError};
+use crate::judgement::{Count, Judged, Judgement, NothingJudged, Tally};
 use crate::spec_diff;
 
 /// The command's options.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
 pub struct Options {
-    /// The recordings: files or directories.
+    /// The recordings: `.jsonl` files, or directories of them
+    #[arg(required = true, value_name = "RECORDING")]
     pub recordings: Vec<PathBuf>,
-    /// The spec directory, relative to the workspace root (default `spec`).
+    /// The spec directory, relative to the workspace root
+    #[arg(long, value_name = "DIR", default_value = SPEC_DIR)]
     pub spec: PathBuf,
-    /// Write the proposals into a copy of the spec and judge them with spec-diff.
+    /// Write the findings' proposals into a copy of the spec in memory, print it as a unified
+    /// diff and judge it with spec-diff
+    #[arg(long)]
     pub propose: bool,
-    /// Where to write the proposed copy of the spec files (implies `propose`).
+    /// As --propose, and write the proposed spec files into DIR
+    #[arg(long, value_name = "DIR")]
     pub propose_into: Option<PathBuf>,
 }
 
 impl Options {
-    /// Parses `[--spec DIR] [--propose] [--propose-into DIR] <recording>…`.
+    /// Parses `[--spec DIR] [--propose] [--propose-into DIR] <RECORDING>…`, as the command
+    /// line does.
     pub fn parse(args: &[&str]) -> Result<Options, String> {
-        let mut options = Options {
-            recordings: Vec::new(),
-            spec: PathBuf::from(SPEC_DIR),
-            propose: false,
-            propose_into: None,
-        };
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            let mut value = || {
-                args.next()
-                    .copied()
-                    .ok_or_else(|| format!("{arg} needs a value"))
-            };
-            match *arg {
-                "--spec" => options.spec = PathBuf::from(value()?),
-                "--propose" => options.propose = true,
-                "--propose-into" => {
-                    options.propose = true;
-                    options.propose_into = Some(PathBuf::from(value()?));
-                }
-                other if other.starts_with("--") => {
-                    return Err(format!("unknown argument {other:?}"));
-                }
-                path => options.recordings.push(PathBuf::from(path)),
-            }
-        }
-        if options.recordings.is_empty() {
-            return Err(
-                "wire-audit needs at least one recording (a .jsonl file or a directory)".into(),
-            );
-        }
-        Ok(options)
+        command_line::parse("wire-audit", args)
     }
 }
 
@@ -78,10 +59,26 @@ impl Options {
 pub struct Outcome {
     /// The audit.
     pub audit: Audit,
+    /// What was read, judged and left out.
+    pub judged: Judged,
     /// The report.
     pub report: String,
     /// The proposed spec files, with `--propose`.
     pub proposed: Option<Vec<SpecSource>>,
+}
+
+impl Judgement for Outcome {
+    fn judged(&self) -> &Judged {
+        &self.judged
+    }
+
+    fn report(&self) -> &str {
+        &self.report
+    }
+
+    fn failed(&self) -> bool {
+        !self.audit.findings.is_empty()
+    }
 }
 
 /// Why the command could not audit.
@@ -99,18 +96,9 @@ pub enum WireAuditError {
     /// The proposals could not be judged.
     #[error(transparent)]
     SpecDiff(#[from] spec_diff::SpecDiffError),
-    /// The recordings hold no exchange to audit.
-    #[error(
-        "no exchange to audit: looked at {looked_at}; {} (nothing audited is not a pass: \
-         record traffic first, e.g. with MARKETPLACE_FAKE_RECORD_DIR)",
-        match exchanges { 0 => "they hold no exchange".to_owned(), n => format!("their {n} exchanges are all injected faults, refusals of requests outside the API or replays") }
-    )]
-    Nothing {
-        /// The paths, with how many files and lines each held.
-        looked_at: String,
-        /// The exchanges read (all of them faults).
-        exchanges: usize,
-    },
+    /// The recordings hold no exchange the audit judges.
+    #[error(transparent)]
+    Nothing(#[from] NothingJudged),
     /// The proposed copy could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Write {
@@ -119,6 +107,19 @@ pub enum WireAuditError {
         /// The cause.
         source: std::io::Error,
     },
+}
+
+impl CommandError for WireAuditError {
+    fn is_finding(&self) -> bool {
+        match self {
+            WireAuditError::Recording(_)
+            | WireAuditError::Codegen(_)
+            | WireAuditError::Spec(_)
+            | WireAuditError::SpecDiff(_)
+            | WireAuditError::Nothing(_)
+            | WireAuditError::Write { .. } => false,
+        }
+    }
 }
 
 /// Audits the recordings the options name against the spec under `root`.
@@ -130,23 +131,19 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, WireAuditError> {
     for path in &options.recordings {
         recorded.extend(recording::read(path)?);
     }
-    let faults = recorded.iter().filter(|r| is_fault(r)).count();
-    let observations: Vec<Observation> = recorded
-        .iter()
-        .filter(|r| !is_fault(r))
-        .map(|r| observation(root, r))
-        .collect();
-    if observations.is_empty() {
-        // Nothing audited is not a pass.
-        return Err(WireAuditError::Nothing {
-            looked_at: looked_at(&options.recordings),
-            exchanges: recorded.len(),
-        });
+    let mut unaudited = [0; Unaudited::ALL.len()];
+    let mut observations = Vec::new();
+    for exchange in &recorded {
+        match Unaudited::of(exchange) {
+            Some(reason) => unaudited[reason as usize] += 1,
+            None => observations.push(observation(root, exchange)),
+        }
     }
     let audit = wire_audit::audit(&api, &sources, &observations);
-    let mut report = report(&audit, recorded.len(), faults);
+    let judged = tally(&options.recordings, recorded.len(), &audit, unaudited).verdict()?;
+    let mut report = report(&audit, &judged);
     let mut proposed = None;
-    if options.propose {
+    if options.propose || options.propose_into.is_some() {
         let proposals: Vec<_> = audit
             .findings
             .iter()
@@ -162,51 +159,123 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, WireAuditError> {
     }
     Ok(Outcome {
         audit,
+        judged,
         report,
         proposed,
     })
 }
 
-/// What the recordings named are, for the message that they held nothing: each path with
-/// how many recording files and lines it holds.
-fn looked_at(paths: &[PathBuf]) -> String {
-    let lines_of = |file: &Path, within: Option<&Path>| {
-        marketplace_codegen::read_text_file(file, within, recording::MAX_FILE_BYTES)
-            .map_or(0, |text| text.lines().count())
-    };
+/// What the audit read (the files the paths name, their exchanges), judged (answers and error
+/// answers, over how many methods) and left out, and why.
+fn tally(
+    paths: &[PathBuf],
+    exchanges: usize,
+    audit: &Audit,
+    unaudited: [usize; Unaudited::ALL.len()],
+) -> Tally {
+    let mut files = 0;
     let described: Vec<String> = paths
         .iter()
         .map(|path| {
             if path.is_dir() {
-                let files = marketplace_codegen::files_in(path, "jsonl", recording::MAX_FILES)
-                    .unwrap_or_default();
-                let lines: usize = files.iter().map(|file| lines_of(file, Some(path))).sum();
+                let count = marketplace_codegen::files_in(path, "jsonl", recording::MAX_FILES)
+                    .map_or(0, |listed| listed.len());
+                files += count;
                 format!(
-                    "{} (a directory of {} .jsonl file{}, {lines} line{})",
+                    "{} (a directory of {})",
                     path.display(),
-                    files.len(),
-                    plural(files.len()),
-                    plural(lines)
+                    Count::new(count, ".jsonl file")
                 )
             } else {
-                let lines = lines_of(path, None);
-                format!("{} (1 file, {lines} line{})", path.display(), plural(lines))
+                files += 1;
+                path.display().to_string()
             }
         })
         .collect();
-    described.join(", ")
+    let coverage = &audit.coverage;
+    let unknown: usize = coverage.unknown_methods.values().sum();
+    let mut names: Vec<&str> = coverage
+        .unknown_methods
+        .keys()
+        .take(5)
+        .map(String::as_str)
+        .collect();
+    if coverage.unknown_methods.len() > names.len() {
+        names.push("…");
+    }
+    let names = names.join(", ");
+    let mut left_out = vec![
+        Count::new(coverage.skipped, "OAuth token answer"),
+        Count::irregular(
+            unknown,
+            &format!("exchange of a method the spec does not have ({names})"),
+            &format!("exchanges of methods the spec does not have ({names})"),
+        ),
+    ];
+    left_out.extend(Unaudited::ALL.iter().map(|reason| {
+        let (one, many) = reason.nouns();
+        Count::irregular(unaudited[*reason as usize], one, many)
+    }));
+    Tally {
+        command: "wire-audit",
+        looked_at: described.join(", "),
+        read: vec![Count::new(files, "file"), Count::new(exchanges, "exchange")],
+        judged: vec![
+            Count::new(coverage.answers, "answer"),
+            Count::new(coverage.errors, "error answer"),
+        ],
+        over: Some(format!("of {}", Count::new(coverage.methods, "method"))),
+        left_out,
+        remedy: "record traffic of the methods the spec describes first (e.g. with \
+                 MARKETPLACE_FAKE_RECORD_DIR), and audit the spec that describes them",
+    }
 }
 
-/// An exchange a test server marked as not the service's answer to an API request: a fault it
-/// injected on purpose (`fault: …`), its refusal of a request the API does not describe
-/// (`outside the API: …`, a wrong HTTP method or an oversized body), or an answer replayed
-/// from a recording, audited where it was recorded (`replay: …`).
-fn is_fault(recorded: &Recorded) -> bool {
-    recorded.exchange.note.as_deref().is_some_and(|note| {
-        ["fault:", "outside the API:", "replay:"]
-            .iter()
-            .any(|mark| note.starts_with(mark))
-    })
+/// Why an exchange a test server marked is not the service's answer to an API request, and
+/// is left out: a fault it injected on purpose (`fault: …`), its refusal of a request the API
+/// does not describe (`outside the API: …`, a wrong HTTP method or an oversized body), or an
+/// answer replayed from a recording, audited where it was recorded (`replay: …`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unaudited {
+    Fault,
+    OutsideTheApi,
+    Replay,
+}
+
+impl Unaudited {
+    const ALL: [Unaudited; 3] = [
+        Unaudited::Fault,
+        Unaudited::OutsideTheApi,
+        Unaudited::Replay,
+    ];
+
+    /// The mark a recorder's note starts with.
+    fn mark(self) -> &'static str {
+        match self {
+            Unaudited::Fault => "fault:",
+            Unaudited::OutsideTheApi => "outside the API:",
+            Unaudited::Replay => "replay:",
+        }
+    }
+
+    /// The exchange in words, one and several.
+    fn nouns(self) -> (&'static str, &'static str) {
+        match self {
+            Unaudited::Fault => ("injected fault", "injected faults"),
+            Unaudited::OutsideTheApi => (
+                "refusal of a request outside the API",
+                "refusals of requests outside the API",
+            ),
+            Unaudited::Replay => ("replayed answer", "replayed answers"),
+        }
+    }
+
+    fn of(recorded: &Recorded) -> Option<Unaudited> {
+        let note = recorded.exchange.note.as_deref()?;
+        Unaudited::ALL
+            .into_iter()
+            .find(|reason| note.starts_with(reason.mark()))
+    }
 }
 
 /// A recorded exchange as the audit sees it: its body parsed, and for an error answer (a
@@ -260,8 +329,8 @@ fn observation(root: &Path, recorded: &Recorded) -> Observation {
     }
 }
 
-/// The findings, one per line, and what was audited.
-pub fn report(audit: &Audit, exchanges: usize, faults: usize) -> String {
+/// The findings, one per line, then what was read, judged and left out.
+pub fn report(audit: &Audit, judged: &Judged) -> String {
     let mut out = String::new();
     for finding in &audit.findings {
         let _ = writeln!(out, "{finding}");
@@ -274,31 +343,7 @@ pub fn report(audit: &Audit, exchanges: usize, faults: usize) -> String {
             (count > 0).then(|| format!("{count} {kind}"))
         })
         .collect();
-    let _ = write!(
-        out,
-        "wire-audit: {exchanges} exchange{} ({} answer{}, {} error{}",
-        plural(exchanges),
-        coverage.answers,
-        plural(coverage.answers),
-        coverage.errors,
-        plural(coverage.errors),
-    );
-    if coverage.skipped > 0 {
-        let _ = write!(
-            out,
-            ", {} OAuth token answer{} not audited",
-            coverage.skipped,
-            plural(coverage.skipped)
-        );
-    }
-    if faults > 0 {
-        let _ = write!(
-            out,
-            ", {faults} injected fault{s}, refusal{s} of requests outside the API or replay{s} not audited",
-            s = plural(faults)
-        );
-    }
-    out.push_str("): ");
+    let _ = write!(out, "wire-audit: {judged}: ");
     if audit.findings.is_empty() {
         out.push_str("no finding\n");
     } else {
@@ -358,7 +403,7 @@ fn proposal_report(
         );
         return Ok(out);
     }
-    let options = spec_diff::Options::parse(&[]).unwrap_or_else(|_| unreachable!());
+    let options = spec_diff::Options::default();
     let judged = spec_diff::compare(
         ("the spec", sources),
         ("the spec with the proposals", &proposed.sources),
@@ -388,19 +433,20 @@ pub fn yaml_diff(before: &[SpecSource], after: &[SpecSource]) -> String {
     out
 }
 
-/// Writes the proposed spec files into `dir`, each under its file name.
+/// Writes the proposed spec files into `dir` (created if needed), each under its file name,
+/// all or none (`marketplace_client::files`: a link at a file's name is replaced, not followed).
 fn write_copy(dir: &Path, sources: &[SpecSource]) -> Result<(), WireAuditError> {
-    let failed = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| WireAuditError::Write { path, source }
+    let failed = |error: marketplace_client::files::FileError| WireAuditError::Write {
+        path: error.path().to_path_buf(),
+        source: std::io::Error::other(error.problem().to_string()),
     };
-    std::fs::create_dir_all(dir).map_err(failed(dir))?;
+    let out = marketplace_client::files::OutputDir::create(dir).map_err(failed)?;
+    let mut set = out.stage();
     for source in sources {
         let name = Path::new(&source.path)
             .file_name()
             .map_or_else(|| source.path.clone().into(), |n| n.to_owned());
-        let path = dir.join(name);
-        std::fs::write(&path, &source.text).map_err(failed(&path))?;
+        set.write(name, source.text.as_bytes());
     }
-    Ok(())
+    set.commit().map_err(failed)
 }

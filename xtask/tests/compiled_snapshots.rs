@@ -56,7 +56,7 @@ fn every_snapshot_compiles_against_the_runtime() {
         })
         .collect();
     let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compiled-snapshots");
-    let _ = fs::remove_dir_all(&scratch);
+    client_copy::remove_all(&scratch);
     client_copy::write_workspace(&scratch, "snapshots-client", &[]);
     client_copy::write_client(&scratch, "snapshots-client", &variants);
     let built = client_copy::build(&scratch);

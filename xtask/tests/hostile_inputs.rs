@@ -6,6 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use marketplace_client::files::OutputDir;
 use proptest::prelude::*;
 use xtask::cli::{self, Output};
 use xtask::codegen::{self, SPEC_DIR};
@@ -35,13 +36,18 @@ fn plant(dir: &Path, kind: usize) -> (&'static str, &'static str) {
         }
         2 => {
             let outside = dir.parent().unwrap().join("outside.yaml");
-            fs::write(&outside, "types: {}\n").unwrap();
+            OutputDir::open(dir.parent().unwrap())
+                .unwrap()
+                .write("outside.yaml", "types: {}\n")
+                .unwrap();
             std::os::unix::fs::symlink(&outside, dir.join("zz-away.yaml")).unwrap();
             ("zz-away.yaml", "outside")
         }
         _ => {
-            let sparse = fs::File::create(dir.join("zz-sparse.yaml")).unwrap();
+            let out = OutputDir::open(dir).unwrap();
+            let mut sparse = out.pending("zz-sparse.yaml").unwrap();
             sparse.set_len(2 << 30).unwrap();
+            sparse.publish().unwrap();
             ("zz-sparse.yaml", "more than")
         }
     }
@@ -69,7 +75,7 @@ fn hostile_spec_files_are_refused_by_every_command_naming_the_file() {
         let spec = scratch.path(SPEC_DIR);
         let (name, words) = plant(&spec, kind);
         let recording = scratch.path("one.jsonl");
-        fs::write(&recording, recording_line(&serde_json::json!({}))).unwrap();
+        scratch.write("one.jsonl", &recording_line(&serde_json::json!({})));
         let errors = [
             codegen::check(&scratch.root).unwrap_err().to_string(),
             spec_audit::run(
@@ -97,24 +103,24 @@ fn hostile_spec_files_are_refused_by_every_command_naming_the_file() {
 #[test]
 fn nothing_to_audit_is_an_error_saying_what_was_looked_at() {
     let dir = tempfile::tempdir().unwrap();
+    let out = OutputDir::open(dir.path()).unwrap();
     let empty_file = dir.path().join("empty.jsonl");
-    fs::write(&empty_file, "\n\n").unwrap();
+    out.write("empty.jsonl", "\n\n").unwrap();
     let empty_dir = dir.path().join("nothing");
-    fs::create_dir(&empty_dir).unwrap();
+    out.subdir("nothing").unwrap();
     let other_dir = dir.path().join("other");
-    fs::create_dir(&other_dir).unwrap();
-    fs::write(other_dir.join("notes.txt"), "not a recording").unwrap();
+    out.write("other/notes.txt", "not a recording").unwrap();
     for (path, says) in [
-        (&empty_file, "(1 file, 2 lines)"),
-        (&empty_dir, "(a directory of 0 .jsonl files, 0 lines)"),
-        (&other_dir, "(a directory of 0 .jsonl files, 0 lines)"),
+        (&empty_file, "read 1 file, 0 exchanges; judged nothing"),
+        (&empty_dir, "(a directory of 0 .jsonl files); read 0 files"),
+        (&other_dir, "(a directory of 0 .jsonl files); read 0 files"),
     ] {
         let args: Vec<String> = ["wire-audit", path.to_str().unwrap()]
             .map(str::to_owned)
             .to_vec();
         let (code, _, err) = run_cli(&args, &codegen::workspace_root());
         assert_eq!(code, 2, "{err}");
-        assert!(err.contains("no exchange to audit"), "{err}");
+        assert!(err.contains("wire-audit: nothing to judge"), "{err}");
         assert!(err.contains(&path.display().to_string()), "{err}");
         assert!(err.contains(says), "{err}");
     }
@@ -213,15 +219,16 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
 
-    /// Untrusted text with control characters, through each command's report or error: none
-    /// reaches the output.
+    /// Untrusted text with control characters (ESC sequences, CR, C1, bidirectional-text
+    /// controls), through each command's report or error, and as arguments through clap's
+    /// errors (unknown commands, options and values): none reaches the output.
     #[test]
-    fn no_control_character_reaches_the_output(text in "[a-z]{0,3}[\\x01-\\x08\\x0b-\\x1f\\x7f\\u{80}-\\u{9f}\\u{202e}][a-z\\x1b\\r]{0,6}") {
+    fn no_control_character_reaches_the_output(text in "[a-z]{0,3}(\\x1b\\[[0-9;]{0,4}[a-zA-Z]|[\\x01-\\x08\\x0b-\\x1f\\x7f\\u{80}-\\u{9f}\\u{200e}\\u{202a}-\\u{202e}\\u{2066}-\\u{2069}])[a-z\\x1b\\r\\u{2067}]{0,6}") {
         let scratch = repo(&format!("subject {text}"));
         let root = scratch.root.clone();
         let recording = scratch.path("hostile.jsonl");
         let body = serde_json::json!({"api": text, "apiVersion": 1, "rcode": 1, "data": {text.clone(): text}});
-        fs::write(&recording, recording_line(&body)).unwrap();
+        scratch.write("hostile.jsonl", &recording_line(&body));
         let hostile_name = format!("{SPEC_DIR}/{}.yaml", text.replace('/', "_"));
         let runs: Vec<Vec<String>> = vec![
             vec!["spec-diff".into(), "--base".into(), "HEAD~1".into(), "--head".into(), "HEAD".into()],
@@ -229,17 +236,36 @@ proptest! {
             vec!["spec-audit".into(), "--reference".into(), text.clone()],
             vec!["wire-audit".into(), recording.display().to_string()],
             vec!["wire-audit".into(), text.clone()],
+            vec!["target-dir".into(), "--manifest-path".into(), text.clone()],
             vec!["codegen".into(), "--check".into()],
         ];
-        for (i, args) in runs.iter().enumerate() {
+        // Arguments clap refuses, quoting them in its error (escaped on the way out).
+        let refused: Vec<Vec<String>> = vec![
+            vec![text.clone()],
+            vec![format!("spec-dif{text}")],
+            vec![format!("--{text}")],
+            vec!["help".into(), text.clone()],
+            vec!["spec-diff".into(), format!("--{text}")],
+            vec!["spec-diff".into(), "--format".into(), text.clone()],
+            vec!["spec-diff".into(), "--fail-on".into(), text.clone()],
+            vec!["wire-audit".into(), format!("--propose{text}"), recording.display().to_string()],
+            vec!["codegen".into(), text.clone()],
+        ];
+        let shown = marketplace_codegen::text::escape_controls(&text).into_owned();
+        for (i, args) in runs.iter().chain(&refused).enumerate() {
             if i == runs.len() - 1 {
                 // A spec file whose name holds the text.
-                fs::write(scratch.path(&hostile_name), "doc: x\n").unwrap();
+                scratch.write(&hostile_name, "doc: x\n");
             }
-            let (_, out, err) = run_cli(args, &root);
+            let (code, out, err) = run_cli(args, &root);
             for printed in [&out, &err] {
                 let control = printed.chars().find(|c| marketplace_codegen::text::is_control(*c));
                 prop_assert!(control.is_none(), "{args:?} printed {control:?}: {printed}");
+            }
+            if i >= runs.len() {
+                prop_assert_eq!(code, 2, "{:?}: {}", args, err);
+                prop_assert!(out.is_empty(), "{:?}: {}", args, out);
+                prop_assert!(err.contains(&shown), "{:?}: {} in {}", args, shown, err);
             }
         }
     }
@@ -340,7 +366,10 @@ fn megabytes_of_hostile_recordings_are_audited_whole() {
     lines.push_str(&error_line.to_string());
     assert!(lines.len() > 2 << 20, "{} bytes", lines.len());
     let recording = dir.path().join("hostile.jsonl");
-    fs::write(&recording, lines).unwrap();
+    OutputDir::open(dir.path())
+        .unwrap()
+        .write("hostile.jsonl", lines)
+        .unwrap();
     let options = wire_audit::Options::parse(&[recording.to_str().unwrap()]).unwrap();
     let outcome = wire_audit::run(&codegen::workspace_root(), &options).unwrap();
     let kinds = |kind| {

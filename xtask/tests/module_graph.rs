@@ -53,11 +53,8 @@ fn no_two_files_of_a_crate_import_each_other() {
 #[test]
 fn the_reader_finds_a_planted_cycle_and_ignores_a_module_with_its_submodule() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |name: &str, text: &str| {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let out = marketplace_client::files::OutputDir::open(dir.path()).unwrap();
+    let write = |name: &str, text: &str| out.write(name, text).unwrap();
     write("lib.rs", "mod a;\nmod b;\nmod c;\npub use c::Thing;\n");
     write(
         "a.rs",

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use marketplace_codegen::audit::{self, FindingKind, parse_reference};
 use marketplace_codegen::{CodegenError, SpecSource, resolve};
 use xtask::codegen::{SPEC_DIR, workspace_root};
+use xtask::judgement::{Count, Tally};
 use xtask::spec_audit::{
     Options, SHARED_REFERENCE, SNAPSHOT_REFERENCE, SpecAuditError, default_reference, report, run,
 };
@@ -32,6 +33,7 @@ fn audit_case(case: &Path) -> Vec<String> {
     }];
     let api = resolve(&sources).unwrap_or_else(|error| panic!("{}: {error}", case.display()));
     audit::audit(&api, &sources, &reference)
+        .findings
         .iter()
         .map(ToString::to_string)
         .collect()
@@ -55,8 +57,20 @@ fn committed_spec_agrees_with_the_reference() {
     let shown = default_reference(&workspace_root());
     assert_eq!(
         outcome.report,
-        format!("spec-audit: {SPEC_DIR}/ agrees with {shown}: no finding\n")
+        format!(
+            "spec-audit: {SPEC_DIR}/ agrees with {shown}: no finding\nspec-audit: {}\n",
+            outcome.judged
+        )
     );
+    // Every method and type of the spec is judged.
+    let api = resolve(
+        &marketplace_codegen::load_spec_dir(&workspace_root().join(SPEC_DIR), SPEC_DIR).unwrap(),
+    )
+    .unwrap();
+    let judged = outcome.judged.to_string();
+    for (count, kind) in [(api.methods.len(), "methods"), (api.records.len(), "types")] {
+        assert!(judged.contains(&format!(" {count} {kind}")), "{judged}");
+    }
 }
 
 /// The snapshot a clone on its own audits against is the shared reference, wherever the
@@ -151,7 +165,9 @@ fn an_id_typed_field_without_evidence_in_the_committed_spec_is_reported() {
             "spec/api.yaml:{line}:9: narrower-than-reference: types.Bid.fields.jobId: narrower \
              than the reference (string -> id) with no recorded evidence: widen the type, or \
              say why in narrowed:, quoting the reference [{shown}:{row}: | jobId | string | |]\n\
-             spec-audit: 1 finding against {shown} (1 narrower-than-reference)\n"
+             spec-audit: 1 finding against {shown} (1 narrower-than-reference)\n\
+             spec-audit: {}\n",
+            outcome.judged
         )
     );
 }
@@ -160,13 +176,12 @@ fn an_id_typed_field_without_evidence_in_the_committed_spec_is_reported() {
 fn a_reference_that_cannot_be_read_is_an_error_at_its_lines() {
     let scratch = Scratch::new();
     let reference = scratch.path("reference.md");
-    fs::write(
-        &reference,
+    scratch.write(
+        "reference.md",
         "## Resources and their fields\n\n### BidData\n\n| Field | Type | Notes |\n|---|---|---|\n\
          | bidId | strnig | |\n| x y | string | |\n\n## Endpoints\n\n### pay/getThing\n\n\
          data: a (integer) b (integer).\n",
-    )
-    .unwrap();
+    );
     let error = run(
         &scratch.root,
         &Options {
@@ -243,17 +258,30 @@ fn the_report_has_a_line_per_finding_then_the_counts() {
         path: "spec/api.yaml".to_owned(),
         text: fs::read_to_string(case.join("spec.yaml")).unwrap(),
     }];
-    let findings = audit::audit(&resolve(&sources).unwrap(), &sources, &reference);
-    let printed = report(&findings, "r.md");
+    let findings = audit::audit(&resolve(&sources).unwrap(), &sources, &reference).findings;
+    let judged = Tally {
+        command: "spec-audit",
+        looked_at: "spec/ and r.md".to_owned(),
+        read: vec![Count::new(1, "spec file")],
+        judged: vec![Count::new(3, "field")],
+        over: Some("against r.md".to_owned()),
+        left_out: Vec::new(),
+        remedy: "",
+    }
+    .verdict()
+    .unwrap();
+    let printed = report(&findings, "r.md", &judged);
     let lines: Vec<&str> = printed.lines().collect();
-    assert_eq!(lines.len(), findings.len() + 1);
+    assert_eq!(lines.len(), findings.len() + 2);
     assert_eq!(
-        lines.last().copied(),
-        Some("spec-audit: 3 findings against r.md (3 narrower-than-reference)")
+        lines[findings.len()],
+        "spec-audit: 3 findings against r.md (3 narrower-than-reference)"
     );
+    let counts = "spec-audit: read 1 spec file; judged 3 fields against r.md";
+    assert_eq!(lines.last().copied(), Some(counts));
     assert_eq!(
-        report(&[], "r.md"),
-        format!("spec-audit: {SPEC_DIR}/ agrees with r.md: no finding\n")
+        report(&[], "r.md", &judged),
+        format!("spec-audit: {SPEC_DIR}/ agrees with r.md: no finding\n{counts}\n")
     );
 }
 
@@ -266,12 +294,14 @@ fn options_take_a_reference_path_and_nothing_else() {
             reference: Some(PathBuf::from("a.md"))
         })
     );
-    assert_eq!(
-        Options::parse(&["--reference"]),
-        Err("--reference needs a value".to_owned())
+    let missing = Options::parse(&["--reference"]).unwrap_err();
+    assert!(
+        missing.starts_with("error: a value is required for '--reference <PATH>'"),
+        "{missing}"
     );
-    assert_eq!(
-        Options::parse(&["--base", "main"]),
-        Err("unknown argument \"--base\"".to_owned())
+    let unknown = Options::parse(&["--base", "main"]).unwrap_err();
+    assert!(
+        unknown.starts_with("error: unexpected argument '--base'"),
+        "{unknown}"
     );
 }

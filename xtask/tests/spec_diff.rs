@@ -12,6 +12,7 @@ use std::process::Command;
 mod fixture_pairs;
 
 use fixture_pairs::{cases_dir, source};
+use marketplace_client::files::OutputDir;
 use marketplace_codegen::diff::{self, Impact, RULES, Side};
 use marketplace_codegen::resolve;
 use xtask::spec_diff::{FailOn, Format, Options, SpecDiffError, run};
@@ -95,7 +96,10 @@ fn each_fixture_pair_reports_what_its_report_file_shows() {
         let path = cases_dir().join(&name).join("report.txt");
         let got = report(&name, "text").report;
         if bless {
-            fs::write(&path, &got).unwrap();
+            OutputDir::open(cases_dir().join(&name))
+                .unwrap()
+                .write("report.txt", &got)
+                .unwrap();
             continue;
         }
         let want = fs::read_to_string(&path).unwrap_or_default();
@@ -200,7 +204,8 @@ fn changes_are_located_in_both_specs() {
             sources: &head_sources,
         },
     )
-    .unwrap();
+    .unwrap()
+    .changes;
     let change = &changes[0];
     assert_eq!(change.subject, "types.Timesheet.fields.hours");
     assert_eq!(
@@ -231,12 +236,13 @@ impl Repo {
             .parent()
             .unwrap()
             .join("spec");
-        fs::create_dir_all(root.join("spec")).unwrap();
+        let spec = OutputDir::open(&root).unwrap().subdir("spec").unwrap();
         for entry in fs::read_dir(real).unwrap() {
             let path = entry.unwrap().path();
             // The spec files; not the reference's snapshot under spec/reference/.
             if path.is_file() {
-                fs::copy(&path, root.join("spec").join(path.file_name().unwrap())).unwrap();
+                spec.write(path.file_name().unwrap(), fs::read(&path).unwrap())
+                    .unwrap();
             }
         }
         let repo = Repo { _dir: dir, root };
@@ -269,10 +275,12 @@ impl Repo {
     }
 
     fn edit(&self, file: &str, from: &str, to: &str) {
-        let path = self.root.join("spec").join(file);
-        let text = fs::read_to_string(&path).unwrap();
+        let text = fs::read_to_string(self.root.join("spec").join(file)).unwrap();
         assert!(text.contains(from), "{from:?}");
-        fs::write(path, text.replacen(from, to, 1)).unwrap();
+        OutputDir::open(&self.root)
+            .unwrap()
+            .write(Path::new("spec").join(file), text.replacen(from, to, 1))
+            .unwrap();
     }
 
     fn run(&self, args: &[&str]) -> Result<xtask::spec_diff::Outcome, SpecDiffError> {
@@ -463,5 +471,10 @@ fn options_are_checked() {
     assert_eq!(
         (options.format, options.fail_on),
         (Format::Json, FailOn::Breaking)
+    );
+    assert_eq!(Options::parse(&[]), Ok(Options::default()));
+    assert_eq!(
+        Options::parse(&["--fail-on", "never"]).map(|options| options.fail_on),
+        Ok(FailOn::Nothing)
     );
 }

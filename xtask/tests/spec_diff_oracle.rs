@@ -51,7 +51,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::fs;
 use std::path::Path;
 
 #[path = "spec_diff_oracle/answers.rs"]
@@ -134,7 +133,8 @@ fn compared(base: &[SpecSource], head: &[SpecSource]) -> Sides {
             sources: head,
         },
     )
-    .unwrap();
+    .unwrap()
+    .changes;
     (old, new, changes)
 }
 
@@ -222,7 +222,7 @@ fn every_witness_and_verdict_agrees_with_the_real_crates() {
     let pairs = pairs();
     phase("the pairs compared");
     let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("spec-diff-oracle");
-    let _ = fs::remove_dir_all(&scratch);
+    client_copy::remove_all(&scratch);
     let calls = requests::calls(&pairs);
     write_workspace(&scratch, &pairs, &calls);
     let built = build(&scratch);
@@ -431,11 +431,11 @@ fn write_workspace(scratch: &Path, pairs: &[Pair], calls: &requests::Calls) {
     client_copy::write_client(scratch, "oracle-client", &variants);
     // The query a request would send, for the request oracle: a method of the copy only.
     let request = scratch.join("client/src/request.rs");
-    let mut text = fs::read_to_string(&request).unwrap();
+    let mut text = std::fs::read_to_string(&request).unwrap();
     text.push_str(
         "\nimpl<M: DataMethod> Request<M> {\n    /// The query this request sends (the spec-diff oracle's copy only).\n    pub fn oracle_query(&self) -> Result<Vec<(String, String)>, String> {\n        self.method.query().map(|q| q.pairs().iter().map(|(n, v)| ((*n).to_owned(), v.clone())).collect()).map_err(|e| e.to_string())\n    }\n}\n",
     );
-    fs::write(&request, text).unwrap();
+    client_copy::write(&request, &text);
 
     callers::write(scratch, pairs);
     meaning::write_probes(scratch, pairs, calls);

@@ -56,7 +56,8 @@ fn a_manifest_that_is_not_there_is_an_error_that_says_what_failed() {
         .args(["target-dir", "--manifest-path", "no/such/Cargo.toml"])
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    // An input error, as for every command.
+    assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("metadata --format-version 1 --no-deps")

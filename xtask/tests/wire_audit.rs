@@ -10,12 +10,16 @@
 
 use std::path::{Path, PathBuf};
 
+use marketplace_client::files::OutputDir;
 use marketplace_client::recording::{self, Exchange, Recorder, Rotation};
 use marketplace_fake::{ErrorShape, FakeMarketplace};
 use serde_json::{Value, json};
 use xtask::wire_audit::{self, Options};
 
 use marketplace_codegen::wire_audit::{Finding, FindingKind};
+
+mod tree;
+use tree::{Node, snapshot};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -181,7 +185,10 @@ fn planted(dir: &Path, name: &str, mut plant: impl FnMut(&mut Exchange)) -> Path
         lines.push('\n');
     }
     let path = dir.join(format!("{name}.jsonl"));
-    std::fs::write(&path, lines).unwrap();
+    OutputDir::open(dir)
+        .unwrap()
+        .write(format!("{name}.jsonl"), lines)
+        .unwrap();
     path
 }
 
@@ -573,4 +580,97 @@ async fn planted_error_and_envelope_drifts_are_found_and_their_proposals_judged(
         ),
         "{report}"
     );
+}
+
+// ---- --propose-into: where the proposed copy goes --------------------------------------------
+
+/// `wire-audit --propose-into DIR` on the committed recording (no finding: the copy is the
+/// spec itself): its outcome, or the error.
+fn propose_into(dir: &Path) -> Result<wire_audit::Outcome, wire_audit::WireAuditError> {
+    let recordings = root().join("tests/app/tests/recordings");
+    let options = Options::parse(&[
+        "--propose-into",
+        dir.to_str().unwrap(),
+        recordings.to_str().unwrap(),
+    ])
+    .unwrap();
+    wire_audit::run(&root(), &options)
+}
+
+/// The spec files' names and texts.
+fn spec_files() -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(root().join("spec"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// A link planted at a proposed file's name (another user's, in a shared folder) is replaced;
+/// the file it points to is untouched.
+#[cfg(unix)]
+#[test]
+fn the_proposed_copy_replaces_a_planted_link_and_writes_nothing_outside() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = OutputDir::open(scratch.path()).unwrap();
+    out.write("outside/kept.yaml", "outside, untouched\n")
+        .unwrap();
+    let proposed = scratch.path().join("proposed");
+    let (first, _) = spec_files().remove(0);
+    out.subdir("proposed").unwrap();
+    std::os::unix::fs::symlink(
+        scratch.path().join("outside/kept.yaml"),
+        proposed.join(&first),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        scratch.path().join("outside/new.yaml"),
+        proposed.join(&spec_files()[1].0),
+    )
+    .unwrap();
+    let outside = snapshot(&scratch.path().join("outside"));
+    let outcome = propose_into(&proposed).unwrap();
+    assert!(
+        outcome.report.contains("The proposed spec is in"),
+        "{}",
+        outcome.report
+    );
+    assert_eq!(snapshot(&scratch.path().join("outside")), outside);
+    let expected: std::collections::BTreeMap<PathBuf, Node> = spec_files()
+        .into_iter()
+        .map(|(name, text)| (PathBuf::from(name), Node::File(text)))
+        .collect();
+    assert_eq!(snapshot(&proposed), expected);
+}
+
+/// A failure midway (one file's place is a non-empty directory, which fails for root too)
+/// leaves the earlier copy whole and no temporary file.
+#[test]
+fn a_failed_proposed_copy_leaves_the_old_copy_whole() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = OutputDir::open(scratch.path()).unwrap();
+    let files = spec_files();
+    for (name, _) in &files {
+        out.write(Path::new("proposed").join(name), "an older copy\n")
+            .unwrap();
+    }
+    let (last, _) = files.last().unwrap();
+    out.remove(Path::new("proposed").join(last)).unwrap();
+    out.write(Path::new("proposed").join(last).join("inside"), "x")
+        .unwrap();
+    let before = snapshot(scratch.path());
+    let error = propose_into(&scratch.path().join("proposed"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains(last.as_str()) && error.contains("directory"),
+        "{error}"
+    );
+    assert_eq!(snapshot(scratch.path()), before);
 }

@@ -67,6 +67,7 @@ use std::fmt;
 
 use crate::SpecSource;
 use crate::ir::{self, Api, Field, Lookup, Method, Record, TypeRef};
+use crate::items::{ItemKind, Items};
 use crate::location::{LineCol, SourceIndexes};
 
 use reference::{RefField, RefMethod, RefType, Reference};
@@ -181,9 +182,23 @@ impl fmt::Display for Finding {
     }
 }
 
+/// What [`audit`] found, and what it judged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecAudit {
+    /// The findings, in spec file and line order, then those only the reference locates.
+    pub findings: Vec<Finding>,
+    /// The spec's items judged against the reference: every method and type, the parameters
+    /// of the methods the reference documents, the fields of the types it pairs with a
+    /// resource, a `data:` line or an object, the OAuth endpoints whose variables it lists.
+    /// Nothing when the reference documents nothing: there is nothing to judge them against.
+    pub judged: Items,
+    /// How many items the reference documents: envelope fields, resources and methods with
+    /// their fields and parameters, token endpoints with their variables.
+    pub documented: usize,
+}
+
 /// Audits the resolved `api` (loaded from `sources`, in the same order) against `reference`.
-/// Findings come in spec file and line order, then those only the reference locates.
-pub fn audit(api: &Api, sources: &[SpecSource], reference: &Reference) -> Vec<Finding> {
+pub fn audit(api: &Api, sources: &[SpecSource], reference: &Reference) -> SpecAudit {
     let mut auditor = Auditor {
         api,
         lookup: api.lookup(),
@@ -192,8 +207,15 @@ pub fn audit(api: &Api, sources: &[SpecSource], reference: &Reference) -> Vec<Fi
         locations: SourceIndexes::new(sources),
         reference,
         findings: Vec::new(),
+        judged: Items::default(),
     };
     auditor.run();
+    let documented = documented_items(reference);
+    let judged = if documented == 0 {
+        Items::default()
+    } else {
+        auditor.judged
+    };
     let mut findings = auditor.findings;
     let mut files: HashMap<&str, usize> = HashMap::new();
     for (at, source) in sources.iter().enumerate() {
@@ -209,7 +231,31 @@ pub fn audit(api: &Api, sources: &[SpecSource], reference: &Reference) -> Vec<Fi
         (spec.is_none(), spec, reference, finding.kind)
     });
     findings.dedup();
-    findings
+    SpecAudit {
+        findings,
+        judged,
+        documented,
+    }
+}
+
+/// How many items `reference` documents (see [`SpecAudit::documented`]).
+fn documented_items(reference: &Reference) -> usize {
+    let resources: usize = reference
+        .resources
+        .values()
+        .map(|resource| 1 + resource.fields.as_ref().map_or(0, Vec::len))
+        .sum();
+    let methods: usize = reference
+        .methods
+        .values()
+        .map(|method| 1 + method.params.len() + method.data.as_ref().map_or(0, Vec::len))
+        .sum();
+    let token_endpoints: usize = reference
+        .token_responses
+        .iter()
+        .map(|endpoint| 1 + endpoint.variables.as_ref().map_or(0, Vec::len))
+        .sum();
+    reference.envelope.len() + resources + methods + token_endpoints
 }
 
 /// The envelope's fields the client reads: `api` (each method's name, or its `delivered_api`),
@@ -253,6 +299,8 @@ struct Auditor<'a> {
     locations: SourceIndexes<'a>,
     reference: &'a Reference,
     findings: Vec<Finding>,
+    /// The spec's items judged so far.
+    judged: Items,
 }
 
 impl SpecTypes for Auditor<'_> {
@@ -351,6 +399,8 @@ impl<'a> Auditor<'a> {
         let mut queue: Vec<(&'a Record, Documented<'a>)> = Vec::new();
         let mut paired_resources = BTreeSet::new();
         for record in &self.api.records {
+            // Paired with a resource, an object or a data: line below, or reported alone.
+            self.judged.insert(ItemKind::Type, &record.name);
             let name = record.documented_as.as_deref().unwrap_or(&record.name);
             if let Some(resource) = reference.resources.get(name) {
                 paired_resources.insert(name);
@@ -366,6 +416,7 @@ impl<'a> Auditor<'a> {
             }
         }
         for method in &self.api.methods {
+            self.judged.insert(ItemKind::Method, &method.name);
             match reference.methods.get(&method.name) {
                 Some(documented) => {
                     self.params(method, documented);
@@ -446,6 +497,8 @@ impl<'a> Auditor<'a> {
         let Some(fields) = documented.fields else {
             if !record.opaque {
                 for field in &record.fields {
+                    self.judged
+                        .insert(ItemKind::Field, &format!("{name}.{}", field.wire_name));
                     let place = self.field_place(record, field, None);
                     let here = self.reference_place(documented.line, documented.source);
                     let message = format!(
@@ -489,6 +542,8 @@ impl<'a> Auditor<'a> {
                 continue;
             };
             matched.insert(field.wire_name.as_str());
+            self.judged
+                .insert(ItemKind::Field, &format!("{name}.{}", field.wire_name));
             if let (RefType::Inline(object), TypeRef::Record(inner)) =
                 (&documented_field.ty, &field.ty)
             {
@@ -517,6 +572,8 @@ impl<'a> Auditor<'a> {
         }
         for field in &record.fields {
             if !matched.contains(field.wire_name.as_str()) {
+                self.judged
+                    .insert(ItemKind::Field, &format!("{name}.{}", field.wire_name));
                 let place = self.field_place(record, field, None);
                 let here = self.reference_place(documented.line, documented.source);
                 let message = format!("not documented in {}", documented.what);
@@ -600,6 +657,10 @@ impl<'a> Auditor<'a> {
         }
         let documented_names: HashSet<&str> =
             documented.params.iter().map(|p| p.name.as_str()).collect();
+        for param in &method.params {
+            self.judged
+                .insert(ItemKind::Parameter, &format!("{name}.{}", param.wire_name));
+        }
         for documented_param in &documented.params {
             let here = self.reference_place(documented_param.line, &documented_param.source);
             let Some(param) = params.get(documented_param.name.as_str()) else {
@@ -676,6 +737,7 @@ impl<'a> Auditor<'a> {
                 self.report(FindingKind::MissingInSpec, Some(place), Some(here), message);
                 continue;
             };
+            self.judged.insert(ItemKind::OAuthEndpoint, &endpoint.name);
             let path = ["oauth", "endpoints", endpoint.name.as_str(), "response"];
             let in_spec: HashSet<&String> = endpoint.response.iter().collect();
             let documented: HashSet<&String> = variables.iter().collect();

@@ -48,6 +48,7 @@ use serde::Serialize;
 
 use crate::emit::{EmitError, generate};
 use crate::ir::Api;
+use crate::items::Items;
 use crate::spec_source::SpecSource;
 use context::Context;
 pub use witness::Witness;
@@ -169,48 +170,46 @@ pub struct Change {
     pub rust_witness: Option<Witness>,
 }
 
-/// Every change from `base` to `head`, rule by rule in [`RULES`] order, each rule in spec
-/// order. Generates both crates in memory for the Rust model; fails only when the generator
-/// emits invalid Rust (a generator bug).
-pub fn diff(base: Side<'_>, head: Side<'_>) -> Result<Vec<Change>, EmitError> {
-    diff_compared(base, head).map(|(changes, _)| changes)
-}
-
-/// How much a diff compared, for a report's counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Compared {
-    /// The items both specs hold (methods, parameters, types, fields, enums, values, error
-    /// codes), read and paired.
-    pub items: usize,
+/// What [`diff`] found, and what it compared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diff {
+    /// Every change, rule by rule in [`RULES`] order, each rule in spec order.
+    pub changes: Vec<Change>,
+    /// The items of the base spec.
+    pub base: Items,
+    /// The items of the head spec.
+    pub head: Items,
     /// The witnesses the simulation ran: answers decoded, values of a field judged, calls
     /// read, page streams walked, clock codes tried.
     pub witnesses: usize,
 }
 
-/// [`diff`], with how much it compared.
-pub fn diff_compared(base: Side<'_>, head: Side<'_>) -> Result<(Vec<Change>, Compared), EmitError> {
+impl Diff {
+    /// The items compared: those of either side, by name. Nothing when a side describes
+    /// nothing: there is nothing to compare the other side with.
+    pub fn compared(&self) -> Items {
+        if self.base.is_empty() || self.head.is_empty() {
+            return Items::default();
+        }
+        self.base.union(&self.head)
+    }
+}
+
+/// Every change from `base` to `head`, rule by rule in [`RULES`] order, each rule in spec
+/// order, with the items of each side and how many witnesses the simulation ran. Generates
+/// both crates in memory for the Rust model; fails only when the generator emits invalid Rust
+/// (a generator bug).
+pub fn diff(base: Side<'_>, head: Side<'_>) -> Result<Diff, EmitError> {
     let base_rust = rust_api::RustApi::from_files(&generate(base.api)?)?;
     let head_rust = rust_api::RustApi::from_files(&generate(head.api)?)?;
     let mut cx = Context::new(base, head, &base_rust, &head_rust);
     for (_, check) in rules::CHECKS {
         check(&mut cx);
     }
-    let items = |api: &crate::ir::Api| {
-        api.methods
-            .iter()
-            .map(|m| 1 + m.params.len())
-            .sum::<usize>()
-            + api
-                .records
-                .iter()
-                .map(|r| 1 + r.fields.len())
-                .sum::<usize>()
-            + api.enums.iter().map(|e| 1 + e.values.len()).sum::<usize>()
-            + api.errors.len()
-    };
-    let compared = Compared {
-        items: items(base.api) + items(head.api),
+    Ok(Diff {
         witnesses: cx.witnesses(),
-    };
-    Ok((cx.into_changes(), compared))
+        changes: cx.into_changes(),
+        base: Items::of(base.api),
+        head: Items::of(head.api),
+    })
 }

@@ -36,7 +36,7 @@ pub(super) fn emit(module: &mut Module<'_>, method: &Method) -> TokenStream {
     let setters = setters(module, method, &name);
     let data_method = data_method(method, &name, &response);
     let paged = match &paging {
-        Some(parts) => paged(module, &name, &response, parts),
+        Some(parts) => paged(module, method, &name, &response, parts),
         None => TokenStream::new(),
     };
     let type_doc = doc(&type_doc(method, paging.as_ref()));
@@ -133,6 +133,9 @@ pub(crate) fn constructor_args(method: &Method) -> Vec<&Param> {
         .collect()
 }
 
+/// The arguments (`&self` included) past which clippy's `too_many_arguments` warns.
+const MAX_ARGUMENTS: usize = 7;
+
 /// `impl Session { pub fn get_x(&self, required...) -> Request<GetX> }`, or one constructor per
 /// alternative of `at_least_one_of`.
 fn constructors(module: &mut Module<'_>, method: &Method, name: &Ident) -> TokenStream {
@@ -202,8 +205,13 @@ fn constructors(module: &mut Module<'_>, method: &Method, name: &Ident) -> Token
         } else {
             quote! { #name { #(#inits)* } }
         };
+        // A method with many required parameters takes them all (clippy's limit is seven
+        // arguments, `&self` included).
+        let many =
+            (args.len() >= MAX_ARGUMENTS).then(|| quote! { #[allow(clippy::too_many_arguments)] });
         functions.extend(quote! {
             #constructor_doc
+            #many
             pub fn #function(&self, #(#arg_names: #arg_types),*) -> Request<#name> {
                 Request::new(self, #value)
             }
@@ -299,6 +307,7 @@ fn data_method(method: &Method, name: &Ident, response: &TokenStream) -> TokenSt
 /// `impl PagedMethod for GetX` and `impl Page for XList`.
 fn paged(
     module: &mut Module<'_>,
+    method: &Method,
     name: &Ident,
     response: &TokenStream,
     parts: &PagingParts<'_>,
@@ -306,6 +315,11 @@ fn paged(
     module.uses(Use::PagedMethod);
     module.uses(Use::Paging);
     let page_field = ident(&parts.page.rust_name);
+    // `fn page` returns the page parameter's field, which clippy's `misnamed_getters` takes for
+    // a slip when another parameter's field is called `page`.
+    let getter = (parts.page.rust_name != "page"
+        && method.params.iter().any(|p| p.rust_name == "page"))
+    .then(|| quote! { #[allow(clippy::misnamed_getters)] });
     let first = Literal::i64_unsuffixed(first_page(parts.page));
     let beyond_last = match parts.paging.beyond_last {
         BeyondLast::AboveTotal => quote! { paging::BeyondLast::AboveTotal },
@@ -339,6 +353,7 @@ fn paged(
 
             const BEYOND_LAST: paging::BeyondLast = #beyond_last;
 
+            #getter
             fn page(&self) -> Option<u64> {
                 self.#page_field
             }

@@ -149,10 +149,15 @@ fn emit_files(api: &Api) -> Result<Vec<GeneratedFile>, EmitError> {
 fn mod_file(api: &Api, exports: &[(String, Vec<String>)]) -> Result<GeneratedFile, EmitError> {
     let modules = exports.iter().map(|(module, names)| {
         let module = ident(module);
-        let names = names.iter().map(|name| ident(name));
+        // A file that declares nothing (a doc, error codes of another file's enum) exports
+        // nothing: `pub use module::{};` would be an unused import.
+        let reexport = (!names.is_empty()).then(|| {
+            let names = names.iter().map(|name| ident(name));
+            quote! { pub use #module::{#(#names),*}; }
+        });
         quote! {
             pub(crate) mod #module;
-            pub use #module::{#(#names),*};
+            #reexport
         }
     });
     let doc = inner_doc(

@@ -31,9 +31,12 @@ impl std::error::Error for Inconsistency {}
 
 impl Api {
     /// Checks every invariant the emitters rely on: each [`Id`] names an item of this `Api`,
-    /// each item's file exists, the OAuth section has its four endpoints, each field's encodings are ones its type may declare (a date's
-    /// carry a day or an instant), and a paged method's page and size parameters are counts,
-    /// its items a list and its page count a count.
+    /// each item's file exists, every generated name is an identifier and free, the OAuth
+    /// section has its four endpoints, each field's encodings are ones its type may declare (a
+    /// date's carry a day or an instant), a paged method's page and size parameters are
+    /// counts, its items a list and its page count a count, and its response no other paged
+    /// method's, each JSON key is read into one field of a record, and no record holds itself
+    /// by value.
     pub fn check(&self) -> Result<(), Inconsistency> {
         let checker = Checker {
             api: self,
@@ -58,8 +61,15 @@ impl Api {
         for record in &self.records {
             checker.record(record)?;
         }
+        let mut paged = HashSet::new();
         for method in &self.methods {
             checker.method(method)?;
+            if method.paging.is_some() && !paged.insert(method.response.as_str()) {
+                return broken(
+                    &format!("methods.{}.paging", method.name),
+                    format!("another paged method pages {}", method.response),
+                );
+            }
         }
         if let Some(oauth) = &self.oauth {
             for name in OAuth::ENDPOINTS {
@@ -74,8 +84,109 @@ impl Api {
                 checker.method_exists(&at, method)?;
             }
         }
+        let contained: Vec<(&str, Vec<(&str, &str)>)> = self
+            .records
+            .iter()
+            .map(|r| {
+                let fields = r.fields.iter().map(|f| (f.wire_name.as_str(), &f.ty));
+                (r.name.as_str(), contained_records(fields))
+            })
+            .collect();
+        if let Some(cycle) = containment_cycles(&contained).first() {
+            let (record, field) = cycle[cycle.len() - 1];
+            return broken(
+                &format!("types.{record}.fields.{field}"),
+                format!("the record contains itself: {}", cycle_text(cycle)),
+            );
+        }
         Ok(())
     }
+}
+
+/// The records a record's fields hold by value (`wire name`, `record`): lists, which may be
+/// empty, are left out.
+pub(crate) fn contained_records<'a>(
+    fields: impl IntoIterator<Item = (&'a str, &'a TypeRef)>,
+) -> Vec<(&'a str, &'a str)> {
+    fields
+        .into_iter()
+        .filter_map(|(wire, ty)| match ty {
+            TypeRef::Record(id) => Some((wire, id.as_str())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The cycles of records that hold each other by value (a value of any of them would be
+/// infinite), each once, as the `(record, field)` steps along it, the last one closing it.
+/// `records` gives, in spec order, each record with the records its fields hold
+/// ([`contained_records`]). Linear in the records and fields: one depth-first walk, with a
+/// stack of its own rather than recursion.
+pub(crate) fn containment_cycles<'a>(
+    records: &[(&'a str, Vec<(&'a str, &'a str)>)],
+) -> Vec<Vec<(&'a str, &'a str)>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        Unseen,
+        OnPath,
+        Done,
+    }
+    let index: HashMap<&str, usize> = records
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| (*name, i))
+        .collect();
+    let mut state = vec![State::Unseen; records.len()];
+    // Where each record on the path is on the stack.
+    let mut depth = vec![0; records.len()];
+    let mut cycles = Vec::new();
+    for start in 0..records.len() {
+        if state[start] != State::Unseen {
+            continue;
+        }
+        // The records on the path, each with its next field to follow, and the steps between.
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        let mut steps: Vec<(&str, &str)> = Vec::new();
+        state[start] = State::OnPath;
+        while let Some((record, next)) = stack.last_mut() {
+            let (name, fields) = &records[*record];
+            let Some(&(field, target)) = fields.get(*next) else {
+                state[*record] = State::Done;
+                stack.pop();
+                steps.pop();
+                continue;
+            };
+            *next += 1;
+            let Some(&target) = index.get(target) else {
+                continue;
+            };
+            match state[target] {
+                State::Unseen => {
+                    steps.push((name, field));
+                    state[target] = State::OnPath;
+                    depth[target] = stack.len();
+                    stack.push((target, 0));
+                }
+                State::OnPath => {
+                    let mut cycle = steps[depth[target]..].to_vec();
+                    cycle.push((name, field));
+                    cycles.push(cycle);
+                }
+                State::Done => {}
+            }
+        }
+    }
+    cycles
+}
+
+/// `A.b -> B.c -> A`.
+pub(crate) fn cycle_text(cycle: &[(&str, &str)]) -> String {
+    let mut text: Vec<String> = cycle
+        .iter()
+        .map(|(record, field)| format!("{record}.{field}"))
+        .collect();
+    text.push(cycle.first().map_or("", |(record, _)| record).to_owned());
+    text.join(" -> ")
 }
 
 struct Checker<'a> {
@@ -131,7 +242,9 @@ impl Checker<'_> {
 
     /// Every name the emitters make an identifier of is one: each module, type, builder,
     /// field, enum, variant, error code, method (its request type and constructors) and
-    /// parameter. `resolve` refuses a spec that breaks this with a located error.
+    /// parameter; and no generated type takes a name generated code uses otherwise
+    /// (`naming::RESERVED_TYPE_NAMES`). `resolve` refuses a spec that breaks this with a
+    /// located error.
     fn identifiers(&self) -> Result<(), Inconsistency> {
         let api = self.api;
         let snake = |at: &str, name: &str| match naming::is_snake_identifier(name) {
@@ -145,6 +258,11 @@ impl Checker<'_> {
                 format!("'{name}' is not an UpperCamelCase Rust identifier"),
             ),
         };
+        // A generated type: UpperCamelCase and not a name generated code uses otherwise.
+        let type_name = |at: &str, name: &str| match naming::type_name_problem(name) {
+            None => Ok(()),
+            Some(problem) => broken(at, problem),
+        };
         for file in &api.files {
             if let Some(problem) = naming::module_name_problem(&file.module) {
                 return broken(&file.path, problem);
@@ -152,8 +270,8 @@ impl Checker<'_> {
         }
         for record in &api.records {
             let at = format!("types.{}", record.name);
-            camel(&at, &record.name)?;
-            camel(&at, &format!("{}Builder", record.name))?;
+            type_name(&at, &record.name)?;
+            type_name(&at, &format!("{}Builder", record.name))?;
             for field in &record.fields {
                 snake(
                     &format!("{at}.fields.{}", field.wire_name),
@@ -163,7 +281,7 @@ impl Checker<'_> {
         }
         for e in &api.enums {
             let at = format!("enums.{}", e.name);
-            camel(&at, &e.name)?;
+            type_name(&at, &e.name)?;
             for value in &e.values {
                 camel(&format!("{at}.values.{}", value.wire), &value.variant)?;
             }
@@ -174,7 +292,7 @@ impl Checker<'_> {
         for method in &api.methods {
             let at = format!("methods.{}", method.name);
             snake(&at, &method.rust_name)?;
-            camel(&at, &naming::request_type_name(method))?;
+            type_name(&at, &naming::request_type_name(method))?;
             for param in &method.params {
                 snake(
                     &format!("{at}.params.{}", param.wire_name),
@@ -230,6 +348,25 @@ impl Checker<'_> {
     fn record(&self, record: &Record) -> Result<(), Inconsistency> {
         for method in &record.delivered_by {
             self.method_exists(&format!("types.{}", record.name), method)?;
+        }
+        // Each JSON key is read into one field (a wire name, a `documented_as` alias).
+        let mut keys = HashSet::new();
+        let aliases = record
+            .fields
+            .iter()
+            .filter_map(|f| f.documented_as.as_deref());
+        for key in record
+            .fields
+            .iter()
+            .map(|f| f.wire_name.as_str())
+            .chain(aliases)
+        {
+            if !keys.insert(key) {
+                return broken(
+                    &format!("types.{}", record.name),
+                    format!("two fields are read from the JSON key {key}"),
+                );
+            }
         }
         for field in &record.fields {
             self.field(

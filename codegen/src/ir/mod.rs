@@ -12,6 +12,7 @@ mod id;
 mod lookup;
 
 pub use check::Inconsistency;
+pub(crate) use check::{contained_records, containment_cycles, cycle_text};
 pub use encoding::{DateForm, ENCODINGS, Encoding, EncodingInfo, JsonForm, JsonKind, Kind, Reader};
 pub use id::Id;
 pub use lookup::{Find, Lookup};

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::{At, Defined, Resolver, at};
+use super::{At, Defined, Names, Resolver, at};
 use crate::diagnostic::ErrorKind;
 use crate::ir;
 use crate::model;
@@ -27,8 +27,12 @@ impl<'w> Variants<'w> {
 }
 
 impl Resolver<'_> {
-    pub(super) fn enumeration(&mut self, e: &Defined<'_, model::EnumDef>) -> ir::Enum {
-        self.check_type_name(e.file, "enums", e.name);
+    pub(super) fn enumeration(
+        &mut self,
+        e: &Defined<'_, model::EnumDef>,
+        names: &Names<'_>,
+    ) -> ir::Enum {
+        self.check_type_name(e.file, "enums", e.name, names);
         if e.def.values.is_empty() {
             self.report(
                 ErrorKind::EmptyEnum,

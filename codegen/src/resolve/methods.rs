@@ -95,6 +95,27 @@ impl Resolver<'_> {
         }
     }
 
+    /// No two paged methods page the same response type: its page's items and count are read
+    /// from the type (`paging::Page`, one impl per type).
+    pub(super) fn check_paged_responses(&mut self, methods: &[ir::Method]) {
+        let mut paged: HashMap<&str, &str> = HashMap::new();
+        for method in methods.iter().filter(|m| m.paging.is_some()) {
+            if let Some(first) = paged.get(method.response.as_str()) {
+                self.report(
+                    ErrorKind::InvalidPaging,
+                    at(method.file, &["methods", method.name.as_str(), "paging"]),
+                    format!(
+                        "its response {} is already the page of {first}; a paged method needs a \
+                         response type of its own",
+                        method.response
+                    ),
+                );
+            } else {
+                paged.insert(method.response.as_str(), method.name.as_str());
+            }
+        }
+    }
+
     /// `at_least_one_of`: two or more optional parameters of the method.
     fn alternatives(
         &mut self,

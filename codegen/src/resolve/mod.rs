@@ -15,9 +15,9 @@ mod parse;
 mod records;
 mod service;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
-use crate::diagnostic::{ErrorKind, SpecError, SpecErrors};
+use crate::diagnostic::{ErrorKind, SpecError, SpecErrors, suggesting};
 use crate::ir::{self, TypeRef};
 use crate::location::SourceIndexes;
 use crate::model::SpecFile;
@@ -34,6 +34,7 @@ fn resolve_within_budget(sources: &[SpecSource]) -> Result<ir::Api, SpecErrors> 
         sources,
         locations: SourceIndexes::new(sources),
         errors: Vec::new(),
+        suggested_types: HashSet::new(),
     };
     let files: Vec<SpecFile> = sources
         .iter()
@@ -66,6 +67,8 @@ struct Resolver<'s> {
     sources: &'s [SpecSource],
     locations: SourceIndexes<'s>,
     errors: Vec<SpecError>,
+    /// The type names suggested so far, so that two refused names are not given the same.
+    suggested_types: HashSet<String>,
 }
 
 /// Where a problem is: the path shown, plus an optional key below it that locates it exactly.
@@ -163,7 +166,10 @@ impl Resolver<'_> {
             .as_ref()
             .map_or("/api", |info| info.data_path.as_str())
             .to_owned();
-        let enums: Vec<ir::Enum> = enums.values().map(|e| self.enumeration(e)).collect();
+        let enums: Vec<ir::Enum> = enums
+            .values()
+            .map(|e| self.enumeration(e, &names))
+            .collect();
         // `ErrorCode` is open: its variants are the codes', checked as any enum's.
         let mut code_variants = enums::Variants::new(true);
         let errors: Vec<ir::ErrorCode> = errors
@@ -175,6 +181,7 @@ impl Resolver<'_> {
             .values()
             .map(|t| (t.name, self.field_types(t, &names)))
             .collect();
+        self.check_containment(&types, &field_types);
         let records = methods::Records {
             types: &types,
             field_types: &field_types,
@@ -183,6 +190,7 @@ impl Resolver<'_> {
             .values()
             .map(|m| self.method(m, &names, &data_path, &records))
             .collect();
+        self.check_paged_responses(&methods);
         let (delivered_by, passed) = records::delivered_by(&methods, &types, &field_types);
         if let Some(method) = passed.map(|index| &methods[index]) {
             self.report(
@@ -233,22 +241,32 @@ impl Resolver<'_> {
     /// Each file's module name is a Rust module name, and no other file's.
     fn check_modules(&mut self, files: &[ir::SpecFileInfo]) {
         let mut seen: HashMap<&str, usize> = HashMap::new();
+        let mut suggested: Vec<String> = Vec::new();
         for (file, info) in files.iter().enumerate() {
-            if let Some(problem) = naming::module_name_problem(&info.module) {
-                self.report_file(ErrorKind::InvalidFileName, file, problem);
-            } else if let Some(&first) = seen.get(info.module.as_str()) {
-                let first = self.sources[first].path.clone();
-                self.report_file(
-                    ErrorKind::InvalidFileName,
-                    file,
-                    format!(
-                        "{first} already generates the module '{}'; rename one of them",
-                        info.module
+            let problem = match naming::module_name_problem(&info.module) {
+                Some(problem) => problem,
+                None => match seen.get(info.module.as_str()) {
+                    Some(&first) => format!(
+                        "{} already generates the module '{}'; rename one of them",
+                        self.sources[first].path, info.module
                     ),
-                );
-            } else {
-                seen.insert(&info.module, file);
-            }
+                    None => {
+                        seen.insert(&info.module, file);
+                        continue;
+                    }
+                },
+            };
+            let suggestion = naming::suggest_snake_name(&info.module, "spec", |candidate| {
+                naming::module_name_problem(candidate).is_some()
+                    || files.iter().any(|f| f.module == candidate)
+                    || suggested.iter().any(|s| s == candidate)
+            });
+            self.report_file(
+                ErrorKind::InvalidFileName,
+                file,
+                format!("{problem}{}", suggesting(&format!("{suggestion}.yaml"))),
+            );
+            suggested.push(suggestion);
         }
     }
 }

@@ -6,9 +6,10 @@ use indexmap::IndexMap;
 
 use super::names::BUILDER_METHODS;
 use super::{Defined, Names, Resolver, at};
-use crate::diagnostic::{ErrorKind, did_you_mean, or_list};
+use crate::diagnostic::{ErrorKind, did_you_mean, or_list, suggesting};
 use crate::ir::{self, Encoding, FieldEncoding, Id, Presence, Scalar, TypeRef};
 use crate::model::{self, EncodingDef, Optional};
+use crate::naming;
 
 impl Resolver<'_> {
     /// The type of every field of `t`, in order; `None` where it is unknown (reported).
@@ -44,7 +45,7 @@ impl Resolver<'_> {
         delivered_by: &[Id<ir::Method>],
         names: &Names<'_>,
     ) -> ir::Record {
-        self.check_type_name(t.file, "types", t.name);
+        self.check_type_name(t.file, "types", t.name, names);
         if t.def.opaque && !t.def.fields.is_empty() {
             self.report(
                 ErrorKind::InvalidFields,
@@ -59,38 +60,16 @@ impl Resolver<'_> {
             );
         }
         let delivery = Delivery::new(delivered_by);
-        let mut rust_names: HashMap<String, &str> = HashMap::new();
-        let fields = t
+        let fields: Vec<ir::Field> = t
             .def
             .fields
             .iter()
             .zip(types)
             .filter_map(|((wire, field), ty)| {
-                let field = self.field(t, wire, field, ty.clone()?, &delivery, names)?;
-                if !t.def.opaque && BUILDER_METHODS.contains(&field.rust_name.as_str()) {
-                    self.report(
-                        ErrorKind::RustNameTaken,
-                        at(t.file, &["types", t.name, "fields", wire]),
-                        format!(
-                            "its builder's setter '{}' would take the builder's own method; set \
-                             rust_name",
-                            field.rust_name
-                        ),
-                    );
-                }
-                if let Some(previous) = rust_names.insert(field.rust_name.clone(), wire) {
-                    self.report(
-                        ErrorKind::RustNameTaken,
-                        at(t.file, &["types", t.name, "fields", wire]),
-                        format!(
-                            "'{wire}' and '{previous}' both become the Rust field '{}'; set rust_name",
-                            field.rust_name
-                        ),
-                    );
-                }
-                Some(field)
+                self.field(t, wire, field, ty.clone()?, &delivery, names)
             })
             .collect();
+        self.check_field_names(t, &fields);
         ir::Record {
             name: t.name.to_owned(),
             documented_as: t.def.documented_as.clone(),
@@ -99,6 +78,114 @@ impl Resolver<'_> {
             fields,
             delivered_by: delivered_by.to_vec(),
             file: t.file,
+        }
+    }
+
+    /// No record holds itself by value (through fields that are not lists, its own or other
+    /// records'): each cycle is refused once, at the field that closes it.
+    pub(super) fn check_containment(
+        &mut self,
+        types: &IndexMap<&str, Defined<'_, model::TypeDef>>,
+        field_types: &HashMap<&str, Vec<Option<TypeRef>>>,
+    ) {
+        let contained: Vec<(&str, Vec<(&str, &str)>)> = types
+            .values()
+            .map(|t| {
+                let fields = t
+                    .def
+                    .fields
+                    .keys()
+                    .zip(&field_types[t.name])
+                    .filter_map(|(wire, ty)| Some((wire.as_str(), ty.as_ref()?)));
+                (t.name, ir::contained_records(fields))
+            })
+            .collect();
+        for cycle in ir::containment_cycles(&contained) {
+            let (record, field) = cycle[cycle.len() - 1];
+            let file = types[record].file;
+            self.report(
+                ErrorKind::RecursiveType,
+                at(file, &["types", record, "fields", field]).key("type"),
+                format!(
+                    "the type contains itself ({}): a value would be infinite; make one of these \
+                     fields a list",
+                    ir::cycle_text(&cycle)
+                ),
+            );
+        }
+    }
+
+    /// Two fields of a record must not be read from the same JSON key, become the same Rust
+    /// field, nor a setter of its builder one of the builder's own methods. Each refusal of a
+    /// Rust name suggests one free among the fields.
+    fn check_field_names(&mut self, t: &Defined<'_, model::TypeDef>, fields: &[ir::Field]) {
+        // Each JSON key is read into one field: a `documented_as` (a serde alias) that is a
+        // field's wire name, or another's alias, would make the decoder's match unreachable.
+        let mut keys: HashMap<&str, &str> = fields
+            .iter()
+            .map(|f| (f.wire_name.as_str(), f.wire_name.as_str()))
+            .collect();
+        for field in fields {
+            let Some(alias) = field.documented_as.as_deref() else {
+                continue;
+            };
+            match keys.get(alias) {
+                Some(other) => self.report(
+                    ErrorKind::DuplicateName,
+                    at(t.file, &["types", t.name, "fields", &field.wire_name]).key("documented_as"),
+                    format!(
+                        "the JSON key '{alias}' is already read into '{other}'; a field is read \
+                         from its name and its documented_as, each once in a type"
+                    ),
+                ),
+                None => {
+                    keys.insert(alias, &field.wire_name);
+                }
+            }
+        }
+        let all: HashSet<&str> = fields.iter().map(|f| f.rust_name.as_str()).collect();
+        let mut suggested: Vec<String> = Vec::new();
+        let mut rust_names: HashMap<&str, &str> = HashMap::new();
+        for field in fields {
+            let wire = field.wire_name.as_str();
+            let rust = field.rust_name.as_str();
+            let problem = if !t.def.opaque && BUILDER_METHODS.contains(&rust) {
+                Some((
+                    format!("{rust}_value"),
+                    format!("its builder's setter '{rust}' would take the builder's own method"),
+                ))
+            } else if !t.def.opaque && naming::STD_TRAIT_METHOD_NAMES.contains(&rust) {
+                Some((
+                    format!("{rust}_value"),
+                    format!(
+                        "its builder's setter '{rust}' is the method of a standard trait \
+                         (clippy: should_implement_trait)"
+                    ),
+                ))
+            } else {
+                rust_names.get(rust).map(|previous| {
+                    (
+                        rust.to_owned(),
+                        format!("'{wire}' and '{previous}' both become the Rust field '{rust}'"),
+                    )
+                })
+            };
+            rust_names.entry(rust).or_insert(wire);
+            let Some((base, problem)) = problem else {
+                continue;
+            };
+            let suggestion = naming::suggest_snake_name(&base, "field", |candidate| {
+                all.contains(candidate)
+                    || suggested.iter().any(|s| s == candidate)
+                    || BUILDER_METHODS.contains(&candidate)
+                    || naming::STD_TRAIT_METHOD_NAMES.contains(&candidate)
+            });
+            self.report(
+                ErrorKind::RustNameTaken,
+                at(t.file, &["types", t.name, "fields", wire]),
+                format!("{problem}; set rust_name{}", suggesting(&suggestion)),
+            );
+            suggested.push(suggestion);
         }
     }
 

@@ -315,10 +315,13 @@ pub struct Coverage {
     /// Error answers audited (data methods and OAuth endpoints).
     pub errors: usize,
     /// Answers of methods the spec does not have, by method (a finding of their own would
-    /// have nothing in the spec to point at).
+    /// have nothing in the spec to point at); the OAuth endpoints' too when the spec has no
+    /// `oauth`.
     pub unknown_methods: BTreeMap<String, usize>,
     /// Exchanges skipped: successful OAuth endpoint answers (form pairs, no spec record).
     pub skipped: usize,
+    /// How many methods (OAuth endpoints included) had an answer audited.
+    pub methods: usize,
     /// The spec's data methods no recording answered.
     pub unrecorded_methods: Vec<String>,
 }

@@ -97,25 +97,36 @@ pub enum ErrorCode {
     /// Neither id nor bidId was supplied.
     ///
     /// Returned by `pay/getTimesheet` and `pay/getStatusReport`.
+    ///
+    /// Error type: validation.
     ValidationInvalidIdBidid,
     /// id or bidId is invalid, or is valid but the current user has no permission to the object.
     /// The reference gives it for pay/getTimesheet and pay/getStatusReport; for the other pay
-    /// methods, which take the same id or bidId, it is this project's reading of what they answer
-    /// (the reference names no other code for an invalid ID), and what the fake answers.
+    /// methods, which take the same id or bidId, and for manage/getMyProviders's optional bidId,
+    /// it is this project's reading of what they answer (the reference names no other code for
+    /// an invalid ID), and what the fake answers.
     ///
-    /// Returned by `pay/getTimesheetsForBid`, `pay/getStatusReportsForBid`, `pay/getTimesheet`, `pay/getStatusReport`, `pay/getBilling`, `pay/getInvoice` and `pay/getPayment`.
+    /// Returned by `pay/getTimesheetsForBid`, `pay/getStatusReportsForBid`, `pay/getTimesheet`, `pay/getStatusReport`, `pay/getBilling`, `pay/getInvoice`, `pay/getPayment` and `manage/getMyProviders`.
+    ///
+    /// Error type: validation.
     ValidationInvalidId,
     /// The user is not authorized to access the data.
     ///
     /// Returned by `workroom/getWorkviewDetails`.
+    ///
+    /// Error type: authorization.
     ApiNotAuthorized,
     /// bidId is invalid or missing where required.
     ///
     /// Returned by `workroom/getWorkviewDetails`.
+    ///
+    /// Error type: validation.
     WorkroomInvalidBid,
     /// The user given by userId has no access to the workroom given by bidId.
     ///
     /// Returned by `workroom/getWorkviewDetails`.
+    ///
+    /// Error type: authorization.
     WorkroomBidAccess,
     /// A value the reference does not name, kept as sent.
     Other(String),

@@ -7,6 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::secret::Secret;
 
+/// The longest token or token secret the client takes from a token endpoint's answer: far
+/// beyond any service's (tens of bytes are usual), small enough that every header carrying
+/// one, and the 64 secrets the client remembers, stay small.
+pub(crate) const MAX_TOKEN_BYTES: usize = 4096;
+
 /// A temporary (request) token from `oauth/getRequestToken`, to be authorized by the user.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestToken {

@@ -27,7 +27,9 @@
 //! happen on the writer thread, which wakes at the first exchange of a burst, lets the burst
 //! gather for 10 ms and writes it as one batch (so a burst of calls wakes it once, not once per
 //! call), through a buffer it flushes once the queue has been quiet for 50 ms, on
-//! [`Recorder::flush`] and at the end. Files rotate by size ([`Rotation`]).
+//! [`Recorder::flush`] and at the end. Files rotate by size ([`Rotation`]); each is written
+//! through [`crate::files`] and appears whole, at rotation, at [`Recorder::flush`] and when
+//! the last clone of the recorder is dropped.
 //!
 //! The module's parts: [`Exchange`] and its line here, the cleaning in `clean.rs`, the
 //! writer (queue, batching thread, rotation, stats) in `writer.rs`, the reader in `reader.rs`.

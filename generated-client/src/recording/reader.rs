@@ -99,39 +99,41 @@ pub fn read(path: impl AsRef<Path>) -> Result<Vec<Recorded>, RecordingError> {
 
 #[cfg(test)]
 mod tests {
-    use std::fs;
-
     use super::*;
+    use crate::files::OutputDir;
     use crate::recording::tests::exchange;
 
     #[test]
     fn a_line_that_is_not_an_exchange_is_named_by_file_and_line() {
-        let dir = std::env::temp_dir().join(format!("recording-bad-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("a.jsonl");
-        fs::write(
-            &file,
-            format!("{}\n\n{{\"status\": 200}}\n", exchange("{}").to_line()),
-        )
-        .unwrap();
-        let error = read(&dir).unwrap_err().to_string();
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path();
+        OutputDir::open(dir)
+            .unwrap()
+            .write(
+                "a.jsonl",
+                format!("{}\n\n{{\"status\": 200}}\n", exchange("{}").to_line()),
+            )
+            .unwrap();
+        let error = read(dir).unwrap_err().to_string();
         assert!(
             error.contains("a.jsonl:3: not a recorded exchange"),
             "{error}"
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_line_that_is_not_utf8_is_named_by_file_and_line() {
-        let dir = std::env::temp_dir().join(format!("recording-not-utf8-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path();
         let mut bytes = exchange("{}").to_line().into_bytes();
         bytes.extend_from_slice(
             b"\n{\"format\": \"marketplace-recording/1\", \"method\": \"\xff\"}\n",
         );
-        fs::write(dir.join("a.jsonl"), &bytes).unwrap();
-        let error = read(&dir).unwrap_err();
+        OutputDir::open(dir)
+            .unwrap()
+            .write("a.jsonl", &bytes)
+            .unwrap();
+        let error = read(dir).unwrap_err();
         assert!(
             matches!(&error, RecordingError::Line { path, line: 2, .. } if path.ends_with("a.jsonl")),
             "{error:?}"
@@ -142,6 +144,5 @@ mod tests {
                 .contains("a.jsonl:2: not a recorded exchange: not UTF-8"),
             "{error}"
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,12 +1,12 @@
 //! The recorder: a bounded queue that drops rather than blocks, one writer thread that takes
-//! bursts as batches, cleans and writes them, and the files it writes, rotated by size.
+//! bursts as batches, cleans and writes them, and the files it writes, rotated by size, each
+//! published whole through [`crate::files`].
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -14,6 +14,7 @@ use std::thread::JoinHandle;
 use jiff::Timestamp;
 
 use super::{Exchange, Recorder};
+use crate::files::{OutputDir, PendingFile};
 
 /// At most this many exchanges wait for the writer; more are dropped (and counted).
 pub const QUEUE_EXCHANGES: usize = 1024;
@@ -111,37 +112,33 @@ impl Queue {
 
 impl Recorder {
     /// Records into `dir` (created if needed), in files named
-    /// `{prefix}-{start, µs since 1970}-{process id}-{number}.jsonl`, which sort in the order written.
+    /// `{prefix}-{start, µs since 1970}-{process id}-{number}.jsonl`, which sort in the order
+    /// written. Each file appears whole: it is written as a temporary file in `dir` and
+    /// renamed into place (through [`crate::files`]: a link planted at its name is replaced,
+    /// never followed) when the next line would pass the rotation size, at
+    /// [`Recorder::flush`], and when the last clone of the recorder is dropped; the next line
+    /// then starts the next file. A process killed before then leaves no file of its own.
     pub fn to_dir(dir: impl AsRef<Path>, prefix: &str, rotation: Rotation) -> io::Result<Recorder> {
-        let dir = dir.as_ref().to_path_buf();
-        fs::create_dir_all(&dir)?;
-        let stem = format!(
-            "{prefix}-{}-{}",
-            Timestamp::now().as_microsecond(),
-            std::process::id()
-        );
-        let sink = RotatingFiles {
+        let dir = OutputDir::create(dir)?;
+        let stem = format!("{prefix}-{}-{}", unique_start(), std::process::id());
+        let rotation = Rotation {
+            max_files: rotation.max_files.max(1),
+            ..rotation
+        };
+        Ok(Recorder::start(Target::Dir {
             dir,
             stem,
-            rotation: Rotation {
-                max_files: rotation.max_files.max(1),
-                ..rotation
-            },
-            number: 0,
-            current: None,
-            written: 0,
-            files: Vec::new(),
-        };
-        Ok(Recorder::start(Box::new(sink)))
+            rotation,
+        }))
     }
 
     /// Records into any writer (a file, a `Vec<u8>` behind a mutex, a pipe), one line per
     /// exchange, without rotation.
     pub fn to_writer(writer: impl Write + Send + 'static) -> Recorder {
-        Recorder::start(Box::new(OneWriter(BufWriter::new(writer))))
+        Recorder::start(Target::Writer(Box::new(writer)))
     }
 
-    fn start(mut sink: Box<dyn Sink>) -> Recorder {
+    fn start(target: Target) -> Recorder {
         let queue = Arc::new(Queue::default());
         let progress = Arc::new(Mutex::new(RecorderStats::default()));
         let thread = {
@@ -149,7 +146,20 @@ impl Recorder {
             let progress = Arc::clone(&progress);
             std::thread::Builder::new()
                 .name("wire-recorder".to_owned())
-                .spawn(move || write_loop(&queue, sink.as_mut(), &progress))
+                .spawn(move || match target {
+                    // The files borrow the directory, which lives on this thread's stack.
+                    Target::Dir {
+                        dir,
+                        stem,
+                        rotation,
+                    } => {
+                        let mut sink = RotatingFiles::new(&dir, stem, rotation);
+                        write_loop(&queue, &mut sink, &progress);
+                    }
+                    Target::Writer(writer) => {
+                        write_loop(&queue, &mut OneWriter(BufWriter::new(writer)), &progress);
+                    }
+                })
         };
         // A thread that cannot start leaves a recorder that drops everything (and says so in
         // its stats) rather than failing the client that asked for it.
@@ -196,8 +206,9 @@ impl Recorder {
         }
     }
 
-    /// Waits until everything queued before this call is written and flushed to the file or
-    /// writer. Fails when the writer has stopped or a write failed.
+    /// Waits until everything queued before this call is written and flushed to the writer,
+    /// or written and published in a file of the recording directory ([`Recorder::to_dir`]).
+    /// Fails when the writer has stopped or a write failed.
     pub fn flush(&self) -> io::Result<()> {
         let (done, wait) = sync_channel(1);
         let stopped = || io::Error::other("the recorder's writer has stopped");
@@ -272,7 +283,7 @@ fn write_loop(queue: &Queue, sink: &mut dyn Sink, progress: &Mutex<RecorderStats
             waiting = again;
             if timeout.timed_out() {
                 drop(waiting);
-                note(sink.flush(), false);
+                note(sink.settle(), false);
                 unflushed = false;
                 waiting = queue.lock();
             }
@@ -307,17 +318,47 @@ fn write_loop(queue: &Queue, sink: &mut dyn Sink, progress: &Mutex<RecorderStats
     }
 }
 
+/// What a recorder writes to, handed to its thread.
+enum Target {
+    Dir {
+        dir: OutputDir,
+        stem: String,
+        rotation: Rotation,
+    },
+    Writer(Box<dyn Write + Send>),
+}
+
+/// A start time for a recorder's file names that no other recorder of this process has: the
+/// clock's microseconds, or one past the last one given.
+fn unique_start() -> i64 {
+    static LAST: AtomicI64 = AtomicI64::new(i64::MIN);
+    let now = Timestamp::now().as_microsecond();
+    let previous = LAST
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| {
+            Some(now.max(last.saturating_add(1)))
+        })
+        .unwrap_or(now);
+    now.max(previous.saturating_add(1))
+}
+
 /// Where lines go.
-trait Sink: Send {
+trait Sink {
     fn write_line(&mut self, line: &[u8]) -> io::Result<()>;
+    /// The queue has been quiet: hand buffered lines down.
+    fn settle(&mut self) -> io::Result<()>;
+    /// A flush was asked for, or the recorder closes: everything written and visible.
     fn flush(&mut self) -> io::Result<()>;
 }
 
 struct OneWriter<W: Write>(BufWriter<W>);
 
-impl<W: Write + Send> Sink for OneWriter<W> {
+impl<W: Write> Sink for OneWriter<W> {
     fn write_line(&mut self, line: &[u8]) -> io::Result<()> {
         self.0.write_all(line)
+    }
+
+    fn settle(&mut self) -> io::Result<()> {
+        self.0.flush()
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -325,45 +366,68 @@ impl<W: Write + Send> Sink for OneWriter<W> {
     }
 }
 
-struct RotatingFiles {
-    dir: PathBuf,
+/// The files of a recording directory: the one being written is pending until published.
+struct RotatingFiles<'d> {
+    dir: &'d OutputDir,
     stem: String,
     rotation: Rotation,
     number: u32,
-    current: Option<BufWriter<File>>,
+    /// The file being written: its name, and its lines so far.
+    current: Option<(String, BufWriter<PendingFile<'d>>)>,
     written: u64,
-    files: Vec<PathBuf>,
+    /// The files published, oldest first.
+    published: VecDeque<String>,
 }
 
-impl RotatingFiles {
-    fn open_next(&mut self) -> io::Result<()> {
-        if let Some(mut file) = self.current.take() {
-            file.flush()?;
+impl<'d> RotatingFiles<'d> {
+    fn new(dir: &'d OutputDir, stem: String, rotation: Rotation) -> Self {
+        RotatingFiles {
+            dir,
+            stem,
+            rotation,
+            number: 0,
+            current: None,
+            written: 0,
+            published: VecDeque::new(),
         }
+    }
+
+    fn open_next(&mut self) -> io::Result<()> {
         self.number += 1;
-        let path = self
-            .dir
-            .join(format!("{}-{:04}.jsonl", self.stem, self.number));
-        let file = File::options().create_new(true).append(true).open(&path)?;
-        self.current = Some(BufWriter::new(file));
+        let name = format!("{}-{:04}.jsonl", self.stem, self.number);
+        let file = self.dir.pending(&name)?;
+        self.current = Some((name, BufWriter::new(file)));
         self.written = 0;
-        self.files.push(path);
-        while self.files.len() > self.rotation.max_files {
-            let oldest = self.files.remove(0);
-            fs::remove_file(&oldest)?;
+        Ok(())
+    }
+
+    /// Renames the current file into place, then deletes the oldest beyond `max_files`.
+    fn publish(&mut self) -> io::Result<()> {
+        let Some((name, lines)) = self.current.take() else {
+            return Ok(());
+        };
+        let file = lines.into_inner().map_err(io::IntoInnerError::into_error)?;
+        file.publish()?;
+        self.published.push_back(name);
+        while self.published.len() > self.rotation.max_files {
+            if let Some(oldest) = self.published.pop_front() {
+                self.dir.remove(&oldest)?;
+            }
         }
         Ok(())
     }
 }
 
-impl Sink for RotatingFiles {
+impl Sink for RotatingFiles<'_> {
     fn write_line(&mut self, line: &[u8]) -> io::Result<()> {
         let len = line.len() as u64;
-        let full = self.written > 0 && self.written + len > self.rotation.max_file_bytes;
-        if self.current.is_none() || full {
+        if self.written > 0 && self.written + len > self.rotation.max_file_bytes {
+            self.publish()?;
+        }
+        if self.current.is_none() {
             self.open_next()?;
         }
-        let file = self
+        let (_, file) = self
             .current
             .as_mut()
             .ok_or_else(|| io::Error::other("no file"))?;
@@ -372,8 +436,14 @@ impl Sink for RotatingFiles {
         Ok(())
     }
 
+    fn settle(&mut self) -> io::Result<()> {
+        self.current
+            .as_mut()
+            .map_or(Ok(()), |(_, file)| file.flush())
+    }
+
     fn flush(&mut self) -> io::Result<()> {
-        self.current.as_mut().map_or(Ok(()), Write::flush)
+        self.publish()
     }
 }
 
@@ -383,13 +453,20 @@ mod tests {
     use crate::recording::read;
     use crate::recording::tests::exchange;
 
+    /// The names in `dir`, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
     #[test]
     fn a_recorder_writes_every_line_and_rotates_by_size() {
-        let dir = std::env::temp_dir().join(format!(
-            "recording-test-{}-{}",
-            std::process::id(),
-            Timestamp::now().as_nanosecond()
-        ));
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("recording");
         let rotation = Rotation {
             max_file_bytes: 2_000,
             max_files: 3,
@@ -403,14 +480,10 @@ mod tests {
         let stats = recorder.stats();
         assert_eq!((stats.written, stats.dropped), (20, 0), "{stats:?}");
         drop(recorder);
-        let mut files: Vec<_> = fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        files.sort();
+        let files = names(&dir);
         assert_eq!(files.len(), 3, "{files:?}");
         for file in &files {
-            assert!(fs::metadata(file).unwrap().len() <= 2_000);
+            assert!(std::fs::metadata(dir.join(file)).unwrap().len() <= 2_000);
         }
         // The newest files are kept: the last exchanges, whole, in order.
         let read = read(&dir).unwrap();
@@ -419,7 +492,82 @@ mod tests {
             read.iter()
                 .all(|r| r.exchange.body.as_deref() == Some(body.as_str()))
         );
-        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_appears_only_whole_at_rotation_flush_and_close() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("recording");
+        let rotation = Rotation {
+            max_file_bytes: 1 << 20,
+            max_files: 8,
+        };
+        let recorder = Recorder::to_dir(&dir, "whole", rotation).unwrap();
+        recorder.record(exchange("{}"));
+        // Written, not yet published: the directory shows nothing (the temporary file is
+        // anonymous, or hidden under a name without `.jsonl`).
+        std::thread::sleep(FLUSH_AFTER * 4);
+        assert!(names(&dir).is_empty(), "{:?}", names(&dir));
+        recorder.flush().unwrap();
+        assert_eq!(read(&dir).unwrap().len(), 1);
+        assert_eq!(names(&dir).len(), 1, "{:?}", names(&dir));
+        // The next line starts the next file, published when the last clone goes.
+        let clone = recorder.clone();
+        drop(recorder);
+        clone.record(exchange("{}"));
+        drop(clone);
+        assert_eq!(read(&dir).unwrap().len(), 2);
+        assert_eq!(names(&dir).len(), 2, "{:?}", names(&dir));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_at_a_file_name_is_replaced_and_what_it_points_to_is_untouched() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("recording");
+        let outside = temp.path().join("outside.txt");
+        crate::files::OutputDir::open(temp.path())
+            .unwrap()
+            .write("outside.txt", "kept")
+            .unwrap();
+        let recorder = Recorder::to_dir(&dir, "linked", Rotation::default()).unwrap();
+        // The recorder's names are predictable once its first file is published: plant a link
+        // at the next one.
+        recorder.record(exchange("{}"));
+        recorder.flush().unwrap();
+        let first = names(&dir).remove(0);
+        let stem = first.strip_suffix("-0001.jsonl").unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join(format!("{stem}-0002.jsonl"))).unwrap();
+        recorder.record(exchange("{}"));
+        recorder.flush().unwrap();
+        drop(recorder);
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "kept");
+        let second = dir.join(format!("{stem}-0002.jsonl"));
+        assert!(std::fs::symlink_metadata(&second).unwrap().is_file());
+        assert_eq!(read(&dir).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_failed_publish_leaves_nothing_and_is_counted() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("recording");
+        let recorder = Recorder::to_dir(&dir, "blocked", Rotation::default()).unwrap();
+        recorder.record(exchange("{}"));
+        recorder.flush().unwrap();
+        let first = names(&dir).remove(0);
+        // A non-empty directory at the next file's name: publishing fails, for root too.
+        let next = first.replace("-0001.jsonl", "-0002.jsonl");
+        let out = crate::files::OutputDir::open(&dir).unwrap();
+        out.write(format!("{next}/inside"), "x").unwrap();
+        recorder.record(exchange("{}"));
+        let error = recorder.flush().unwrap_err().to_string();
+        assert!(
+            error.contains(&next) && error.contains("directory"),
+            "{error}"
+        );
+        drop(recorder);
+        assert_eq!(names(&dir), [first, next.clone()]);
+        assert_eq!(names(&dir.join(&next)), ["inside"]);
     }
 
     #[test]

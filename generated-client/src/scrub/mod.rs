@@ -41,7 +41,7 @@ use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::dfa::DFA;
 use reqwest::header::{HeaderMap, HeaderValue};
 
-use crate::secret::{REDACTED, SECRET_WORDS, is_name_separator};
+use crate::secret::{REDACTED, SECRET_WORDS, carries_credential, is_name_separator};
 use known::{Lasting, Matcher, SecretSet};
 pub(crate) use registry::SecretRegistry;
 use scan::{Finding, Scan};
@@ -54,14 +54,6 @@ const MAX_LAYERS: usize = 3;
 const WITHHELD_START: &str = "[withheld: ";
 const WITHHELD_END: &str = " bytes that could not be cleaned of secrets for certain]";
 
-/// The headers whose values are credentials, whatever they hold.
-const CREDENTIAL_HEADERS: [&str; 4] = [
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "set-cookie",
-];
-
 /// The secret words, ASCII case ignored.
 static WORDS: LazyLock<DFA> = LazyLock::new(|| {
     DFA::builder()
@@ -71,11 +63,13 @@ static WORDS: LazyLock<DFA> = LazyLock::new(|| {
 });
 
 /// The secrets the client holds for one call: the consumer secret, the token secret in use,
-/// the verifier being exchanged and the attempt's signature. Empty ones are ignored. `Debug`
+/// the verifier being exchanged and the attempt's signature, and the credentials the app sent
+/// in the attempt's headers (`secret::credential_values`). Empty ones are ignored. `Debug`
 /// shows only how many there are.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct KnownSecrets<'a> {
     values: [&'a str; 4],
+    app: &'a [String],
 }
 
 impl fmt::Debug for KnownSecrets<'_> {
@@ -88,13 +82,21 @@ impl<'a> KnownSecrets<'a> {
     /// No secret known (for text read outside a call: recordings, `ApiFailure::parse`).
     pub(crate) const NONE: KnownSecrets<'static> = KnownSecrets {
         values: ["", "", "", ""],
+        app: &[],
     };
 
     /// The consumer secret and a token secret (empty for none).
     pub(crate) fn new(consumer_secret: &'a str, token_secret: &'a str) -> Self {
         KnownSecrets {
             values: [consumer_secret, token_secret, "", ""],
+            app: &[],
         }
+    }
+
+    /// These and the credentials the app sent in the attempt's headers.
+    pub(crate) fn with_app_credentials(mut self, credentials: &'a [String]) -> Self {
+        self.app = credentials;
+        self
     }
 
     /// These and the verifier being exchanged.
@@ -113,6 +115,7 @@ impl<'a> KnownSecrets<'a> {
         self.values
             .iter()
             .copied()
+            .chain(self.app.iter().map(String::as_str))
             .filter(|value| !value.is_empty())
     }
 }
@@ -200,6 +203,7 @@ impl<'a> Scrubber<'a> {
     pub(crate) fn to_parts(&self) -> ScrubberParts {
         ScrubberParts {
             values: self.known.values.map(str::to_owned),
+            app: self.known.app.to_vec(),
             remembered: self.remembered.clone(),
             cancelled: Arc::new(AtomicBool::new(false)),
         }
@@ -263,22 +267,43 @@ impl<'a> Scrubber<'a> {
         }
     }
 
-    /// A URL (a redirect's `Location`) fit to keep: any password in it and the values of its
-    /// `oauth_*` query parameters removed (the token travels with its verifier there), then
-    /// cleaned like any text. Text that is not a URL is cleaned as text.
+    /// A URL the service pointed to (a redirect's `Location`, a callback) fit to keep: its
+    /// user info and the values of its `oauth_*` query parameters removed (the token travels
+    /// with its verifier there), then cleaned like any text. Text that is not a URL with an
+    /// authority loses what could be user info, its query and its fragment
+    /// ([`url_parts_removed`]).
     pub(crate) fn url(&self, location: &str) -> String {
-        let Ok(mut url) = url::Url::parse(location) else {
-            return self.text(location).into_owned();
+        self.url_cleaned(location, UrlValues::OAuth)
+    }
+
+    /// A URL the app configured (a base URL, a callback), for the error that refuses it: its
+    /// user info, every query value and its fragment removed, then cleaned like any text, so a
+    /// credential written in any of them shows in no error and no `Debug`. Text that is not a
+    /// URL is cleaned as in [`Scrubber::url`].
+    pub(crate) fn configured_url(&self, given: &str) -> String {
+        self.url_cleaned(given, UrlValues::All)
+    }
+
+    fn url_cleaned(&self, text: &str, hidden: UrlValues) -> String {
+        let hides_value = |name: &str| match hidden {
+            UrlValues::OAuth => name.starts_with("oauth_"),
+            UrlValues::All => true,
         };
-        if url.password().is_some() {
-            // Only fails for URLs that cannot have credentials, which have no password either.
-            let _ = url.set_password(Some(REDACTED));
-        }
+        // A URL without an authority (`user:pw@host` reads as the scheme `user`) has no user
+        // info to a parser, but may have to a reader: it is cleaned as text that is no URL.
+        // So is one with an `@` anywhere: a reader takes what comes before it for user info,
+        // wherever a parser puts it (`https://us/er:pw@host` has the host `us` and a path,
+        // `https://us?er:pw@host` a query).
+        let mut url = match url::Url::parse(text) {
+            Ok(url) if !url.cannot_be_a_base() && !text.contains('@') => url,
+            _ => return self.text(&url_parts_removed(text)).into_owned(),
+        };
+        // No user info here: it needs an `@`.
         if url.query().is_some() {
             let pairs: Vec<(String, String)> = url
                 .query_pairs()
                 .map(|(name, value)| {
-                    let value = if name.starts_with("oauth_") && !value.is_empty() {
+                    let value = if hides_value(&name) && !value.is_empty() {
                         REDACTED.into()
                     } else {
                         value
@@ -288,18 +313,25 @@ impl<'a> Scrubber<'a> {
                 .collect();
             url.query_pairs_mut().clear().extend_pairs(pairs);
         }
-        let written = url.as_str().replace("%5Bredacted%5D", REDACTED);
+        if hidden == UrlValues::All && url.fragment().is_some_and(|fragment| !fragment.is_empty()) {
+            url.set_fragment(Some(REDACTED));
+        }
+        let written = url
+            .as_str()
+            .replace("%5Bredacted%5D", REDACTED)
+            .replace("%5bredacted%5d", REDACTED);
         self.text(&written).into_owned()
     }
 
-    /// `headers` without secrets: credential headers (`Authorization`, cookies) and
-    /// secret-named ones lose their values, the others are cleaned like any text.
+    /// `headers` without secrets: credential headers (`Authorization`, cookies, secret-named
+    /// ones, `X-Api-Key`, …: the one rule of `secret::carries_credential`) lose their values,
+    /// the others are cleaned like any text.
     pub(crate) fn headers<'h>(&self, headers: &'h HeaderMap) -> Cow<'h, HeaderMap> {
         let clean_value = |name: &str, value: &HeaderValue| -> Option<HeaderValue> {
             if value.is_empty() {
                 return None;
             }
-            if CREDENTIAL_HEADERS.contains(&name) || crate::secret::is_secret_name(name) {
+            if carries_credential(name, value) {
                 return Some(HeaderValue::from_static(REDACTED));
             }
             let cleaned = self.clean(value.as_bytes());
@@ -374,9 +406,19 @@ impl<'a> Scrubber<'a> {
     }
 }
 
+/// Which values of a URL's query [`Scrubber::url`] and [`Scrubber::configured_url`] remove.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum UrlValues {
+    /// Those of `oauth_*` parameters.
+    OAuth,
+    /// Every one, and the fragment.
+    All,
+}
+
 /// A scrubber's secrets, owned, to clean on another thread ([`Scrubber::to_parts`]).
 pub(crate) struct ScrubberParts {
     values: [String; 4],
+    app: Vec<String>,
     remembered: Option<Result<Arc<Option<SecretSet>>, ()>>,
     cancelled: Arc<AtomicBool>,
 }
@@ -394,7 +436,8 @@ impl ScrubberParts {
         Scrubber {
             known: KnownSecrets::new(consumer, token)
                 .with_verifier(verifier)
-                .with_signature(signature),
+                .with_signature(signature)
+                .with_app_credentials(&self.app),
             known_automaton: OnceLock::new(),
             remembered: self.remembered.clone(),
             cancelled: Some(Arc::clone(&self.cancelled)),
@@ -429,6 +472,46 @@ impl Canceller {
 pub fn redact<'t>(text: &'t str, secrets: &[&crate::Secret]) -> Cow<'t, str> {
     let registry = SecretRegistry::of(secrets);
     Scrubber::structural().remembering(&registry).text(text)
+}
+
+/// Text that is not a URL to trust the parse of (not one, no authority, or an `@` anywhere),
+/// without what could be its user info, query, fragment or parameters: everything from the
+/// start (after an `http:` or `https:` and its slashes, either way) to the last `@` anywhere
+/// in it becomes `[redacted]` (a parser may read a host, a path or a query where a reader sees
+/// user info: `https:user:pw@host`, `https://us/er:pw@host`, a password holding `?` or `#`),
+/// and whatever follows the first `?`, `#`, `&`, `=` or `;` after that becomes `[redacted]`.
+/// It removes too much from some texts, never too little.
+fn url_parts_removed(text: &str) -> String {
+    let scheme = ["https:", "http:"]
+        .into_iter()
+        .find(|scheme| {
+            text.get(..scheme.len())
+                .is_some_and(|start| start.eq_ignore_ascii_case(scheme))
+        })
+        .map_or(0, |scheme| {
+            scheme.len()
+                + text[scheme.len()..]
+                    .bytes()
+                    .take_while(|&byte| matches!(byte, b'/' | b'\\'))
+                    .count()
+        });
+    let (kept, rest) = text.split_at(scheme);
+    let mut out = kept.to_owned();
+    let rest = match rest.rfind('@') {
+        Some(at) => {
+            out.push_str(REDACTED);
+            &rest[at..]
+        }
+        None => rest,
+    };
+    match rest.find(['?', '#', '&', '=', ';']) {
+        Some(at) => {
+            out.push_str(&rest[..=at]);
+            out.push_str(REDACTED);
+        }
+        None => out.push_str(rest),
+    }
+    out
 }
 
 /// Whether `text` may hold anything to remove: an escape (which only the views can read), a

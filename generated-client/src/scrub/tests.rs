@@ -169,18 +169,67 @@ fn headers_lose_credentials_and_secrets() {
 }
 
 #[test]
-fn urls_lose_passwords_and_oauth_values() {
+fn urls_lose_user_info_and_oauth_values() {
     let scrubber = Scrubber::new(KnownSecrets::new("c0nsumer", ""));
     assert_eq!(
-        scrubber.url(
-            "https://user:pw@evil.example/cb?oauth_token=t&oauth_verifier=v&keep=1&k=c0nsumer"
-        ),
-        "https://user:[redacted]@evil.example/cb?oauth_token=[redacted]&oauth_verifier=[redacted]&keep=1&k=[redacted]"
+        scrubber.url("https://evil.example/cb?oauth_token=t&oauth_verifier=v&keep=1&k=c0nsumer#f"),
+        "https://evil.example/cb?oauth_token=[redacted]&oauth_verifier=[redacted]&keep=1&k=[redacted]#f"
     );
+    // User info, and anything else an `@` may end: what a reader could take for it goes.
     assert_eq!(
-        scrubber.url("/relative?password=x"),
-        "/relative?password=[redacted]"
+        scrubber.url("https://user:pw@evil.example/cb?oauth_verifier=v"),
+        "https://[redacted]@evil.example/cb?[redacted]"
     );
+    // Not a URL: what could be user info, query or fragment goes.
+    assert_eq!(scrubber.url("/relative?password=x"), "/relative?[redacted]");
+}
+
+#[test]
+fn configured_urls_lose_user_info_every_query_value_and_the_fragment() {
+    let scrubber = Scrubber::new(KnownSecrets::new("c0nsumer", ""));
+    for (given, shown) in [
+        (
+            "https://host.example/api?api_key=k3y&x=#frag",
+            "https://host.example/api?api_key=[redacted]&x=#[redacted]",
+        ),
+        (
+            "https://ghp_t0ken@host.example/api?api_key=k3y&x=#frag",
+            "https://[redacted]@host.example/api?[redacted]",
+        ),
+        (
+            "http://us%40er:p%3Ass@[::1]:8080/",
+            "http://[redacted]@[::1]:8080/",
+        ),
+        // A parser reads a host and a path, or a query, where a reader sees user info.
+        ("https://us/er:pw@host/", "https://[redacted]@host/"),
+        (
+            "https://us?er:pw@host/?k=v",
+            "https://[redacted]@host/?[redacted]",
+        ),
+        (
+            "https://host/?a=1@x&api_key=k3y",
+            "https://[redacted]@x&[redacted]",
+        ),
+        // Not URLs: a parser may still read user info in them.
+        ("https://user:hunter2@ho st/", "https://[redacted]@ho st/"),
+        (
+            "https:user:hunter2@host:99999",
+            "https:[redacted]@host:99999",
+        ),
+        (
+            "HTTPS:\\\\user:hunter2@host:x",
+            "HTTPS:\\\\[redacted]@host:x",
+        ),
+        (
+            "https://user:hun?ter#2@host:x/",
+            "https://[redacted]@host:x/",
+        ),
+        ("user:hunter2@host:x", "[redacted]@host:x"),
+        ("https://host:x/?api_key=k3y", "https://host:x/?[redacted]"),
+        ("https://host:x/#k3y", "https://host:x/#[redacted]"),
+    ] {
+        assert_eq!(scrubber.configured_url(given), shown, "{given}");
+    }
 }
 
 #[test]

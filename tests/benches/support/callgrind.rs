@@ -79,17 +79,20 @@ fn counted(function: &dyn Fn()) {
 /// If valgrind runs but the count cannot be read (the child failed): a bench must not print a
 /// table with a silently missing figure.
 pub fn count(id: Id) -> Option<u64> {
-    let out = run(id)?;
+    let (_dir, out) = run(id)?;
     let text = std::fs::read_to_string(&out).expect("callgrind's output file");
-    let _ = std::fs::remove_file(&out);
     Some(summary(&text))
 }
 
-/// Runs the bench's binary under callgrind for `id`; the output file, or `None` without
-/// valgrind.
-fn run(id: Id) -> Option<PathBuf> {
+/// Runs the bench's binary under callgrind for `id`; the output file in a fresh private
+/// folder (valgrind writes it by name: nobody can plant a link there first; removed with the
+/// folder), or `None` without valgrind.
+fn run(id: Id) -> Option<(tempfile::TempDir, PathBuf)> {
     let exe = std::env::current_exe().expect("the bench's own path");
-    let out = out_file(id);
+    let dir = tempfile::tempdir().expect("a private folder for callgrind's output");
+    let out = dir
+        .path()
+        .join(format!("callgrind.{}.{}", id.group, id.function));
     let status = Command::new("valgrind")
         .arg("--tool=callgrind")
         .arg("--toggle-collect=*callgrind::counted*")
@@ -101,7 +104,7 @@ fn run(id: Id) -> Option<PathBuf> {
         .status()
         .ok()?;
     assert!(status.success(), "callgrind run of {id:?} failed: {status}");
-    Some(out)
+    Some((dir, out))
 }
 
 /// The `summary:` line of callgrind's output: every instruction counted.
@@ -143,15 +146,17 @@ impl Profile {
 /// closer look.
 #[allow(dead_code)]
 pub fn profile(id: Id) -> Option<Profile> {
-    let out = run(id)?;
+    let (_dir, out) = run(id)?;
     let text = std::fs::read_to_string(&out).expect("callgrind's output file");
     let annotated = Command::new("callgrind_annotate")
         .args(["--inclusive=yes", "--threshold=100"])
         .arg(&out)
         .output()
         .expect("callgrind_annotate");
-    let kept = std::env::temp_dir().join(format!("callgrind.{}.{}", id.group, id.function));
-    let _ = std::fs::rename(&out, &kept);
+    // Kept through the one writer: a link planted at the name is replaced, not followed.
+    let kept = format!("callgrind.{}.{}", id.group, id.function);
+    let _ = marketplace_client::files::OutputDir::open(std::env::temp_dir())
+        .and_then(|temp| temp.write(&kept, &text));
     let functions = String::from_utf8_lossy(&annotated.stdout)
         .lines()
         .filter_map(|line| {
@@ -170,15 +175,6 @@ pub fn profile(id: Id) -> Option<Profile> {
         total: summary(&text),
         functions,
     })
-}
-
-fn out_file(id: Id) -> PathBuf {
-    std::env::temp_dir().join(format!(
-        "callgrind.{}.{}.{}",
-        std::process::id(),
-        id.group,
-        id.function
-    ))
 }
 
 /// An instruction count with thousands separators, or "no valgrind".

@@ -187,11 +187,10 @@ impl Params<'_> {
         let Some(text) = self.get(name) else {
             return Ok(default);
         };
-        match text.parse::<i64>() {
-            Ok(value) if value >= 1 => {
-                let value = value.unsigned_abs();
-                Ok(cap.map_or(value, |cap| value.min(cap)))
-            }
+        // Any page number the spec's `count` (u64) can hold: a page far above the last is
+        // empty, not an error.
+        match text.parse::<u64>() {
+            Ok(value) if value >= 1 => Ok(cap.map_or(value, |cap| value.min(cap))),
             _ => Err(invalid_parameter(name, text)),
         }
     }

@@ -48,7 +48,10 @@
 //! signs in through the fake's own OAuth flow and reads what the service really sent. A request
 //! no recording matches fails with the nearest recorded request and what differs;
 //! [`FakeMarketplace::check_replay`] says whether every request matched and, for a
-//! [strict](Replay::strict) replay, every recording was used (see [`replay`]):
+//! [strict](Replay::strict) replay, every recording was used, and how many requests the
+//! recordings answered (none is an error: nothing replayed is not a pass; see [`replay`]). A
+//! call the recording server refused by its own OAuth is never replayed: the fake's OAuth
+//! decides it, and the count names the refusals left out:
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -115,6 +118,7 @@ mod faults;
 mod html;
 mod kit;
 mod oauth;
+mod refusal;
 mod server;
 mod tls;
 mod tokens;
@@ -125,7 +129,7 @@ pub use credentials::DemoCredentials;
 pub use error::FakeError;
 pub use error_shape::{ErrorShape, ServiceError};
 pub use faults::{Fault, Faults};
-pub use replay::{Latency, Replay, ReplayError};
+pub use replay::{Latency, Replay, ReplayCount, ReplayError};
 pub use server::{Authorization, FakeMarketplace, RECORD_DIR_VARIABLE};
 pub use spelling::{SPELLING_SEED_VARIABLE, Spellings};
 pub use world::{User, Workroom, World};

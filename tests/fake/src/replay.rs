@@ -12,9 +12,33 @@
 //! [`FakeMarketplace::check_replay`] fails with it; in strict mode it also fails on recordings
 //! never used.
 //!
+//! Nothing replayed is not a pass: recordings without a single data exchange are refused when
+//! read, and [`FakeMarketplace::check_replay`] fails when no data request came; otherwise it
+//! says how many exchanges were loaded and how many requests they answered ([`ReplayCount`]).
+//!
 //! What the recording cannot carry is not replayed: an answer the recorder kept without its body
 //! (a client that did not read it, a connection reset injected as a fault) comes back with an
 //! empty body, and the exchanges of the OAuth endpoints are left out (the fake runs the flow).
+//!
+//! # The recording server's OAuth decisions are not replayed
+//!
+//! A data call the recording server refused by its own OAuth (a signature, a clock, a nonce, a
+//! token it had expired or revoked) is decided again by the fake, which may well accept it:
+//! such an answer is left out when the recording is read, whatever its status and shape, so
+//! the request is answered by the next recording of it that is kept, or else is a miss that
+//! names the refusals left out. The rule: any `401` or `407`; any answer (a `200` with `rcode`
+//! 0 too) carrying one of the spec's `authentication` error codes
+//! (`marketplace_client::SERVICE.authentication_errors`) or an OAuth Problem Reporting code
+//! (`token_expired`, `signature_invalid`, … the whole list), read from the body as the client
+//! reads error bodies. The spec's `authorization` errors (`403 E_API_NOT_AUTHORIZED`,
+//! `E_WORKROOM_BID_ACCESS`: the user's permission to a record, which the fake's OAuth does not
+//! decide) are data and replayed as recorded, as are validation errors, `5xx` and `429`.
+//! [`ReplayCount::refused`] counts the refusals left out, its text names the first few, and a
+//! recording of nothing else is [`ReplayError::Empty`], saying so.
+//!
+//! A recorded `5xx` or `429` and the retry that succeeded stay in recorded order: the service's
+//! availability is data the fake does not decide, and a client retrying as the recording's did
+//! consumes both, as it did then (one that does not retry sees the `5xx`, as it would have).
 //!
 //! [`ClientBuilder::record`]: marketplace_client::ClientBuilder::record
 //! [`FakeMarketplace::check_replay`]: crate::FakeMarketplace::check_replay
@@ -29,12 +53,17 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use marketplace_client::recording::{self, Exchange, RecordingError};
 
+use crate::refusal::{Refusal, own_oauth_refusal};
+
 /// The longest recorded latency replayed; a longer one is cut to this, so a recording cannot
 /// hold a test for ever.
 pub const MAX_REPLAYED_LATENCY: Duration = Duration::from_secs(30);
 
 /// The error code of the answer to a request no recording matches.
 pub const NO_RECORDING_CODE: &str = "E_FAKE_NO_RECORDING";
+
+/// How many refusals left out a message names (`file:line` and why); it counts them all.
+const NAMED_REFUSALS: usize = 3;
 
 /// Whether the recorded latency of each answer is waited out before it is sent.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -58,13 +87,16 @@ pub enum Latency {
 /// let client = fake.client()?;
 /// let session = fake.sign_in(&client, "dana.whitfield").await?; // the fake's own OAuth flow
 /// let sheets = session.get_timesheets_for_bid(310001).items().collect_all().await?;
-/// fake.check_replay()?; // every request matched, and (strict) every recording was used
+/// let count = fake.check_replay()?; // every request matched, and (strict) every recording was used
+/// assert!(count.answered > 0); // so it is: check_replay fails when nothing was replayed
 /// # Ok(())
 /// # }
 /// ```
 #[derive(Clone, Debug)]
 pub struct Replay {
     entries: Vec<Entry>,
+    /// The recording server's own OAuth refusals, left out (see the module docs).
+    refused: Vec<Refused>,
     strict: bool,
     latency: Latency,
 }
@@ -83,6 +115,72 @@ struct Entry {
     latency: Option<Duration>,
 }
 
+/// A recorded answer left out: a refusal the recording server made by its own OAuth.
+#[derive(Clone, Debug)]
+struct Refused {
+    /// Where it was recorded: `file:line`, or `exchange N`.
+    origin: String,
+    method: String,
+    params: BTreeMap<String, String>,
+    why: Refusal,
+}
+
+/// What replay makes of a recorded exchange.
+enum Sorted {
+    /// A data answer, replayed.
+    Data(Entry),
+    /// A refusal the recording server made by its own OAuth, left out.
+    Refused(Refused),
+    /// An OAuth endpoint's exchange, or a refusal of a request outside the API: the fake
+    /// answers those itself.
+    FakesOwn,
+}
+
+/// The recorded exchanges, sorted.
+#[derive(Default)]
+struct Loaded {
+    entries: Vec<Entry>,
+    refused: Vec<Refused>,
+    exchanges: usize,
+}
+
+impl Loaded {
+    fn push(&mut self, origin: String, exchange: Exchange) -> Result<(), ReplayError> {
+        self.exchanges += 1;
+        match Entry::sort(origin, exchange)? {
+            Sorted::Data(entry) => self.entries.push(entry),
+            Sorted::Refused(refused) => self.refused.push(refused),
+            Sorted::FakesOwn => {}
+        }
+        Ok(())
+    }
+}
+
+impl Refused {
+    /// `file:line (401 token_expired)`.
+    fn named(&self) -> String {
+        format!("{} ({})", self.origin, self.why)
+    }
+}
+
+/// The first refusals of `refused`, named.
+fn first_named<'a>(refused: impl IntoIterator<Item = &'a Refused>) -> Vec<String> {
+    refused
+        .into_iter()
+        .take(NAMED_REFUSALS)
+        .map(Refused::named)
+        .collect()
+}
+
+/// `a.jsonl:3 (401), a.jsonl:7 (200 token_expired) and 4 more`: `first` of `count`.
+fn list_named(first: &[String], count: usize) -> String {
+    let mut text = first.join(", ");
+    if count > first.len() {
+        let _ = write!(text, " and {} more", count - first.len());
+    }
+    text
+}
+
 impl Replay {
     /// Reads recordings: `.jsonl` files, or directories of them (see
     /// [`marketplace_client::recording::read`], which bounds what it reads). The data
@@ -96,17 +194,17 @@ impl Replay {
     pub fn from_files<P: AsRef<Path>>(
         paths: impl IntoIterator<Item = P>,
     ) -> Result<Replay, ReplayError> {
-        let mut entries = Vec::new();
+        let mut loaded = Loaded::default();
         let mut read = Vec::new();
         for path in paths {
             let path = path.as_ref();
             read.push(path.display().to_string());
             for recorded in recording::read(path)? {
                 let origin = format!("{}:{}", recorded.file.display(), recorded.line);
-                entries.extend(Entry::new(origin, recorded.exchange)?);
+                loaded.push(origin, recorded.exchange)?;
             }
         }
-        Replay::new(entries, read)
+        Replay::new(loaded, read)
     }
 
     /// Exchanges in memory, in order (named `exchange 1`, `exchange 2`, … in messages).
@@ -118,19 +216,30 @@ impl Replay {
     pub fn from_exchanges(
         exchanges: impl IntoIterator<Item = Exchange>,
     ) -> Result<Replay, ReplayError> {
-        let mut entries = Vec::new();
+        let mut loaded = Loaded::default();
         for (index, exchange) in exchanges.into_iter().enumerate() {
-            entries.extend(Entry::new(format!("exchange {}", index + 1), exchange)?);
+            loaded.push(format!("exchange {}", index + 1), exchange)?;
         }
-        Replay::new(entries, Vec::new())
+        Replay::new(loaded, Vec::new())
     }
 
-    fn new(entries: Vec<Entry>, read: Vec<String>) -> Result<Replay, ReplayError> {
+    fn new(loaded: Loaded, read: Vec<String>) -> Result<Replay, ReplayError> {
+        let Loaded {
+            entries,
+            refused,
+            exchanges,
+        } = loaded;
         if entries.is_empty() {
-            return Err(ReplayError::Empty { read });
+            return Err(ReplayError::Empty {
+                read,
+                exchanges,
+                refused: refused.len(),
+                first_refused: first_named(&refused),
+            });
         }
         Ok(Replay {
             entries,
+            refused,
             strict: false,
             latency: Latency::Skip,
         })
@@ -151,9 +260,16 @@ impl Replay {
         self
     }
 
-    /// How many data exchanges it holds.
+    /// How many data exchanges it holds (refusals of the recording server's own OAuth left
+    /// out).
     pub fn len(&self) -> usize {
         self.entries.len()
+    }
+
+    /// How many recorded answers were left out as refusals the recording server made by its
+    /// own OAuth (see [the module docs](crate::replay)).
+    pub fn refused(&self) -> usize {
+        self.refused.len()
     }
 
     /// Whether it holds none: never, a replay without a data exchange is refused.
@@ -163,15 +279,16 @@ impl Replay {
 }
 
 impl Entry {
-    /// The entry of a data exchange; `None` for an OAuth exchange or a refusal of a request
-    /// outside the API, which replay leaves to the fake.
-    fn new(origin: String, exchange: Exchange) -> Result<Option<Entry>, ReplayError> {
+    /// The entry of a data exchange; a refusal the recording server made by its own OAuth
+    /// (whose answer the fake's OAuth decides); or neither, for an OAuth exchange or a refusal
+    /// of a request outside the API, which replay leaves to the fake.
+    fn sort(origin: String, exchange: Exchange) -> Result<Sorted, ReplayError> {
         let outside = exchange
             .note
             .as_deref()
             .is_some_and(|note| note.starts_with("outside the API"));
         if exchange.method.starts_with("oauth/") || outside {
-            return Ok(None);
+            return Ok(Sorted::FakesOwn);
         }
         let unanswerable = |what: String| ReplayError::Unanswerable {
             origin: origin.clone(),
@@ -191,13 +308,22 @@ impl Entry {
         };
         let content_type = header("content-type")?;
         let retry_after = header("retry-after")?;
-        Ok(Some(Entry {
+        let body = exchange.body.unwrap_or_default();
+        if let Some(why) = own_oauth_refusal(exchange.status, body.as_bytes()) {
+            return Ok(Sorted::Refused(Refused {
+                origin,
+                method: exchange.method,
+                params: exchange.params,
+                why,
+            }));
+        }
+        Ok(Sorted::Data(Entry {
             method: exchange.method,
             params: exchange.params,
             status,
             content_type,
             retry_after,
-            body: exchange.body.unwrap_or_default(),
+            body,
             latency: exchange.latency_us.map(Duration::from_micros),
             origin,
         }))
@@ -286,11 +412,34 @@ pub enum ReplayError {
         /// What is wrong with it.
         what: String,
     },
-    /// The recordings hold no exchange of a data method.
-    #[error("no data exchange to replay in {}", if read.is_empty() { "the exchanges given".to_owned() } else { read.join(", ") })]
+    /// The recordings hold no exchange of a data method that replay keeps.
+    #[error(
+        "no data exchange to replay in {}: {exchanges} exchange(s) read, {} (nothing replayed \
+         is not a pass: record the data calls the test makes)",
+        if read.is_empty() { "the exchanges given".to_owned() } else { read.join(", ") },
+        none_kept(*exchanges, *refused, first_refused)
+    )]
+    #[non_exhaustive]
     Empty {
         /// The files read.
         read: Vec<String>,
+        /// The exchanges they held (none a data exchange replay keeps).
+        exchanges: usize,
+        /// How many of them were refusals the recording server made by its own OAuth, left
+        /// out (see [the module docs](crate::replay)).
+        refused: usize,
+        /// Where the first few of those were recorded, and why each is one: `file:line (401
+        /// token_expired)`.
+        first_refused: Vec<String>,
+    },
+    /// No data request came while replaying: nothing was replayed.
+    #[error(
+        "the replay answered no request: {loaded} recorded data exchange(s) loaded, but no data \
+         request came (nothing replayed is not a pass)"
+    )]
+    NothingAnswered {
+        /// The data exchanges loaded.
+        loaded: usize,
     },
     /// Requests no recording matched, each with the nearest recorded request.
     #[error("{} request(s) matched no recording:\n{}", misses.len(), misses.join("\n"))]
@@ -309,12 +458,77 @@ pub enum ReplayError {
     NotReplaying,
 }
 
-/// A replay in progress: the recordings and which ones answered.
+/// Why recordings of `exchanges` exchanges, `refused` of them left out as the recording
+/// server's own OAuth refusals, hold no data exchange replay keeps.
+fn none_kept(exchanges: usize, refused: usize, first_refused: &[String]) -> String {
+    const FAKES_OWN: &str = "the OAuth endpoints' or refusals of requests outside the API, \
+                             which the fake answers itself";
+    let refusals = || {
+        format!(
+            "refusals the recording server made by its own OAuth ({}), which replay leaves \
+             out: the fake's OAuth decides those calls",
+            list_named(first_refused, refused)
+        )
+    };
+    match (exchanges, refused) {
+        (0, _) => "none at all".to_owned(),
+        (_, 0) => format!("all of them {FAKES_OWN}"),
+        (all, refused) if refused == all => format!("all of them {}", refusals()),
+        (_, refused) => format!("{refused} of them {}; the others {FAKES_OWN}", refusals()),
+    }
+}
+
+/// What a replay did: the recorded exchanges it loaded, the requests it answered from them,
+/// and the recorded refusals of the recording server's own OAuth it left out
+/// ([`FakeMarketplace::check_replay`](crate::FakeMarketplace::check_replay)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReplayCount {
+    /// The data exchanges loaded from the recordings.
+    pub loaded: usize,
+    /// The data requests that came.
+    pub requests: usize,
+    /// The requests answered from a recording.
+    pub answered: usize,
+    /// The recorded answers left out as refusals the recording server made by its own OAuth
+    /// (a `401`, or an `authentication` or OAuth problem code in any shape and status: see
+    /// [the module docs](crate::replay)); the fake's OAuth decided those calls.
+    pub refused: usize,
+    /// Where the first few of those were recorded, and why each is one: `file:line (401
+    /// token_expired)`.
+    pub first_refused: Vec<String>,
+}
+
+/// `answered 6 of 6 request(s) from 8 recorded exchange(s)`, then, when refusals were left out,
+/// `; 2 recorded refusal(s) of the recording server's own OAuth left out (…): a.jsonl:3 (401
+/// token_expired), a.jsonl:9 (401)`.
+impl std::fmt::Display for ReplayCount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "answered {} of {} request(s) from {} recorded exchange(s)",
+            self.answered, self.requests, self.loaded
+        )?;
+        if self.refused > 0 {
+            write!(
+                f,
+                "; {} recorded refusal(s) of the recording server's own OAuth left out (the \
+                 fake's OAuth decided those calls): {}",
+                self.refused,
+                list_named(&self.first_refused, self.refused)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A replay in progress: the recordings, which ones answered, and how many requests came.
 #[derive(Debug)]
 pub(crate) struct Player {
     replay: Replay,
     used: Vec<bool>,
     misses: Vec<String>,
+    requests: usize,
 }
 
 /// What the player answers a request with.
@@ -349,12 +563,14 @@ impl Player {
             used: vec![false; replay.entries.len()],
             replay,
             misses: Vec::new(),
+            requests: 0,
         }
     }
 
     /// The answer to `method` with `params` (OAuth values already left out): the first unused
     /// recording of the same request, else the last used one, else a miss.
     pub(crate) fn answer(&mut self, method: &str, params: &BTreeMap<String, String>) -> Answer {
+        self.requests += 1;
         let same = |entry: &&Entry| entry.method == method && entry.params == *params;
         let unused = self
             .replay
@@ -371,30 +587,58 @@ impl Player {
                 latency: self.replay.latency,
             }));
         }
-        let request = describe(method, params);
+        let mut message = format!("no recording answers {}", describe(method, params));
+        let refused = || {
+            self.replay
+                .refused
+                .iter()
+                .filter(|refused| refused.method == method && refused.params == *params)
+        };
+        let count = refused().count();
+        if count > 0 {
+            let _ = write!(
+                message,
+                ": its {count} recorded answer(s) were refusals the recording server made by its \
+                 own OAuth ({}), which replay leaves out (the fake's OAuth accepted this call)",
+                list_named(&first_named(refused()), count)
+            );
+        }
         let nearest = self
             .replay
             .entries
             .iter()
             .min_by_key(|entry| entry.distance(method, params));
-        let message = match nearest {
-            Some(entry) => format!(
-                "no recording answers {request}; the nearest is {} ({}): {}",
+        if let Some(entry) = nearest {
+            let _ = write!(
+                message,
+                "; the nearest is {} ({}): {}",
                 entry.request(),
                 entry.origin,
                 entry.differences(method, params).join("; ")
-            ),
-            None => format!("no recording answers {request}"),
-        };
+            );
+        }
         self.misses.push(message.clone());
         Answer::Missing(message)
     }
 
-    /// `Ok` when every request matched and, in strict mode, every recording was used.
-    pub(crate) fn check(&self) -> Result<(), ReplayError> {
+    /// What was replayed, when every request matched, at least one came and, in strict mode,
+    /// every recording was used.
+    pub(crate) fn check(&self) -> Result<ReplayCount, ReplayError> {
         if !self.misses.is_empty() {
             return Err(ReplayError::Unmatched {
                 misses: self.misses.clone(),
+            });
+        }
+        let count = ReplayCount {
+            loaded: self.replay.entries.len(),
+            requests: self.requests,
+            answered: self.requests - self.misses.len(),
+            refused: self.replay.refused.len(),
+            first_refused: first_named(&self.replay.refused),
+        };
+        if count.answered == 0 {
+            return Err(ReplayError::NothingAnswered {
+                loaded: count.loaded,
             });
         }
         if self.replay.strict {
@@ -410,7 +654,7 @@ impl Player {
                 return Err(ReplayError::Unused { unused });
             }
         }
-        Ok(())
+        Ok(count)
     }
 }
 
@@ -508,15 +752,127 @@ mod tests {
     }
 
     #[test]
-    fn oauth_exchanges_are_left_to_the_fake_and_bad_statuses_refused() {
+    fn the_check_counts_what_was_loaded_and_answered_and_nothing_answered_fails() {
+        let replay = Replay::from_exchanges([
+            exchange("pay/getInvoice", &[("id", "9003")], 200),
+            exchange("oauth/getRequestToken", &[], 200),
+            exchange("pay/getPayment", &[("id", "7001")], 200),
+        ])
+        .unwrap();
+        let mut player = Player::new(replay);
         assert!(matches!(
-            Replay::from_exchanges([exchange("oauth/getRequestToken", &[], 200)]),
-            Err(ReplayError::Empty { .. })
+            player.check(),
+            Err(ReplayError::NothingAnswered { loaded: 2 })
         ));
+        assert!(status(player.answer("pay/getInvoice", &params(&[("id", "9003")]))).is_ok());
+        assert!(status(player.answer("pay/getInvoice", &params(&[("id", "9003")]))).is_ok());
+        let count = player.check().unwrap();
+        assert_eq!((count.loaded, count.requests, count.answered), (2, 2, 2));
+        assert_eq!(
+            count.to_string(),
+            "answered 2 of 2 request(s) from 2 recorded exchange(s)"
+        );
+    }
+
+    #[test]
+    fn oauth_exchanges_are_left_to_the_fake_and_bad_statuses_refused() {
+        let error =
+            Replay::from_exchanges([exchange("oauth/getRequestToken", &[], 200)]).unwrap_err();
+        assert!(
+            matches!(error, ReplayError::Empty { exchanges: 1, .. }),
+            "{error}"
+        );
+        assert!(
+            error.to_string().starts_with(
+                "no data exchange to replay in the exchanges given: 1 exchange(s) read, all of \
+                 them the OAuth endpoints'"
+            ),
+            "{error}"
+        );
         let error = Replay::from_exchanges([exchange("pay/getInvoice", &[], 1000)]).unwrap_err();
         assert_eq!(
             error.to_string(),
             "exchange 1: the recorded answer cannot be replayed: status 1000 is not HTTP"
+        );
+    }
+
+    fn refusal(method: &str, params: &[(&str, &str)], status: u16, body: &str) -> Exchange {
+        let mut exchange = exchange(method, params, status);
+        exchange.body = Some(body.to_owned());
+        exchange
+    }
+
+    #[test]
+    fn refusals_are_left_out_counted_and_named_and_the_next_kept_answer_answers() {
+        let expired = r#"{"rcode":0,"error":{"code":"token_expired"}}"#;
+        let replay = Replay::from_exchanges([
+            refusal("pay/getTimesheet", &[("id", "1")], 401, ""),
+            exchange("pay/getTimesheet", &[("id", "1")], 503),
+            refusal("pay/getTimesheet", &[("id", "1")], 200, expired),
+            exchange("pay/getTimesheet", &[("id", "1")], 200),
+            refusal("pay/getInvoice", &[("id", "9")], 401, ""),
+            refusal("pay/getInvoice", &[("id", "9")], 401, ""),
+        ])
+        .unwrap();
+        assert_eq!((replay.len(), replay.refused()), (2, 4));
+        let mut player = Player::new(replay.strict());
+        let request = params(&[("id", "1")]);
+        for expected in [503, 200, 200] {
+            let answered = status(player.answer("pay/getTimesheet", &request));
+            assert_eq!(answered.map(|status| status.as_u16()), Ok(expected));
+        }
+        let count = player.check().unwrap();
+        assert_eq!((count.loaded, count.answered, count.refused), (2, 3, 4));
+        assert_eq!(
+            count.to_string(),
+            "answered 3 of 3 request(s) from 2 recorded exchange(s); 4 recorded refusal(s) of \
+             the recording server's own OAuth left out (the fake's OAuth decided those calls): \
+             exchange 1 (401), exchange 3 (200 token_expired), exchange 5 (401) and 1 more"
+        );
+        // A request recorded only as refusals misses, naming them.
+        let missed = status(player.answer("pay/getInvoice", &params(&[("id", "9")])));
+        assert_eq!(
+            missed,
+            Err(
+                "no recording answers pay/getInvoice?id=9: its 2 recorded answer(s) were \
+                 refusals the recording server made by its own OAuth (exchange 5 (401), \
+                 exchange 6 (401)), which replay leaves out (the fake's OAuth accepted this \
+                 call); the nearest is pay/getTimesheet?id=1 (exchange 2): the method is \
+                 pay/getInvoice, pay/getTimesheet recorded; id is \"9\", \"1\" recorded"
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn a_recording_of_refusals_only_is_empty_saying_why() {
+        let error = Replay::from_exchanges([
+            refusal("pay/getInvoice", &[("id", "9")], 401, ""),
+            exchange("oauth/getAccessToken", &[], 200),
+        ])
+        .unwrap_err();
+        assert!(
+            matches!(&error, ReplayError::Empty { exchanges: 2, refused: 1, first_refused, .. }
+                if first_refused == &["exchange 1 (401)"]),
+            "{error}"
+        );
+        assert_eq!(
+            error.to_string(),
+            "no data exchange to replay in the exchanges given: 2 exchange(s) read, 1 of them \
+             refusals the recording server made by its own OAuth (exchange 1 (401)), which \
+             replay leaves out: the fake's OAuth decides those calls; the others the OAuth \
+             endpoints' or refusals of requests outside the API, which the fake answers itself \
+             (nothing replayed is not a pass: record the data calls the test makes)"
+        );
+        let error =
+            Replay::from_exchanges([refusal("pay/getInvoice", &[], 400, "signature_invalid")])
+                .unwrap_err();
+        assert!(
+            error.to_string().contains(
+                "1 exchange(s) read, all of them refusals the recording server made by its own \
+                 OAuth (exchange 1 (400 signature_invalid))"
+            ),
+            "{error}"
         );
     }
 }

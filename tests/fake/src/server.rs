@@ -33,7 +33,7 @@ use crate::data::respond;
 use crate::error_shape::{ErrorShape, ServiceError};
 use crate::faults::{self, ConnectionKill, Faults};
 use crate::oauth;
-use crate::replay::{Answer, NO_RECORDING_CODE, Player, Replay, ReplayError};
+use crate::replay::{Answer, NO_RECORDING_CODE, Player, Replay, ReplayCount, ReplayError};
 use crate::spelling::{self, Spellings};
 use crate::tls;
 use crate::tokens::{Tokens, random_hex};
@@ -68,7 +68,6 @@ pub const RECORD_DIR_VARIABLE: &str = "MARKETPLACE_FAKE_RECORD_DIR";
 /// It is stateful (issued tokens, nonces, the seeded [`World`]) and checks every OAuth
 /// signature with its own code. Dropping it stops the accept loop and closes every open
 /// connection.
-#[derive(Debug)]
 pub struct FakeMarketplace {
     app: Arc<App>,
     base_url: String,
@@ -79,8 +78,8 @@ pub struct FakeMarketplace {
 }
 
 /// Where the service sent the user's browser after the login form (see
-/// [`FakeMarketplace::authorize`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// [`FakeMarketplace::authorize`]). `Debug` shows no verifier.
+#[derive(Clone, PartialEq, Eq)]
 pub enum Authorization {
     /// Approved with a callback: the redirect target, carrying `oauth_token` and
     /// `oauth_verifier` in its query.
@@ -89,6 +88,30 @@ pub enum Authorization {
     Verifier(String),
     /// The user denied access; the callback was not used.
     Denied,
+}
+
+/// Where it listens and what it served: not the tokens and verifiers it issued, the demo
+/// application's secret or its HTTP clients.
+impl std::fmt::Debug for FakeMarketplace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FakeMarketplace")
+            .field("base_url", &self.base_url)
+            .field("requests_served", &self.requests_served())
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Authorization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Authorization::Callback(url) => f
+                .debug_tuple("Callback")
+                .field(&marketplace_client::redact(url.as_str(), &[]))
+                .finish(),
+            Authorization::Verifier(_) => f.debug_tuple("Verifier").field(&"[redacted]").finish(),
+            Authorization::Denied => f.write_str("Denied"),
+        }
+    }
 }
 
 impl FakeMarketplace {
@@ -281,20 +304,26 @@ impl FakeMarketplace {
     }
 
     /// Answers data calls from `replay`'s recordings from now on (see [`crate::replay`]); the
-    /// OAuth flow and the signature checks stay the fake's. Replaces any replay set before.
+    /// OAuth flow and the signature checks stay the fake's, and so recorded refusals of the
+    /// recording server's own OAuth are never replayed. Replaces any replay set before.
     pub fn replay(&self, replay: Replay) {
         *self.app.player() = Some(Player::new(replay));
     }
 
-    /// Whether the replay went as recorded: `Ok` when every data request matched a
-    /// recording and, for a [strict](Replay::strict) replay, every recording was used.
+    /// Whether the replay went as recorded: how many recorded exchanges it loaded, how many
+    /// requests it answered from them, and how many recorded refusals of the recording
+    /// server's own OAuth it left out (naming the first few), when every data request matched
+    /// a recording, at least one came, and, for a [strict](Replay::strict) replay, every
+    /// recording was used.
     ///
     /// # Errors
     ///
-    /// The requests that matched none (each with the nearest recording and what differs),
-    /// then the unused recordings of a strict replay; [`ReplayError::NotReplaying`] without a
-    /// replay.
-    pub fn check_replay(&self) -> Result<(), ReplayError> {
+    /// The requests that matched none (each with the nearest recording and what differs, and
+    /// the refusals of it left out);
+    /// [`ReplayError::NothingAnswered`] when no data request came (nothing replayed is not a
+    /// pass); the unused recordings of a strict replay; [`ReplayError::NotReplaying`] without
+    /// a replay.
+    pub fn check_replay(&self) -> Result<ReplayCount, ReplayError> {
         self.app
             .player()
             .as_ref()
@@ -314,8 +343,21 @@ impl FakeMarketplace {
 }
 
 impl Drop for FakeMarketplace {
+    /// Stops the accept loop, and publishes what the recorder (if any) wrote so far: its files
+    /// appear whole only when published (`Recorder::to_dir`), and connection tasks holding a
+    /// clone may outlive the fake; what they record later is published when the last goes.
     fn drop(&mut self) {
         self.accept_task.abort();
+        let recorder = self
+            .app
+            .recorder
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(recorder) = recorder {
+            // A failed write is in the recorder's stats; a drop has no one to tell.
+            let _ = recorder.flush();
+        }
     }
 }
 

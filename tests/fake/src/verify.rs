@@ -39,7 +39,11 @@ pub(crate) struct OAuthRequest {
 }
 
 /// The parts of an HTTP request that OAuth looks at.
-#[derive(Clone, Copy, Debug)]
+///
+/// `Debug` shows the query, the `Authorization` header and the form without their secrets
+/// (`oauth_signature`, `oauth_verifier` and every secret-named value, by
+/// [`marketplace_client::redact`]): a signer under test may sign with real credentials.
+#[derive(Clone, Copy)]
 pub struct RawRequest<'a> {
     /// The HTTP method.
     pub method: &'a str,
@@ -55,6 +59,24 @@ pub struct RawRequest<'a> {
     pub authorization: Option<&'a str>,
     /// The body when it is `application/x-www-form-urlencoded`.
     pub form: Option<&'a [u8]>,
+}
+
+impl std::fmt::Debug for RawRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let clean = |text: &str| marketplace_client::redact(text, &[]).into_owned();
+        f.debug_struct("RawRequest")
+            .field("method", &self.method)
+            .field("scheme", &self.scheme)
+            .field("host", &self.host)
+            .field("path", &self.path)
+            .field("query", &self.query.map(clean))
+            .field("authorization", &self.authorization.map(clean))
+            .field(
+                "form",
+                &self.form.map(|form| clean(&String::from_utf8_lossy(form))),
+            )
+            .finish()
+    }
 }
 
 impl OAuthRequest {

@@ -15,6 +15,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use marketplace_client::files::OutputDir;
 use marketplace_codegen::GeneratedFile;
 
 pub fn workspace_root() -> PathBuf {
@@ -24,9 +25,30 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The scratch workspaces' folder (`CARGO_TARGET_TMPDIR`), through which every file here is
+/// written, and `path`'s place in it.
+fn in_scratch(path: &Path) -> (OutputDir, &Path) {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let relative = path
+        .strip_prefix(root)
+        .expect("a path in CARGO_TARGET_TMPDIR");
+    (OutputDir::create(root).unwrap(), relative)
+}
+
 pub fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
+    let (out, relative) = in_scratch(path);
+    out.write(relative, text).unwrap();
+}
+
+/// Removes the tree at `path` (nothing there is fine).
+pub fn remove_all(path: &Path) {
+    let (out, relative) = in_scratch(path);
+    out.remove_all(relative).unwrap();
+}
+
+fn copy(from: &Path, to: &Path) {
+    let (out, relative) = in_scratch(to);
+    out.write(relative, fs::read(from).unwrap()).unwrap();
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -36,8 +58,7 @@ fn copy_dir(from: &Path, to: &Path) {
         if path.is_dir() {
             copy_dir(&path, &target);
         } else {
-            fs::create_dir_all(to).unwrap();
-            fs::copy(&path, &target).unwrap();
+            copy(&path, &target);
         }
     }
 }
@@ -71,7 +92,7 @@ pub fn write_workspace(scratch: &Path, package: &str, members: &[String]) {
             section("workspace.dependencies"),
         ),
     );
-    fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).unwrap();
+    copy(&root.join("Cargo.lock"), &scratch.join("Cargo.lock"));
 }
 
 /// The client crate's runtime with `variants` (module name, generated files) as
@@ -91,7 +112,7 @@ pub fn write_client(scratch: &Path, package: &str, variants: &[(String, Vec<Gene
     );
     copy_dir(&root.join("generated-client/src"), &client.join("src"));
     // The runtime alone: the real generated code is left out.
-    fs::remove_dir_all(client.join("src/generated")).unwrap();
+    remove_all(&client.join("src/generated"));
     write(
         &client.join("src/generated/mod.rs"),
         "//! Left out: the variants stand in for it.\n",
@@ -99,7 +120,7 @@ pub fn write_client(scratch: &Path, package: &str, variants: &[(String, Vec<Gene
     let lib = client.join("src/lib.rs");
     let mut text = fs::read_to_string(&lib).unwrap();
     text.push_str("\n/// The generated modules under test.\n#[allow(missing_docs, clippy::all)]\npub mod variants;\n");
-    fs::write(&lib, text).unwrap();
+    write(&lib, &text);
     let mut modules = String::new();
     for (module, files) in variants {
         let _ = writeln!(modules, "#[rustfmt::skip]\npub mod {module};");
@@ -113,7 +134,17 @@ pub fn write_client(scratch: &Path, package: &str, variants: &[(String, Vec<Gene
             if file.path == "mod.rs" {
                 text.push_str(SESSION);
                 if let Some(module) = builder_module {
-                    text.push_str(&format!("\npub use {module}::client;\n"));
+                    // As `client`, or `client_`, … when a module of the spec has the name.
+                    let mut name = "client".to_owned();
+                    while files.iter().any(|f| f.path == format!("{name}.rs")) {
+                        name.push('_');
+                    }
+                    let rename = if name == "client" {
+                        String::new()
+                    } else {
+                        format!(" as {name}")
+                    };
+                    text.push_str(&format!("\npub use {module}::client{rename};\n"));
                 }
             }
             write(
@@ -182,7 +213,11 @@ fn own_client_builder(text: &str) -> String {
     text.lines()
         .map(|line| {
             if line == "impl Client {" {
-                "pub mod client {\n    use super::*;".to_owned()
+                // `Client` stays used, as by the `impl Client` it stands for; a spec file may
+                // be called `client` too.
+                "#[allow(clippy::module_inception)]\npub mod client {\n    use super::*;\n\n    \
+                 const _: Option<&Client> = None;"
+                    .to_owned()
             } else {
                 line.to_owned()
             }

@@ -46,6 +46,7 @@ pub fn load(name: &str) -> (Api, Api, Vec<Change>) {
             sources: &head_sources,
         },
     )
-    .unwrap();
+    .unwrap()
+    .changes;
     (base, head, changes)
 }

@@ -4,6 +4,7 @@
 use std::fs;
 use std::path::PathBuf;
 
+use marketplace_client::files::OutputDir;
 use xtask::codegen::{GENERATED_DIR, SPEC_DIR, workspace_root};
 
 /// A copy of `spec/` and the generated folders (the client's, the fake's shapes) under a
@@ -18,17 +19,20 @@ impl Scratch {
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
+        let out = OutputDir::open(&root).unwrap();
         let real = workspace_root();
         for sub in [
             SPEC_DIR,
             GENERATED_DIR,
             marketplace_codegen::FAKE_SHAPES_DIR,
         ] {
-            fs::create_dir_all(root.join(sub)).unwrap();
+            out.subdir(sub).unwrap();
             for entry in fs::read_dir(real.join(sub)).unwrap() {
                 let path = entry.unwrap().path();
                 if path.is_file() {
-                    fs::copy(&path, root.join(sub).join(path.file_name().unwrap())).unwrap();
+                    let name = path.file_name().unwrap();
+                    out.write(PathBuf::from(sub).join(name), fs::read(&path).unwrap())
+                        .unwrap();
                 }
             }
         }
@@ -39,11 +43,20 @@ impl Scratch {
         self.root.join(relative)
     }
 
+    /// The scratch root, to write in.
+    pub fn out(&self) -> OutputDir {
+        OutputDir::open(&self.root).unwrap()
+    }
+
+    /// Writes `text` at `relative`.
+    pub fn write(&self, relative: &str, text: &str) {
+        self.out().write(relative, text).unwrap();
+    }
+
     /// Replaces the first `from` in the file with `to`; `from` must be there.
     pub fn edit(&self, relative: &str, from: &str, to: &str) {
-        let path = self.path(relative);
-        let text = fs::read_to_string(&path).unwrap();
+        let text = fs::read_to_string(self.path(relative)).unwrap();
         assert!(text.contains(from), "{from:?} not in {relative}");
-        fs::write(&path, text.replacen(from, to, 1)).unwrap();
+        self.write(relative, &text.replacen(from, to, 1));
     }
 }

@@ -607,7 +607,8 @@ fn changes(base: &[SpecSource], head: &[SpecSource]) -> Result<Vec<Change>, Stri
             sources: head,
         },
     )
-    .expect("both sides generate");
+    .expect("both sides generate")
+    .changes;
     Ok(changes)
 }
 

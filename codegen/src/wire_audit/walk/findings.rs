@@ -16,6 +16,7 @@ impl Walker<'_> {
         sources: &[SpecSource],
     ) -> (Vec<Finding>, Coverage) {
         self.never_seen();
+        self.coverage.methods = self.recorded.len();
         self.coverage.unrecorded_methods = self
             .api
             .methods

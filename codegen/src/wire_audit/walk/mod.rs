@@ -116,10 +116,13 @@ impl<'a> Walker<'a> {
         };
         let success = (200..300).contains(&observation.status) && observation.failure.is_none();
         let method = self.index.methods.get(method_name).copied();
-        if method_name.starts_with("oauth/") {
+        // The OAuth endpoints' answers are judged against a spec that describes them; for
+        // any other, they are of methods it does not have.
+        if method_name.starts_with("oauth/") && api.oauth.is_some() {
             if success {
                 self.coverage.skipped += 1;
             } else {
+                self.recorded.insert(method_name.to_owned());
                 self.error(observation, answer, None);
             }
             return;

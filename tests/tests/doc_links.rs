@@ -1,0 +1,244 @@
+//! Every relative link of the project's Markdown pages resolves: the file it names exists, and
+//! the anchor it names (`page.md#a-heading`, `#a-heading`) is a heading of that page, by the
+//! slug GitHub gives it. Links in code blocks and to other sites are not followed.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate is in the workspace")
+        .to_path_buf()
+}
+
+/// Every Markdown page of the project, relative to the root: build output, git's folder and the
+/// fuzz corpus left out.
+fn pages(root: &Path) -> Vec<PathBuf> {
+    fn walk(root: &Path, dir: &Path, found: &mut Vec<PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
+            .map(|entry| entry.expect("a readable entry"))
+            .collect();
+        entries.sort_by_key(|entry| entry.file_name());
+        for entry in entries {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let kind = entry.file_type().expect("a file type");
+            if kind.is_dir() {
+                if !matches!(name.as_str(), "target" | ".git" | "corpus" | "node_modules") {
+                    walk(root, &path, found);
+                }
+            } else if kind.is_file() && name.ends_with(".md") {
+                found.push(
+                    path.strip_prefix(root)
+                        .expect("below the root")
+                        .to_path_buf(),
+                );
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(root, root, &mut found);
+    found
+}
+
+/// The lines of `text` outside fenced code blocks, with their numbers.
+fn prose(text: &str) -> Vec<(usize, &str)> {
+    let mut fenced = false;
+    let mut lines = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            lines.push((index + 1, line));
+        }
+    }
+    lines
+}
+
+/// The targets of the inline links `[text](target)` of a line, inline code left out.
+fn link_targets(line: &str) -> Vec<String> {
+    let mut outside_code = String::new();
+    for (index, part) in line.split('`').enumerate() {
+        if index % 2 == 0 {
+            outside_code.push_str(part);
+        }
+    }
+    let mut targets = Vec::new();
+    let mut rest = outside_code.as_str();
+    while let Some(at) = rest.find("](") {
+        let after = &rest[at + 2..];
+        let Some(end) = after.find(')') else { break };
+        let target = after[..end].split_whitespace().next().unwrap_or("");
+        targets.push(target.to_owned());
+        rest = &after[end..];
+    }
+    targets
+}
+
+/// GitHub's anchor of a heading: lower case, letters, digits, `-` and `_` kept, spaces made
+/// `-`, everything else (punctuation, backticks) dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a page's headings (a repeated heading gets `-1`, `-2`, … as on GitHub).
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut anchors = BTreeSet::new();
+    for (_, line) in prose(text) {
+        let Some(heading) = line.strip_prefix('#') else {
+            continue;
+        };
+        let heading = heading.trim_start_matches('#');
+        if !heading.starts_with(' ') {
+            continue;
+        }
+        let base = slug(heading);
+        let mut anchor = base.clone();
+        let mut again = 0;
+        while anchors.contains(&anchor) {
+            again += 1;
+            anchor = format!("{base}-{again}");
+        }
+        anchors.insert(anchor);
+    }
+    anchors
+}
+
+/// `path` with `.` and `..` resolved lexically; `None` when it leaves the root.
+fn normalize(path: &Path) -> Option<PathBuf> {
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::Normal(part) => parts.push(part),
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(parts.iter().collect())
+}
+
+/// What is wrong with each relative link of the pages below `root`.
+fn broken_links(root: &Path) -> (usize, Vec<String>) {
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for page in pages(root) {
+        let text = std::fs::read_to_string(root.join(&page)).expect("a readable page");
+        for (number, line) in prose(&text) {
+            for target in link_targets(line) {
+                if target.is_empty()
+                    || target.contains("://")
+                    || target.starts_with("mailto:")
+                    || target.starts_with('<')
+                {
+                    continue;
+                }
+                checked += 1;
+                let (file, anchor) = match target.split_once('#') {
+                    Some((file, anchor)) => (file, Some(anchor)),
+                    None => (target.as_str(), None),
+                };
+                let at = format!("{}:{number}: {target}", page.display());
+                let resolved = if file.is_empty() {
+                    Some(page.clone())
+                } else {
+                    normalize(&page.parent().unwrap_or(Path::new("")).join(file))
+                };
+                let Some(resolved) = resolved else {
+                    broken.push(format!("{at}: leaves the repository"));
+                    continue;
+                };
+                let full = root.join(&resolved);
+                if !full.exists() {
+                    broken.push(format!("{at}: no {}", resolved.display()));
+                    continue;
+                }
+                if let Some(anchor) = anchor {
+                    let is_markdown = resolved.extension().is_some_and(|ext| ext == "md");
+                    let headings = std::fs::read_to_string(&full)
+                        .map(|text| anchors(&text))
+                        .unwrap_or_default();
+                    if is_markdown && !headings.contains(anchor) {
+                        broken.push(format!(
+                            "{at}: {} has no heading #{anchor}",
+                            resolved.display()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    (checked, broken)
+}
+
+#[test]
+fn every_relative_link_of_every_page_resolves() {
+    let root = root();
+    let (checked, broken) = broken_links(&root);
+    assert!(
+        broken.is_empty(),
+        "{} broken link(s):\n{}",
+        broken.len(),
+        broken.join("\n")
+    );
+    // The pages were read (a walk that found nothing would pass).
+    assert!(checked >= 30, "only {checked} relative links checked");
+}
+
+#[test]
+fn a_missing_page_and_a_missing_heading_are_found() {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let out = marketplace_client::files::OutputDir::open(dir.path()).expect("the scratch folder");
+    out.write(
+        "README.md",
+        "# Top\n\n[a](docs/page.md#the-part) [b](docs/gone.md) [c](#top) [d](#nowhere)\n\
+         ```text\n[not a link](gone.md)\n```\n`[nor this](gone.md)` [e](https://example.com/x.md)\n",
+    )
+    .expect("a page");
+    out.write(
+        "docs/page.md",
+        "# Page\n\n## The part\n\n[up](../README.md#top) [out](../../x.md)\n",
+    )
+    .expect("a page");
+    let (checked, broken) = broken_links(dir.path());
+    assert_eq!(checked, 6, "{broken:?}");
+    assert_eq!(
+        broken,
+        [
+            "README.md:3: docs/gone.md: no docs/gone.md",
+            "README.md:3: #nowhere: README.md has no heading #nowhere",
+            "docs/page.md:5: ../../x.md: leaves the repository",
+        ]
+    );
+}
+
+#[test]
+fn headings_become_github_anchors() {
+    assert_eq!(
+        slug("Redirects, deadlines, error bodies"),
+        "redirects-deadlines-error-bodies"
+    );
+    assert_eq!(slug("`cargo xtask` and `--help`"), "cargo-xtask-and---help");
+    assert_eq!(
+        slug("Routes: credentials reach only the configured origin"),
+        "routes-credentials-reach-only-the-configured-origin"
+    );
+    let repeated = anchors("# A\n## A\n### A\n");
+    assert_eq!(repeated, ["a", "a-1", "a-2"].map(str::to_owned).into());
+}
