@@ -396,8 +396,11 @@ impl Client {
 
     /// Step 3 (with a callback): the verifier from the URL the service redirected the user to.
     /// Refuses a callback whose `oauth_token` is not `request`'s (a forged or mixed-up
-    /// redirect) and one without a verifier (the user did not approve). The callback URL
-    /// carries the verifier, a secret: an error shows the URL without it.
+    /// redirect), one without a verifier (the user did not approve), and one whose verifier is
+    /// not within [`Verifier::new`]'s bounds (at most 4 KiB, no control or bidirectional-text
+    /// character: the URL comes from a browser, which anyone can send anything). The callback
+    /// URL carries the verifier, a secret: an error shows the URL without it, and never the
+    /// verifier.
     pub fn verifier_from_callback(
         &self,
         request: &RequestToken,
@@ -497,7 +500,16 @@ fn verifier_in(request: &RequestToken, callback_url: &str) -> Result<Verifier, E
     }
     let verifier = verifier
         .ok_or_else(|| reject("it has no oauth_verifier (was access denied?)".to_owned()))?;
-    Verifier::new(&verifier).map_err(|_| reject("its oauth_verifier is empty".to_owned()))
+    // The one constructor of a verifier, whose bounds every verifier meets; its reasons never
+    // show the verifier.
+    Verifier::new(&verifier).map_err(|error| match error {
+        // No colon after the name: the scrubber reads a secret's name and then a colon as a
+        // secret's value, and the reason is no secret.
+        Error::InvalidArgument { reason, .. } => reject(format!(
+            "the oauth_verifier it carries is refused ({reason})"
+        )),
+        other => other,
+    })
 }
 
 /// The client acting for one user: the data methods (generated, one per method of the

@@ -5,7 +5,12 @@
 //!
 //! rustls gets its crypto provider here, in the configuration handed to reqwest, never through
 //! rustls's process-wide default, which a library must leave to the application. Server
-//! certificates are checked by the platform's verifier, as reqwest does by default.
+//! certificates are checked against the system's roots: by the platform's verifier on macOS,
+//! iOS, Windows and Android; on Linux and the BSDs against the certificates of the system's own
+//! store ([`system_roots`]), read from its paths and never from `SSL_CERT_FILE` or
+//! `SSL_CERT_DIR`. Those variables would let any parent process make the client trust a CA of
+//! its choosing, and so hand the signed requests to whoever holds it (SECURITY.md, Routes); the
+//! platform verifier and OpenSSL both read them there, so neither is asked for its roots.
 //!
 //! Every HTTP client the crate builds comes from [`http_client_builder`], the one place that
 //! decides where a request may go: to the URL it names and nowhere else (no redirect, no proxy
@@ -41,10 +46,16 @@ use crate::Error;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
+/// Its TLS configuration is set whole, roots included: reqwest's `add_root_certificate` and
+/// `tls_certs_*` calls on it do not change what it trusts. An app that must trust a CA of its
+/// own (a company's TLS inspection) builds its reqwest client with that TLS configuration
+/// itself and hands it to [`ClientBuilder::http_client`](crate::ClientBuilder::http_client):
+/// a trust the app chooses, not one the environment chooses for it.
+///
 /// # Errors
 ///
 /// [`Error::Config`] if the TLS configuration cannot be made (the platform's certificate
-/// verifier cannot start).
+/// verifier cannot start, or the system's store holds no root certificate).
 pub fn http_client_builder() -> Result<reqwest::ClientBuilder, Error> {
     let builder =
         configure(reqwest::Client::builder()).map_err(|reason| Error::Config { reason })?;
@@ -63,10 +74,24 @@ pub(crate) const AVAILABLE: bool = cfg!(any(
     feature = "rustls-ring"
 ));
 
-/// `builder` with the TLS of this build.
+/// `builder` with the TLS of this build: the platform's, with the system's roots read by
+/// [`system_roots`] where OpenSSL would read them from the environment.
 #[cfg(feature = "native-tls")]
 fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, String> {
-    Ok(builder.tls_backend_native())
+    let builder = builder.tls_backend_native();
+    #[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
+    let builder = {
+        let roots = system_roots()?
+            .certs
+            .iter()
+            .filter_map(|root| reqwest::Certificate::from_der(root.as_ref()).ok())
+            .collect::<Vec<_>>();
+        if roots.is_empty() {
+            return Err(no_roots());
+        }
+        builder.tls_certs_only(roots)
+    };
+    Ok(builder)
 }
 
 /// `builder` with the TLS of this build.
@@ -75,18 +100,121 @@ fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, 
     any(feature = "rustls-aws-lc", feature = "rustls-ring")
 ))]
 fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, String> {
-    use rustls_platform_verifier::BuilderVerifierExt;
-
     #[cfg(feature = "rustls-aws-lc")]
     let provider = rustls::crypto::aws_lc_rs::default_provider();
     #[cfg(not(feature = "rustls-aws-lc"))]
     let provider = rustls::crypto::ring::default_provider();
-    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(provider))
+    let versions = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(provider))
         .with_safe_default_protocol_versions()
-        .and_then(BuilderVerifierExt::with_platform_verifier)
-        .map_err(|error| format!("TLS configuration: {error}"))?
-        .with_no_client_auth();
-    Ok(builder.tls_backend_preconfigured(config))
+        .map_err(|error| format!("TLS configuration: {error}"))?;
+
+    #[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
+    let verified = {
+        let mut store = rustls::RootCertStore::empty();
+        let (added, _unparsable) = store.add_parsable_certificates(system_roots()?.certs);
+        if added == 0 {
+            return Err(no_roots());
+        }
+        versions.with_root_certificates(store)
+    };
+    #[cfg(not(all(unix, not(target_os = "android"), not(target_vendor = "apple"))))]
+    let verified = rustls_platform_verifier::BuilderVerifierExt::with_platform_verifier(versions)
+        .map_err(|error| format!("TLS configuration: {error}"))?;
+
+    Ok(builder.tls_backend_preconfigured(verified.with_no_client_auth()))
+}
+
+/// The bundles of the system's root certificates outside the directories
+/// `openssl_probe::candidate_cert_dirs` names: the files Go's `crypto/x509` and openssl-probe
+/// look for on Linux and the BSDs. The first one found is read.
+#[cfg(all(
+    unix,
+    not(target_os = "android"),
+    not(target_vendor = "apple"),
+    any(
+        feature = "native-tls",
+        feature = "rustls-aws-lc",
+        feature = "rustls-ring"
+    )
+))]
+const SYSTEM_BUNDLES: &[&str] = &[
+    "/etc/ssl/certs/ca-certificates.crt", // Debian, Ubuntu, Gentoo, Arch
+    "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", // Fedora, RHEL, CentOS
+    "/etc/pki/tls/certs/ca-bundle.crt",   // older Fedora and RHEL
+    "/etc/ssl/ca-bundle.pem",             // openSUSE
+    "/etc/pki/tls/cacert.pem",            // OpenELEC
+    "/etc/ssl/cert.pem",                  // Alpine, OpenBSD
+    "/usr/local/etc/ssl/cert.pem",        // FreeBSD
+    "/usr/local/share/certs/ca-root-nss.crt", // DragonFly
+    "/etc/openssl/certs/ca-certificates.crt", // NetBSD
+];
+
+/// The root certificates of the system's own store on Linux and the BSDs: the first of
+/// [`SYSTEM_BUNDLES`] found and every certificate in the system's certificate directories, read
+/// from those paths. `SSL_CERT_FILE` and `SSL_CERT_DIR` are not read: a parent process sets
+/// them, and a root is a route (SECURITY.md). Files that cannot be read or parsed are skipped,
+/// as the platform verifier skips them.
+#[cfg(all(
+    unix,
+    not(target_os = "android"),
+    not(target_vendor = "apple"),
+    any(
+        feature = "native-tls",
+        feature = "rustls-aws-lc",
+        feature = "rustls-ring"
+    )
+))]
+fn system_roots() -> Result<rustls_native_certs::CertificateResult, String> {
+    use std::path::Path;
+
+    let bundle = SYSTEM_BUNDLES
+        .iter()
+        .map(Path::new)
+        .find(|path| path.is_file());
+    let mut roots = rustls_native_certs::CertificateResult::default();
+    let mut bundle_read = false;
+    for dir in openssl_probe::candidate_cert_dirs() {
+        // The bundle goes with the first directory, so a bundle linked from it is read once.
+        let file = if bundle_read { None } else { bundle };
+        bundle_read = true;
+        roots
+            .certs
+            .extend(rustls_native_certs::load_certs_from_paths(file, Some(dir)).certs);
+    }
+    if !bundle_read {
+        roots
+            .certs
+            .extend(rustls_native_certs::load_certs_from_paths(bundle, None).certs);
+    }
+    if roots.certs.is_empty() {
+        return Err(no_roots());
+    }
+    Ok(roots)
+}
+
+/// Why no HTTPS client can be made: the system's store holds no root certificate.
+#[cfg(all(
+    unix,
+    not(target_os = "android"),
+    not(target_vendor = "apple"),
+    any(
+        feature = "native-tls",
+        feature = "rustls-aws-lc",
+        feature = "rustls-ring"
+    )
+))]
+fn no_roots() -> String {
+    format!(
+        "TLS configuration: no root certificate in the system's store (the first of {} found, \
+         and the directories {}); SSL_CERT_FILE and SSL_CERT_DIR are not read (SECURITY.md, \
+         Routes): install the system's CA certificates (Debian: ca-certificates), or build a \
+         reqwest client trusting the roots you choose and pass it to ClientBuilder::http_client",
+        SYSTEM_BUNDLES.join(", "),
+        openssl_probe::candidate_cert_dirs()
+            .map(|dir| dir.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
 }
 
 /// `builder` as it is: this build has no TLS, so only plain HTTP works.
@@ -97,4 +225,29 @@ fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, 
 )))]
 fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, String> {
     Ok(builder)
+}
+
+#[cfg(all(
+    test,
+    unix,
+    not(target_os = "android"),
+    not(target_vendor = "apple"),
+    any(feature = "rustls-aws-lc", feature = "rustls-ring")
+))]
+mod tests {
+    use super::*;
+
+    /// The store this machine's HTTPS is checked against is found at the system's paths (CI runs
+    /// on a Linux with the distribution's CA certificates) and every root in it is a DER
+    /// certificate rustls takes.
+    #[test]
+    fn the_system_store_is_read_from_its_own_paths() {
+        let roots = system_roots().expect("this machine has a CA store");
+        let mut store = rustls::RootCertStore::empty();
+        let (added, _unparsable) = store.add_parsable_certificates(roots.certs);
+        assert!(
+            added > 10,
+            "only {added} roots read from the system's store"
+        );
+    }
 }

@@ -26,7 +26,12 @@ pub struct RequestToken {
 /// The `oauth_verifier` the service gives when the user approves: through the callback, or on a
 /// page for the user to type in. It proves the user's approval until it is exchanged, so it is a
 /// secret: `Debug` does not show it.
+///
+/// Every verifier is made by [`Verifier::new`] (deserializing one too), so every verifier the
+/// client holds, remembers or sends is within its bounds: non-empty, at most 4 KiB, no control
+/// or bidirectional-text character.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String")]
 pub struct Verifier(String);
 
 impl std::fmt::Debug for Verifier {
@@ -36,15 +41,39 @@ impl std::fmt::Debug for Verifier {
 }
 
 impl Verifier {
-    /// A verifier typed in by the user (surrounding white space is ignored).
+    /// A verifier typed in by the user, or read from a callback (surrounding white space is
+    /// ignored).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `oauth_verifier`, and
+    /// never showing the verifier, when it is empty, longer than 4 KiB (4,096 bytes, the bound
+    /// of tokens: far beyond any service's verifier, and a verifier is sent in a header and
+    /// remembered as a secret), or holds a control character (C0, DEL, C1) or a
+    /// bidirectional-text control (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069),
+    /// which no service writes in a verifier and which would reorder or rewrite what a reader
+    /// of it sees.
     pub fn new(text: &str) -> Result<Self, crate::Error> {
+        let refuse = |reason: String| crate::Error::InvalidArgument {
+            method: "oauth/getAccessToken",
+            name: "oauth_verifier".to_owned(),
+            reason,
+        };
         let text = text.trim();
         if text.is_empty() {
-            return Err(crate::Error::InvalidArgument {
-                method: "oauth/getAccessToken",
-                name: "oauth_verifier".to_owned(),
-                reason: "the verifier is empty".to_owned(),
-            });
+            return Err(refuse("the verifier is empty".to_owned()));
+        }
+        if text.len() > MAX_TOKEN_BYTES {
+            return Err(refuse(format!(
+                "the verifier is {} bytes long, over the {MAX_TOKEN_BYTES} a verifier may be",
+                text.len()
+            )));
+        }
+        if let Some((at, c)) = text.char_indices().find(|(_, c)| hides_or_reorders(*c)) {
+            return Err(refuse(format!(
+                "the verifier holds the control character U+{:04X} at byte {at}",
+                u32::from(c)
+            )));
         }
         Ok(Verifier(text.to_owned()))
     }
@@ -53,6 +82,25 @@ impl Verifier {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// Through [`Verifier::new`]: a verifier restored from storage has the bounds of any other.
+impl TryFrom<String> for Verifier {
+    type Error = crate::Error;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        Verifier::new(&text)
+    }
+}
+
+/// Whether `c` is a control character (C0, DEL, C1: a terminal or a log reads them as commands)
+/// or a bidirectional-text control (it reorders what a reader sees).
+fn hides_or_reorders(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        )
 }
 
 /// An access token: acts for the user who approved the application, for at most the service's
@@ -136,5 +184,77 @@ mod tests {
     fn an_empty_verifier_is_refused() {
         assert!(Verifier::new("  ").is_err());
         assert_eq!(Verifier::new(" abc \n").unwrap().as_str(), "abc");
+    }
+
+    /// The reason a verifier is refused, which must never show it.
+    fn refusal(text: &str) -> String {
+        match Verifier::new(text) {
+            Err(crate::Error::InvalidArgument { name, reason, .. }) => {
+                assert_eq!(name, "oauth_verifier");
+                assert!(!reason.contains(text.trim()), "{reason}");
+                reason
+            }
+            other => panic!("{} bytes taken: {other:?}", text.len()),
+        }
+    }
+
+    #[test]
+    fn a_verifier_is_at_most_4_kib_counted_in_bytes() {
+        let at_bound = "é".repeat(MAX_TOKEN_BYTES / 2);
+        assert_eq!(Verifier::new(&at_bound).unwrap().as_str(), at_bound);
+        assert_eq!(
+            refusal(&format!("{at_bound}v")),
+            "the verifier is 4097 bytes long, over the 4096 a verifier may be"
+        );
+        // Surrounding white space is not counted: it is not part of the verifier.
+        let padded = format!("  {}  ", "v".repeat(MAX_TOKEN_BYTES));
+        assert_eq!(
+            Verifier::new(&padded).unwrap().as_str().len(),
+            MAX_TOKEN_BYTES
+        );
+        refusal(&"v".repeat(1 << 20));
+    }
+
+    #[test]
+    fn control_and_bidi_characters_are_refused_wherever_they_are() {
+        for c in [
+            '\0', '\u{7}', '\r', '\n', '\t', '\u{1b}', '\u{7f}', '\u{85}', '\u{9b}',
+        ]
+        .into_iter()
+        .chain(['\u{061C}', '\u{200E}', '\u{200F}', '\u{2066}', '\u{2069}'])
+        .chain('\u{202A}'..='\u{202E}')
+        {
+            let reason = refusal(&format!("abc{c}def"));
+            assert_eq!(
+                reason,
+                format!(
+                    "the verifier holds the control character U+{:04X} at byte 3",
+                    u32::from(c)
+                )
+            );
+        }
+        // Printable text beyond ASCII is a verifier's own business.
+        for text in ["caf\u{e9}", "\u{FEFF}v", "a\u{A0}b", "\u{1F600}"] {
+            assert_eq!(Verifier::new(text).unwrap().as_str(), text);
+        }
+    }
+
+    #[test]
+    fn a_deserialized_verifier_has_the_bounds_of_any_other() {
+        let saved = serde_json::to_string(&Verifier::new("abc").unwrap()).unwrap();
+        assert_eq!(saved, "\"abc\"");
+        let restored: Verifier = serde_json::from_str(&saved).unwrap();
+        assert_eq!(restored.as_str(), "abc");
+        for bad in [
+            "\"\"".to_owned(),
+            "\"a\\u0007b\"".to_owned(),
+            format!("\"{}\"", "v".repeat(4097)),
+        ] {
+            let error = serde_json::from_str::<Verifier>(&bad)
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains("oauth_verifier"), "{error}");
+            assert!(!error.contains("vvvv"), "{error}");
+        }
     }
 }

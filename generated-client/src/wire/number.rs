@@ -6,6 +6,14 @@
 //! ([`raw`](super::raw)), never through `f64`: `30.00` and `"30.00"` are the same decimal with
 //! the same scale, and a number that the type cannot hold exactly (`12345678901234567.89` as an
 //! integer, `1e-999` as a decimal) is an error, never a rounded value.
+//!
+//! The rule for integers, decided here for every integer and epoch field ([`Int`]): a JSON
+//! number is taken when its value is exactly a whole number in the type's range, however it is
+//! spelled (`7`, `7.0`, `7e0`, `70e-1`, `-0`): JSON Schema's `integer`, the type the OpenAPI
+//! export gives these fields, and what PHP (`JSON_PRESERVE_ZERO_FRACTION`, `-0`) or Python
+//! write for a whole float. A string must be ASCII digits (with a leading `-` for `i64`), as
+//! list methods write them. Anything else (a fraction that is not zero however far out, a value
+//! out of range, a string with a sign, spaces, a point or an exponent) is refused.
 
 use core::fmt::{self, Write as _};
 use core::marker::PhantomData;
@@ -72,8 +80,8 @@ pub(super) trait Int: Sized {
     /// A string of digits (the type's [`Int::SYNTAX`]).
     fn from_text(text: &str) -> Result<Self, IntError>;
 
-    /// A JSON number's text: digits as in a string, or a fraction or exponent that leaves an
-    /// exact integer (`12.0`, `1e3`, `-0.0`).
+    /// A JSON number's text: digits as in a string, or any spelling whose value is exactly a
+    /// whole number in range (`12.0`, `1e3`, `120e-1`, `-0.0`); see the module's rule.
     fn from_number_text(text: &str) -> Result<Self, IntError> {
         match Self::from_text(text) {
             Err(IntError::Syntax) => Self::from_i128(exact_integer(text)?),
