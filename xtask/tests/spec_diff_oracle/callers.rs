@@ -14,7 +14,7 @@ fn caller(pair: &Pair) -> (String, BTreeMap<usize, String>) {
     let items = RustApi::from_files(&pair.base_files).unwrap();
     let mut out = format!(
         "//! Every public item of the base crate of this pair, used through the head crate.\n\
-         #![allow(unused, unreachable_patterns, clippy::all)]\n\
+         #![allow(unused, unreachable_patterns)]\n\
          use marketplace_client::variants::{}::*;\n{CALLER_IMPORTS}",
         pair.head_variant
     );
