@@ -167,6 +167,69 @@ impl YamlText {
         Ok(())
     }
 
+    /// Renames the key of the entry at `path` to `key`, in place (its value, comments and
+    /// layout kept). The key must be written as a plain or quoted scalar before its `:`.
+    pub(crate) fn rename(&mut self, path: &[String], key: &str) -> Result<(), String> {
+        let index = self.index();
+        let at = index
+            .key(path)
+            .ok_or_else(|| format!("{} is not there", dotted(path)))?;
+        let line = self
+            .lines
+            .get_mut(at.line - 1)
+            .ok_or_else(|| format!("{} is past the end", dotted(path)))?;
+        let start = line
+            .char_indices()
+            .nth(at.column - 1)
+            .map(|(byte, _)| byte)
+            .ok_or_else(|| format!("{} is past its line", dotted(path)))?;
+        let written = path.last().map(String::as_str).unwrap_or_default();
+        let end = [scalar(written), written.to_owned()]
+            .iter()
+            .find(|text| line[start..].starts_with(text.as_str()))
+            .map(|text| start + text.len())
+            .ok_or_else(|| format!("{} is not written as a plain key", dotted(path)))?;
+        line.replace_range(start..end, &scalar(key));
+        Ok(())
+    }
+
+    /// The lines of the entry at `path` (its key line and everything indented under it),
+    /// removed from the text, with the key's indentation taken off.
+    pub(crate) fn take(&mut self, path: &[String]) -> Option<Vec<String>> {
+        let index = self.index();
+        let span = self.span(&index, path)?;
+        let lines = self
+            .lines
+            .drain(span.first..=span.last)
+            .map(|line| line.get(span.indent..).unwrap_or_default().to_owned())
+            .collect();
+        Some(lines)
+    }
+
+    /// Adds `lines` (an entry as [`Self::take`] gives it) at the end of the block mapping at
+    /// `mapping`, indented as its entries are.
+    pub(crate) fn append_lines(
+        &mut self,
+        mapping: &[String],
+        lines: &[String],
+    ) -> Result<(), String> {
+        let index = self.index();
+        let (line, indent) = self.insertion_point(&index, mapping, None)?;
+        let pad = " ".repeat(indent);
+        let indented: Vec<String> = lines
+            .iter()
+            .map(|l| {
+                if l.is_empty() {
+                    String::new()
+                } else {
+                    format!("{pad}{l}")
+                }
+            })
+            .collect();
+        self.lines.splice(line..line, indented);
+        Ok(())
+    }
+
     /// Removes the entry at `path`, if it is there.
     pub(crate) fn remove(&mut self, path: &[String]) {
         let index = self.index();
@@ -324,6 +387,32 @@ enums:
             )
             .unwrap_err();
         assert!(error.contains("types.Nothing.fields"), "{error}");
+    }
+
+    #[test]
+    fn a_key_is_renamed_in_place_and_an_entry_moves_whole() {
+        let mut text = YamlText::new(SPEC);
+        text.rename(&path("types.Timesheet.fields.rate"), "hourlyRate")
+            .unwrap();
+        assert!(
+            text.text()
+                .contains("      hourlyRate:\n        type: decimal\n")
+        );
+        text.rename(&path("enums.Status.values.Draft"), "On Hold")
+            .unwrap();
+        assert!(text.text().contains("      On Hold: Not sent.\n"));
+        assert!(text.rename(&path("types.Nothing"), "x").is_err());
+        let entry = text.take(&path("types.Timesheet.fields.id")).unwrap();
+        assert_eq!(entry, ["id:", "  type: id", "  doc: Timesheet ID."]);
+        text.append_lines(&path("types.Timesheet.fields"), &entry)
+            .unwrap();
+        let out = text.text();
+        assert!(
+            out.contains(
+                "          Money.\n      id:\n        type: id\n        doc: Timesheet ID.\nenums:"
+            ),
+            "{out}"
+        );
     }
 
     #[test]

@@ -199,6 +199,7 @@ pub fn compare(
     )
     .verdict()?;
     let compared = diff.compared();
+    let witnesses = diff.witnesses;
     let changes = diff.changes;
     let generated = if with_generated_code {
         generated_diff(&base, &head)?
@@ -220,6 +221,7 @@ pub fn compare(
         generated: &generated,
         judged: &judged,
         compared: &compared,
+        witnesses,
     };
     let report = match options.format {
         Format::Text => report.text(),
@@ -277,7 +279,14 @@ fn tally(
             ),
         ],
         judged: item_counts(&compared),
-        over: None,
+        // The simulation's witnesses (answers decoded, calls read, walks, clock codes): none
+        // when no item changed.
+        over: (diff.witnesses > 0).then(|| {
+            format!(
+                "by running {}",
+                Count::irregular(diff.witnesses, "witness", "witnesses")
+            )
+        }),
         left_out,
         remedy: "compare revisions whose spec/ describes the API (at least one method, type, \
                  enum, error code or endpoint on each side)",
@@ -370,6 +379,8 @@ struct Report<'a> {
     generated: &'a str,
     judged: &'a Judged,
     compared: &'a Items,
+    /// How many witnesses the simulation ran.
+    witnesses: usize,
 }
 
 /// The keep-a-changelog heading a change goes under (its index in [`Report::changelog`]'s
@@ -396,6 +407,16 @@ fn impact(impact: Impact) -> &'static str {
         Impact::Breaking => "breaking",
         Impact::NonBreaking => "ok",
     }
+}
+
+/// The witnesses of a change's breaking verdicts, each with the side it shows (`wire`, `rust`).
+fn witnesses(change: &Change) -> impl Iterator<Item = (&'static str, &diff::Witness)> {
+    [
+        ("wire", &change.wire_witness),
+        ("rust", &change.rust_witness),
+    ]
+    .into_iter()
+    .filter_map(|(side, witness)| witness.as_ref().map(|w| (side, w)))
 }
 
 fn location(location: &Option<diff::Location>) -> String {
@@ -461,6 +482,9 @@ impl Report<'_> {
                 location(&change.base),
                 location(&change.head),
             );
+            for (side, witness) in witnesses(change) {
+                let _ = writeln!(out, "  witness ({side}): {}", witness.sentence());
+            }
         }
         if !self.generated.is_empty() {
             let _ = write!(out, "\nGenerated code:\n{}", self.generated);
@@ -483,14 +507,18 @@ impl Report<'_> {
                     Impact::Breaking => "❌ breaking",
                     Impact::NonBreaking => "✅",
                 };
+                let shown: String = witnesses(change)
+                    .map(|(side, w)| format!("<br>**witness ({side})**: {}", w.sentence()))
+                    .collect();
                 let _ = writeln!(
                     out,
-                    "| `{}` | {} | {} | `{}`: {} | {} |",
+                    "| `{}` | {} | {} | `{}`: {}{} | {} |",
                     change.rule,
                     mark(change.wire),
                     mark(change.rust),
                     change.subject,
                     change.message.replace('|', "\\|"),
+                    shown.replace('|', "\\|").replace('\n', " "),
                     location(if change.head.is_some() {
                         &change.head
                     } else {
@@ -526,8 +554,11 @@ impl Report<'_> {
                 (Impact::NonBreaking, Impact::Breaking) => "**Breaking** (Rust API): ",
                 (Impact::NonBreaking, Impact::NonBreaking) => "",
             };
+            let shown: String = witnesses(change)
+                .map(|(side, w)| format!(" Witness ({side}): {}", w.sentence()))
+                .collect();
             sections[section].1.push(format!(
-                "- {breaking}{} (`{}`, spec-diff `{}`)",
+                "- {breaking}{} (`{}`, spec-diff `{}`).{shown}",
                 change.message, change.subject, change.rule
             ));
         }
@@ -557,11 +588,13 @@ impl Report<'_> {
             changes: &'a [Change],
             generated_diff: &'a str,
         }
-        /// The items compared: how many in all, and of each kind (by [`ItemKind::id`]).
+        /// The items compared: how many in all, and of each kind (by [`ItemKind::id`]); the
+        /// witnesses the simulation ran on them.
         #[derive(Serialize)]
         struct Compared {
             items: usize,
             kinds: BTreeMap<&'static str, usize>,
+            witnesses: usize,
         }
         #[derive(Serialize)]
         struct Summary {
@@ -586,6 +619,7 @@ impl Report<'_> {
                     .into_iter()
                     .map(|(kind, count)| (kind.id(), count))
                     .collect(),
+                witnesses: self.witnesses,
             },
             changes: self.changes,
             generated_diff: self.generated,
@@ -629,6 +663,8 @@ mod tests {
             base: None,
             head: None,
             broken_items: Vec::new(),
+            wire_witness: None,
+            rust_witness: None,
         }
     }
 
@@ -651,6 +687,7 @@ mod tests {
             generated: "",
             judged: &judged,
             compared: &Items::default(),
+            witnesses: 0,
         }
         .summary()
     }

@@ -1,5 +1,9 @@
 //! `cargo xtask spec-diff`: one base/head fixture pair per rule (in `spec-diff/<case>/`, with the
-//! expected rule and verdicts in `expect`), and the command itself on a scratch git repository.
+//! expected rule and verdicts in `expect` and the whole report, witnesses included, in
+//! `report.txt`), and the command itself on a scratch git repository.
+//!
+//! `SPEC_DIFF_BLESS=1 cargo test -p xtask --test spec_diff` rewrites the `report.txt` files
+//! from what the tool reports, for review in the diff.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -69,6 +73,116 @@ fn each_fixture_pair_reports_its_rule_with_both_verdicts() {
             rule.id
         );
     }
+}
+
+/// The text report of a fixture pair, without the generated code's diff.
+fn report(name: &str, format: &str) -> xtask::spec_diff::Outcome {
+    let read = |file: &str| source(fs::read_to_string(cases_dir().join(name).join(file)).unwrap());
+    let (base, head) = (read("base.yaml"), read("head.yaml"));
+    xtask::spec_diff::compare(
+        ("base.yaml", &base),
+        ("head.yaml", &head),
+        &Options::parse(&["--format", format]).unwrap(),
+        false,
+    )
+    .unwrap()
+}
+
+#[test]
+fn each_fixture_pair_reports_what_its_report_file_shows() {
+    let bless = std::env::var_os("SPEC_DIFF_BLESS").is_some();
+    let mut failures = Vec::new();
+    for name in fixture_pairs::names() {
+        let path = cases_dir().join(&name).join("report.txt");
+        let got = report(&name, "text").report;
+        if bless {
+            OutputDir::open(cases_dir().join(&name))
+                .unwrap()
+                .write("report.txt", &got)
+                .unwrap();
+            continue;
+        }
+        let want = fs::read_to_string(&path).unwrap_or_default();
+        if got != want {
+            let diff = similar::TextDiff::from_lines(&want, &got)
+                .unified_diff()
+                .header("report.txt", "the tool's report")
+                .to_string();
+            failures.push(format!("{name}:\n{diff}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}\n(SPEC_DIFF_BLESS=1 rewrites the report files)",
+        failures.join("\n")
+    );
+}
+
+/// Every breaking verdict of every fixture pair carries the witness that shows it (never the
+/// budget's stand-in), and each format prints it: the text, the markdown, the changelog and
+/// the JSON report.
+#[test]
+fn every_breaking_verdict_shows_its_witness_in_every_format() {
+    let mut failures = Vec::new();
+    let mut witnessed = 0;
+    for name in fixture_pairs::names() {
+        let outcome = report(&name, "text");
+        let formats: Vec<(&str, String)> = ["text", "markdown", "changelog", "json"]
+            .into_iter()
+            .map(|format| (format, report(&name, format).report))
+            .collect();
+        for change in &outcome.changes {
+            for (side, verdict, witness) in [
+                ("wire", change.wire, &change.wire_witness),
+                ("rust", change.rust, &change.rust_witness),
+            ] {
+                if (verdict == Impact::Breaking) != witness.is_some() {
+                    failures.push(format!(
+                        "{name}: {} {side} is {}, its witness {witness:?}",
+                        change.rule,
+                        verdict_word(verdict)
+                    ));
+                    continue;
+                }
+                let Some(witness) = witness else { continue };
+                if matches!(witness, diff::Witness::Unsimulated { .. }) {
+                    failures.push(format!("{name}: {} {side} was not simulated", change.rule));
+                }
+                witnessed += 1;
+                let sentence = witness.sentence();
+                for (format, text) in &formats {
+                    let shown = match *format {
+                        "json" => {
+                            let json: serde_json::Value = serde_json::from_str(text).unwrap();
+                            json["changes"].as_array().unwrap().iter().any(|c| {
+                                c[format!("{side}_witness")]
+                                    == serde_json::to_value(witness).unwrap()
+                            })
+                        }
+                        "markdown" => {
+                            text.contains(&sentence.replace('|', "\\|").replace('\n', " "))
+                        }
+                        _ => text.contains(&sentence),
+                    };
+                    if !shown {
+                        failures.push(format!(
+                            "{name}: the {format} report does not show the {side} witness of {}: {sentence}",
+                            change.rule
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        witnessed > 40,
+        "only {witnessed} witnesses: the fixtures lost their breaks"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn verdict_word(impact: Impact) -> &'static str {
+    verdict(impact)
 }
 
 #[test]

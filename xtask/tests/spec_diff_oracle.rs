@@ -1,64 +1,62 @@
-//! The spec-diff verdicts against what really happens, for every fixture pair in
-//! `spec-diff/<case>/`:
-//! - **Rust**: a caller of every public item of the base crate (each type, field, variant,
-//!   constant, method, setter and stream, each trait impl), generated from the base crate's
-//!   items, is compiled against the head crate. It fails to compile exactly when the tool says
-//!   the pair breaks the Rust API, or when the meaning check below finds an old call that
-//!   sends something else.
-//! - **Meaning**: each constructor the base and head crates share with the same integer
-//!   arguments is called through both with the arguments 1, 2, 3, …, and the parameters each
-//!   request holds are compared by wire name: a call that still compiles but sends its values
-//!   under other names (two required parameters that swapped places) is semver-major. Each
-//!   call is then sent (to a closed port) with each optional integer parameter at the base
-//!   crate's minimum and cap: a value the head crate refuses before sending, where the base
-//!   crate sent it, is semver-major too.
-//! - **Wire**: every response document the head spec lets the server send (each declared
-//!   encoding of each field, absent, `null`, `0`, each enum value) is decoded with the base
-//!   crate's real types, and every base document with the head types. Each decode agrees with
-//!   the wire model's prediction, and some head document fails exactly when the tool says a
-//!   response change breaks.
+//! The spec diff's simulation held to the real crates: the base crate compiled and run against
+//! what a server of the head spec sends, for every fixture pair in `spec-diff/<case>/` and for
+//! random compositions of edits of the real spec (`marketplace_codegen::diff::compose`).
+//!
+//! Every witness the simulation produces is run through the real crates, and every verdict is
+//! checked against what they do:
+//! - **Answers** (`spec_diff_oracle/answers.rs`): every answer the head server sends for each
+//!   method's response (each declared spelling, presence, enum value, one variation at a
+//!   time), and every answer a witness shows, decoded by the base crate's real types (and
+//!   the head answers by the head crate's): each decode gives, at every Rust path, the value
+//!   the simulation's decoder model predicts, or fails where it predicts a refusal. A head
+//!   answer that the base crate reads otherwise than the head crate (a value at another path,
+//!   lost, refused) exists exactly when the tool says a response change breaks.
+//! - **Rust** (`spec_diff_oracle/callers.rs`): a use of every public item of the base crate
+//!   (the very line a compile witness shows), one a line, compiled against the head crate:
+//!   each item the tool finds broken fails to compile, and each line that fails is such an
+//!   item or names one. Besides, each old call is made through both crates (each constructor
+//!   with the arguments 1, 2, 3, …; each setter; each bound of the old crate) and each head
+//!   answer decoded by both: a call that sends its value as another parameter, a bound the
+//!   head crate refuses before sending, a field that reads what another field read, is a
+//!   change of meaning. The tool says the Rust API breaks exactly when something fails to
+//!   compile or changes meaning.
+//! - **Requests** (`spec_diff_oracle/requests.rs`): every call the simulation makes, built
+//!   with the real base crate, sends exactly the query the simulation predicts; and what a
+//!   server of the head spec makes of those queries (refused, ignored, read as another
+//!   parameter, a required one missing, a default it now assumes otherwise) is wrong exactly
+//!   when the tool says a request change breaks.
 //! - **Paging**: the runtime's own page stream (`marketplace_client::paging`), walked as the
-//!   base crate walks it against pages served by the head spec's rules, gets every item exactly
-//!   when the tool says no paging change breaks, starting where the base crate starts.
+//!   base crate walks it against pages served by the head spec's rules and read through the
+//!   fields the base crate reads, yields what the simulation's walk yields, for every walk it
+//!   runs; some walk misses an item exactly when the tool says a paging change breaks.
+//! - **Runtime** (`spec_diff_oracle/runtime.rs`): for pairs whose specs both have an OAuth
+//!   service, the base crate's own runtime (how long `Session::expires_at` lets a token live;
+//!   whether `Client::request_token` goes out over plain HTTP; whether its OAuth exchange
+//!   succeeds against a loopback server answering with the head's names; whether it corrects
+//!   its clock when a server 2 h ahead refuses a call with each of the head's authentication
+//!   codes) breaks exactly when the tool says a runtime change breaks.
 //!
-//! - **Requests**: the base crate's request with every parameter set (each optional one at its
-//!   base minimum, else 1; dates as a day), observed from the base crate, is judged by the head
-//!   spec's rules for a server (required and `at_least_one_of` parameters sent, no parameter
-//!   it does not know, each value of its type and not below its minimum): something refused
-//!   or ignored exactly when the tool says a request change breaks. Pairs whose changed
-//!   method is not called this way (removed or renamed methods, constructors whose arguments
-//!   change, the data path) are judged by the compile oracle only.
-//! - **Runtime**: for pairs whose specs both have an OAuth service, the base crate's own
-//!   runtime is observed (how long `Session::expires_at` lets a token live; whether
-//!   `Client::request_token` goes out over plain HTTP; whether its request-token and
-//!   access-token exchange succeeds against a loopback server answering with the head's names)
-//!   against the head server: the base crate breaks exactly when the tool says a
-//!   token-lifetime, HTTPS or OAuth-answer change breaks.
+//! Every breaking verdict of every pair carries its witness, and a witness is never the
+//! budget's stand-in here.
 //!
-//!   Each error code whose kind changed is sent by a server 2 h ahead refusing a data call with
-//!   it: the base crate corrects its clock (a second request) or not, and breaks when the head
-//!   calls the code `authentication` and it does not.
-//!
-//! Both crates of every pair are generated into one scratch workspace under
-//! `CARGO_TARGET_TMPDIR` (`client_copy`): one copy of the client crate's runtime holding every variant as a module
-//! (each with its own `Session` type, which its generated `impl Session` blocks extend), one
-//! small caller crate per pair (so a pair's errors cannot hide another's, and
-//! `#[non_exhaustive]` applies), and one binary that decodes samples with any variant's types.
-//! One `cargo build` builds them all against the workspace's target directory, so dependencies
-//! come from the build cache.
-//!
-//! The meaning, request and runtime oracles, and the probe binary they read, are modules of
-//! their own (`spec_diff_oracle/`); this file holds the pairs, the scratch workspace, the
-//! compile, decode and paging checks, and the test that runs them all.
+//! Cost: both crates of every pair are generated into one scratch workspace under
+//! `CARGO_TARGET_TMPDIR` (`client_copy`): one copy of the client crate's runtime holding every
+//! variant as a module (identical variants once: the compositions share the real spec as
+//! their base), one small caller crate per pair, a decoder binary and a probe binary, all
+//! built by one `cargo build` against the workspace's target directory. The compositions are
+//! the real spec's size: each adds a variant of the real generated crate and a caller of all
+//! its items, about 20 s of one core. `SPEC_DIFF_COMPOSITIONS=n` runs `n` random compositions
+//! besides the fixed seeds (default 1; the seed of each is printed to rerun it with
+//! `SPEC_DIFF_SEEDS=a,b,…`), `SPEC_DIFF_EDITS=n` composes `n` edits (default 3).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-use marketplace_codegen::diff::paging::{self as paging_model, Server};
-use marketplace_codegen::diff::rust_api::{Item, RustApi};
-use marketplace_codegen::diff::wire::{self, Sample};
+#[path = "spec_diff_oracle/answers.rs"]
+mod answers;
+#[path = "spec_diff_oracle/callers.rs"]
+mod callers;
 mod client_copy;
 mod fixture_pairs;
 #[path = "spec_diff_oracle/meaning.rs"]
@@ -68,257 +66,243 @@ mod requests;
 #[path = "spec_diff_oracle/runtime.rs"]
 mod runtime;
 
-use meaning::{meaning_changes, run_probes, write_meaning};
-use requests::{full_requests, request_refusals};
-use runtime::runtime_breaks;
-
 use client_copy::write;
-
-use marketplace_codegen::diff::{self, Change, Impact, Surface};
+use marketplace_codegen::diff::paging::{self as paging_model, Reader, Server};
+use marketplace_codegen::diff::{self, Change, Impact, Surface, Witness};
 use marketplace_codegen::ir::{Api, BeyondLast, Method};
-use marketplace_codegen::{GeneratedFile, generate};
+use marketplace_codegen::{GeneratedFile, SpecSource, generate};
 
-/// One fixture pair, resolved and generated.
-struct Pair {
-    name: String,
-    /// A Rust identifier for the pair.
-    ident: String,
-    base: Api,
-    head: Api,
-    base_files: Vec<GeneratedFile>,
-    head_files: Vec<GeneratedFile>,
-    changes: Vec<Change>,
+/// The compositions always run.
+const FIXED_SEEDS: &[u64] = &[3, 4, 9];
+
+/// Edits per composition (`SPEC_DIFF_EDITS` for more).
+const EDITS: usize = 3;
+
+fn edits() -> usize {
+    std::env::var("SPEC_DIFF_EDITS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(EDITS)
+}
+
+/// One pair of specs, resolved and generated.
+pub(crate) struct Pair {
+    pub name: String,
+    /// The variant modules of its base and head crates.
+    pub base_variant: String,
+    pub head_variant: String,
+    pub base: Api,
+    pub head: Api,
+    pub base_files: Vec<GeneratedFile>,
+    pub head_files: Vec<GeneratedFile>,
+    pub changes: Vec<Change>,
+}
+
+impl Pair {
+    fn new(name: String, base_variant: String, head_variant: String, sides: Sides) -> Pair {
+        let (base, head, changes) = sides;
+        Pair {
+            base_files: generate(&base).unwrap(),
+            head_files: generate(&head).unwrap(),
+            name,
+            base_variant,
+            head_variant,
+            base,
+            head,
+            changes,
+        }
+    }
+}
+
+/// Both specs of a pair, resolved, and the changes the tool finds.
+type Sides = (Api, Api, Vec<Change>);
+
+/// The changes from `base` to `head`, resolved.
+fn compared(base: &[SpecSource], head: &[SpecSource]) -> Sides {
+    let resolve = |sources: &[SpecSource]| {
+        marketplace_codegen::resolve(sources).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (old, new) = (resolve(base), resolve(head));
+    let changes = diff::diff(
+        diff::Side {
+            api: &old,
+            sources: base,
+        },
+        diff::Side {
+            api: &new,
+            sources: head,
+        },
+    )
+    .unwrap()
+    .changes;
+    (old, new, changes)
+}
+
+/// The seeds of this run's compositions: the fixed ones, and `SPEC_DIFF_SEEDS` or
+/// `SPEC_DIFF_COMPOSITIONS` random ones.
+fn seeds() -> Vec<u64> {
+    let mut seeds = FIXED_SEEDS.to_vec();
+    if let Ok(given) = std::env::var("SPEC_DIFF_SEEDS") {
+        seeds.extend(
+            given
+                .split(',')
+                .filter_map(|s| s.trim().parse::<u64>().ok()),
+        );
+        return seeds;
+    }
+    let random: usize = std::env::var("SPEC_DIFF_COMPOSITIONS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    let clock = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    for i in 0..random as u64 {
+        // SplitMix64 of the clock and the index: distinct seeds, each shown to rerun it.
+        let mut z = clock.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        let seed = (z ^ (z >> 31)) >> 16;
+        eprintln!(
+            "spec-diff oracle: random composition seed {seed} (SPEC_DIFF_SEEDS={seed} reruns it)"
+        );
+        seeds.push(seed);
+    }
+    seeds
 }
 
 fn pairs() -> Vec<Pair> {
-    fixture_pairs::names()
+    let mut pairs: Vec<Pair> = fixture_pairs::names()
         .into_iter()
         .map(|name| {
-            let (base, head, changes) = fixture_pairs::load(&name);
-            Pair {
-                ident: name.replace('-', "_"),
-                base_files: generate(&base).unwrap(),
-                head_files: generate(&head).unwrap(),
-                name,
-                base,
-                head,
-                changes,
-            }
+            let ident = name.replace('-', "_");
+            Pair::new(
+                name.clone(),
+                format!("{ident}_base"),
+                format!("{ident}_head"),
+                fixture_pairs::load(&name),
+            )
         })
-        .collect()
+        .collect();
+    let real =
+        marketplace_codegen::load_spec_dir(&client_copy::workspace_root().join("spec"), "spec")
+            .unwrap();
+    for seed in seeds() {
+        let composition = diff::compose::compose(&real, seed, edits())
+            .unwrap_or_else(|| panic!("no composition of seed {seed}"));
+        eprintln!(
+            "spec-diff oracle: composition {seed}: {}",
+            composition.edits.join("; ")
+        );
+        pairs.push(Pair::new(
+            format!("composition-{seed}"),
+            "real_spec".to_owned(),
+            format!("composition_{seed}"),
+            compared(&real, &composition.sources),
+        ));
+    }
+    pairs
 }
 
-fn breaks(pair: &Pair, surface: Option<Surface>, side: fn(&Change) -> Impact) -> bool {
+fn breaks(pair: &Pair, surface: Surface) -> bool {
     pair.changes
         .iter()
-        .any(|c| side(c) == Impact::Breaking && surface.is_none_or(|s| c.surface == s))
+        .any(|c| c.wire == Impact::Breaking && c.surface == surface)
 }
 
 #[test]
-fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
+fn every_witness_and_verdict_agrees_with_the_real_crates() {
+    let started = std::time::Instant::now();
+    let phase = |what: &str| {
+        eprintln!(
+            "spec-diff oracle: {what} after {:.1} s",
+            started.elapsed().as_secs_f64()
+        )
+    };
     let pairs = pairs();
+    phase("the pairs compared");
     let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("spec-diff-oracle");
     client_copy::remove_all(&scratch);
-    write_workspace(&scratch, &pairs);
+    let calls = requests::calls(&pairs);
+    write_workspace(&scratch, &pairs, &calls);
     let built = build(&scratch);
+    phase("the scratch workspace built");
     let mut failures = Vec::new();
 
-    // Rust: the tool says breaking exactly when the base crate's callers do not compile
-    // against the head crate, or compile and send something else (a call of the same
-    // constructor, run through both crates, sends other values under some wire name).
-    let probe_output = run_probes(&built);
-    let meaning = meaning_changes(&probe_output, &pairs);
+    // Every breaking verdict shows its witness, run below.
     for pair in &pairs {
-        let errors = built.errors.get(&format!("caller-{}", pair.name));
-        let changed = meaning.get(pair.name.as_str());
-        let tool = breaks(pair, None, |c| c.rust);
-        if tool != (errors.is_some() || changed.is_some()) {
-            let oracle = match (errors, changed) {
-                (Some(e), _) => format!("they do not compile:\n{}", e.join("\n")),
-                (None, Some(calls)) => format!(
-                    "they compile, and these calls send something else: {}",
-                    calls.join("; ")
-                ),
-                (None, None) => {
-                    "the base crate's callers compile against the head crate and every old \
-                     call sends what it sent"
-                        .to_owned()
-                }
-            };
-            failures.push(format!(
-                "{} (Rust): the tool says {}, the oracle says {oracle}",
-                pair.name,
-                if tool { "breaking" } else { "non-breaking" },
-            ));
-        }
-    }
-
-    // Runtime: the base crate's own token expiry and plain-HTTP check, against the head
-    // server's lifetime and HTTPS rule, break exactly when the tool says these changes break.
-    let runtime = runtime_breaks(&probe_output, &pairs);
-    for pair in pairs
-        .iter()
-        .filter(|p| p.base.oauth.is_some() && p.head.oauth.is_some())
-    {
-        let judged = |c: &&Change| {
-            c.rule == diff::rule::ERROR_CODE_KIND_CHANGED
-                || c.rule == diff::rule::SERVICE_CHANGED
-                    && (["oauth.token_lifetime_seconds", "oauth.https_required"]
-                        .contains(&c.subject.as_str())
-                        || c.message.contains(" answer: "))
-        };
-        let tool = pair
-            .changes
-            .iter()
-            .filter(judged)
-            .any(|c| c.wire == Impact::Breaking);
-        let oracle = runtime.get(pair.name.as_str());
-        if tool != oracle.is_some() {
-            failures.push(format!(
-                "{} (runtime): the tool says {}, the base crate's runtime {}",
-                pair.name,
-                if tool { "breaking" } else { "non-breaking" },
-                oracle.map_or("keeps working with the head server".to_owned(), |why| why
-                    .clone()),
-            ));
-        }
-    }
-
-    // Requests: what a server following the head spec makes of the base crate's requests with
-    // every parameter set: something refused or ignored exactly when the tool says a request
-    // change breaks (pairs whose changed methods the oracle calls).
-    let full = full_requests(&probe_output);
-    for pair in &pairs {
-        let Ok(refusals) = request_refusals(pair, &full) else {
-            continue;
-        };
-        let tool = breaks(pair, Some(Surface::Request), |c| c.wire);
-        let refused = !refusals.is_empty();
-        if tool != refused {
-            failures.push(format!(
-                "{} (requests): the tool says {}, the head server {}",
-                pair.name,
-                if tool { "breaking" } else { "non-breaking" },
-                if refusals.is_empty() {
-                    "takes every request of the base crate as meant".to_owned()
-                } else {
-                    refusals.join("; ")
-                }
-            ));
-        }
-    }
-
-    // Wire: every sample decodes as the model predicts; a head sample fails exactly when the
-    // tool says a response change breaks.
-    let decoder = built
-        .executables
-        .get("decode")
-        .expect("the decoder binary built");
-    let mut requests = Vec::new();
-    for pair in &pairs {
-        for (direction, from, from_ident, to, to_ident) in [
-            (
-                "head samples, base types",
-                &pair.head,
-                "head",
-                &pair.base,
-                "base",
-            ),
-            (
-                "base samples, head types",
-                &pair.base,
-                "base",
-                &pair.head,
-                "head",
-            ),
-        ] {
-            let _ = from_ident;
-            for method in &from.methods {
-                let Some(counterpart) = counterpart(method, to) else {
-                    continue;
-                };
-                let Some(record) = to.records.iter().find(|r| r.name == counterpart.response)
-                else {
-                    continue;
-                };
-                for sample in wire::samples(from, method) {
-                    let predicted = wire::record_accepts(to, record, &sample.data);
-                    requests.push(Decode {
-                        pair: &pair.name,
-                        direction,
-                        forward: to_ident == "base",
-                        variant: format!("{}_{to_ident}", pair.ident),
-                        ty: record.name.clone(),
-                        method: method.name.clone(),
-                        sample,
-                        predicted,
-                    });
+        for change in &pair.changes {
+            for (verdict, witness) in [
+                (change.wire, &change.wire_witness),
+                (change.rust, &change.rust_witness),
+            ] {
+                if (verdict == Impact::Breaking) != witness.is_some()
+                    || matches!(witness, Some(Witness::Unsimulated { .. }))
+                {
+                    failures.push(format!(
+                        "{}: {} {:?} without its witness ({witness:?})",
+                        pair.name, change.rule, verdict
+                    ));
                 }
             }
         }
     }
-    let observed = decode_all(decoder, &requests);
-    let mut forward_failures: BTreeMap<&str, usize> = BTreeMap::new();
-    for (request, result) in requests.iter().zip(&observed) {
-        if result.is_err() && request.forward {
-            *forward_failures.entry(request.pair).or_default() += 1;
-        }
-        if result.is_ok() != request.predicted {
-            failures.push(format!(
-                "{} (wire, {}): {} {} `{}`: the model says {}, the decoder says {}\n  {}",
-                request.pair,
-                request.direction,
-                request.method,
-                request.ty,
-                request.sample.what,
-                if request.predicted {
-                    "accepted"
-                } else {
-                    "refused"
-                },
-                match result {
-                    Ok(()) => "accepted".to_owned(),
-                    Err(e) => format!("refused: {e}"),
-                },
-                request.sample.data.to_text(),
-            ));
-        }
-    }
-    for pair in &pairs {
-        let tool = breaks(pair, Some(Surface::Response), |c| c.wire);
-        let oracle = forward_failures.contains_key(pair.name.as_str());
-        if tool != oracle {
-            failures.push(format!(
-                "{} (wire): the tool says a response change {}, yet {} head samples fail to decode with the base types",
-                pair.name,
-                if tool { "breaks" } else { "breaks nothing" },
-                forward_failures.get(pair.name.as_str()).unwrap_or(&0),
-            ));
-        }
-    }
 
-    // Paging: the runtime's stream, walked as the base crate walks it, against the head's pages.
-    for pair in &pairs {
+    let probe_output = meaning::run_probes(&built);
+    let decoded = answers::decode_everything(&built, &pairs);
+    failures.extend(answers::check(&pairs, &decoded));
+    failures.extend(callers::check(&built, &pairs, &probe_output, &decoded));
+    failures.extend(requests::check(&pairs, &calls, &probe_output));
+    failures.extend(runtime::check(&pairs, &probe_output));
+    failures.extend(check_paging(&pairs));
+    phase("every check run");
+
+    assert!(
+        failures.is_empty(),
+        "{} disagreements:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// The method of `api` that answers for `method`: the same name, else the same response.
+pub(crate) fn counterpart<'a>(method: &Method, api: &'a Api) -> Option<&'a Method> {
+    api.methods
+        .iter()
+        .find(|m| m.name == method.name)
+        .or_else(|| api.methods.iter().find(|m| m.response == method.response))
+}
+
+// ---- the paging oracle ------------------------------------------------------------------------
+
+/// The runtime's walks against the simulation's, and the paging verdicts.
+fn check_paging(pairs: &[Pair]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for pair in pairs {
         let mut oracle_breaks = false;
-        for old in pair.base.methods.iter().filter(|m| m.paging.is_some()) {
+        for old in &pair.base.methods {
             let Some(new) = counterpart(old, &pair.head) else {
                 continue;
             };
-            let requested = paging_model::requested_page_size(old);
-            for items in 0..=3 * requested {
-                let server = Server::of(new, items, requested);
-                let real = runtime_walk(old, &server);
-                let model = paging_model::walk(old, &server, requested);
+            if old.paging.is_none() && new.paging.is_none() {
+                continue;
+            }
+            let reader = Reader::of(&pair.base, old, &pair.head, new);
+            for (items, asked) in paging_model::walks(old) {
+                let server = Server::of(new, items, asked.filter(|_| reader.sizes));
+                let real = runtime_walk(old, &server, reader);
+                let (model, _) = paging_model::walk(old, &server, reader);
                 if real != model {
                     failures.push(format!(
-                        "{} (paging, {} items): the model's walk gives {model:?}, the runtime's {real:?}",
-                        pair.name, items
+                        "{} (paging, {} over {items} items): the simulation's walk gives \
+                         {model:?}, the runtime's {real:?}",
+                        pair.name, old.name
                     ));
                 }
                 oracle_breaks |= real != Some((0..items).collect());
             }
         }
-        let tool = breaks(pair, Some(Surface::Paging), |c| c.wire);
+        let tool = breaks(pair, Surface::Paging);
         if tool != oracle_breaks {
             failures.push(format!(
                 "{} (paging): the tool says {}, the runtime's stream {}",
@@ -332,23 +316,8 @@ fn every_verdict_agrees_with_the_compiler_the_decoders_and_the_page_stream() {
             ));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} disagreements:\n\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    failures
 }
-
-/// The method of `api` that answers for `method`: the same name, else the same response.
-fn counterpart<'a>(method: &Method, api: &'a Api) -> Option<&'a Method> {
-    api.methods
-        .iter()
-        .find(|m| m.name == method.name)
-        .or_else(|| api.methods.iter().find(|m| m.response == method.response))
-}
-
-// ---- the paging oracle ------------------------------------------------------------------------
 
 struct FakePage {
     items: Vec<u64>,
@@ -371,11 +340,21 @@ impl marketplace_client::paging::Page for FakePage {
     }
 }
 
-/// What the runtime's stream yields when the base crate's method walks `server`: its page
-/// count is read when the base spec declares one, by the base rule.
-fn runtime_walk(base: &Method, server: &Server) -> Option<Vec<u64>> {
+/// What the runtime's stream yields when the base crate's method walks `server`, reading each
+/// page as `reader` says (its items and page count from the fields the base crate reads); a
+/// base method that does not page sends one request.
+fn runtime_walk(base: &Method, server: &Server, reader: Reader) -> Option<Vec<u64>> {
     use marketplace_client::paging;
-    let spec = base.paging.as_ref().unwrap();
+    use paging_model::Source;
+    let read_items = move |items: Vec<u64>| match reader.items {
+        Source::Meant => items,
+        Source::Unrelated => vec![paging_model::UNRELATED_ITEM],
+        Source::Nothing => Vec::new(),
+    };
+    let Some(spec) = base.paging.as_ref() else {
+        let page = if server.paged { server.first_page } else { 0 };
+        return server.page(page).map(read_items);
+    };
     let walk = paging::Walk {
         method: "oracle",
         first_page: paging_model::first_page(base),
@@ -386,19 +365,25 @@ fn runtime_walk(base: &Method, server: &Server) -> Option<Vec<u64>> {
         concurrency: 3,
         max_pages: paging::MAX_PAGES,
     };
-    let reads_count = spec.total_pages.is_some();
+    let count = match reader.count {
+        Some(Source::Meant) => server.total_pages(),
+        Some(Source::Unrelated) => Some(paging_model::UNRELATED_COUNT),
+        Some(Source::Nothing) | None => None,
+    };
     let server = *server;
     let fetch = move |page: u64| {
         // A page number the server refuses is an error answer, as the service's would be.
+        // A page number the server does not read gets its first page.
+        let served = if reader.pages {
+            page
+        } else {
+            server.first_page
+        };
         let answer = server
-            .page(page)
+            .page(served)
             .map(|items| FakePage {
-                items,
-                total_pages: if reads_count {
-                    server.total_pages()
-                } else {
-                    None
-                },
+                items: read_items(items),
+                total_pages: count,
             })
             .ok_or_else(|| marketplace_client::Error::Paging {
                 method: "oracle",
@@ -413,24 +398,28 @@ fn runtime_walk(base: &Method, server: &Server) -> Option<Vec<u64>> {
 
 // ---- the scratch workspace ----------------------------------------------------------------------
 
-fn write_workspace(scratch: &Path, pairs: &[Pair]) {
+fn write_workspace(scratch: &Path, pairs: &[Pair], calls: &requests::Calls) {
     let mut members = vec!["decode".to_owned(), "meaning".to_owned()];
     members.extend(pairs.iter().map(|p| format!("callers/{}", p.name)));
     client_copy::write_workspace(scratch, "oracle-client", &members);
-    let mut variants: Vec<(String, Vec<GeneratedFile>)> = pairs
-        .iter()
-        .flat_map(|pair| {
-            [("base", &pair.base_files), ("head", &pair.head_files)]
-                .map(|(side, files)| (format!("{}_{side}", pair.ident), files.clone()))
-        })
-        .collect();
-    // One variant holds the OAuth service alone: its builder makes the meaning oracle's client
+    // Each variant once (the compositions share their base).
+    let mut variants: BTreeMap<String, Vec<GeneratedFile>> = BTreeMap::new();
+    for pair in pairs {
+        variants
+            .entry(pair.base_variant.clone())
+            .or_insert_with(|| pair.base_files.clone());
+        variants
+            .entry(pair.head_variant.clone())
+            .or_insert_with(|| pair.head_files.clone());
+    }
+    let mut variants: Vec<(String, Vec<GeneratedFile>)> = variants.into_iter().collect();
+    // One variant holds the OAuth service alone: its builder makes the probe binary's client
     // for the calls (each variant's builder is `variants::<variant>::client::builder`).
     let mut service = pairs
         .iter()
         .map(|pair| &pair.base)
         .find(|api| api.oauth.is_some())
-        .expect("a fixture pair with an OAuth service")
+        .expect("a pair with an OAuth service")
         .clone();
     (
         service.errors,
@@ -440,205 +429,18 @@ fn write_workspace(scratch: &Path, pairs: &[Pair]) {
     ) = Default::default();
     variants.push(("service".to_owned(), generate(&service).unwrap()));
     client_copy::write_client(scratch, "oracle-client", &variants);
-
-    // One caller crate per pair: the base crate's items, used through the head crate.
-    for pair in pairs {
-        let items = RustApi::from_files(&pair.base_files).unwrap();
-        let dir = scratch.join("callers").join(&pair.name);
-        write(
-            &dir.join("Cargo.toml"),
-            &format!(
-                "[package]\nname = \"caller-{}\"\nversion = \"0.0.0\"\nedition.workspace = true\npublish = false\n\n[dependencies]\nmarketplace-client.workspace = true\nserde.workspace = true\nfutures.workspace = true\n",
-                pair.name
-            ),
-        );
-        write(&dir.join("src/lib.rs"), &caller(&pair.ident, &items));
-    }
-
-    write_meaning(scratch, pairs);
-
-    // The decoder: any variant's response types, by name, on samples read from stdin.
-    let mut arms = String::new();
-    for pair in pairs {
-        for (side, api) in [("base", &pair.base), ("head", &pair.head)] {
-            let module = format!("{}_{side}", pair.ident);
-            for method in &api.methods {
-                let _ = writeln!(
-                    arms,
-                    "        ({module:?}, {ty:?}) => decode::<marketplace_client::variants::{module}::{ty}>(json),",
-                    ty = method.response.as_str()
-                );
-            }
-        }
-    }
-    write(
-        &scratch.join("decode/Cargo.toml"),
-        "[package]\nname = \"decode\"\nversion = \"0.0.0\"\nedition.workspace = true\npublish = false\n\n[dependencies]\nmarketplace-client.workspace = true\nserde.workspace = true\nserde_json.workspace = true\n",
+    // The query a request would send, for the request oracle: a method of the copy only.
+    let request = scratch.join("client/src/request.rs");
+    let mut text = std::fs::read_to_string(&request).unwrap();
+    text.push_str(
+        "\nimpl<M: DataMethod> Request<M> {\n    /// The query this request sends (the spec-diff oracle's copy only).\n    pub fn oracle_query(&self) -> Result<Vec<(String, String)>, String> {\n        self.method.query().map(|q| q.pairs().iter().map(|(n, v)| ((*n).to_owned(), v.clone())).collect()).map_err(|e| e.to_string())\n    }\n}\n",
     );
-    write(
-        &scratch.join("decode/src/main.rs"),
-        &format!(
-            r#"//! Reads `variant<TAB>type<TAB>json` lines; answers `ok` or `error: …` for each.
-use std::io::BufRead;
+    client_copy::write(&request, &text);
 
-fn decode<T: serde::de::DeserializeOwned>(json: &str) -> Result<(), String> {{
-    serde_json::from_str::<T>(json).map(|_| ()).map_err(|e| e.to_string())
-}}
-
-fn main() {{
-    for line in std::io::stdin().lock().lines() {{
-        let line = line.unwrap();
-        let mut parts = line.splitn(3, '\t');
-        let (variant, ty, json) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
-        let result = match (variant, ty) {{
-{arms}        _ => Err(format!("no type {{ty}} in {{variant}}")),
-        }};
-        match result {{
-            Ok(()) => println!("ok"),
-            Err(error) => println!("error: {{}}", error.replace('\n', " ")),
-        }}
-    }}
-}}
-"#
-        ),
-    );
+    callers::write(scratch, pairs);
+    meaning::write_probes(scratch, pairs, calls);
+    answers::write_decoder(scratch, pairs);
 }
-
-/// Source that uses every public item of the base crate, written against the head crate.
-fn caller(ident: &str, items: &RustApi) -> String {
-    let mut out = format!(
-        "//! Every public item of the base crate of this pair, used through the head crate.\n#![allow(unused, unreachable_patterns, clippy::all)]\nuse marketplace_client::variants::{ident}_head::*;\nuse marketplace_client::{{CallOptions, ClientBuilder, ConsumerCredentials, DayOrInstant, Decimal, Error, OAuthService, RawErrorCode, Request, Service, paging, wire}};\nuse marketplace_client::request::{{DataMethod, PagedMethod}};\nuse marketplace_client::jiff::{{Timestamp, civil::Date}};\nuse futures::Stream;\n\n"
-    );
-    let fix = |text: &str, self_ty: &str| {
-        text.replace("crate ::", "marketplace_client ::")
-            .split(' ')
-            .map(|word| if word == "Self" { self_ty } else { word })
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    for (index, (key, item)) in items.items.iter().enumerate() {
-        let _ = writeln!(out, "// {key}");
-        match item {
-            Item::Field { ty } => {
-                let (owner, field) = key.split_once('.').unwrap();
-                let _ = writeln!(
-                    out,
-                    "fn item_{index}(value: &{owner}) -> &{} {{ &value.{field} }}",
-                    fix(ty, owner)
-                );
-            }
-            Item::Enum { non_exhaustive } => {
-                let mut arms: Vec<String> = items
-                    .items
-                    .iter()
-                    .filter_map(|(k, i)| match i {
-                        Item::Variant { fields } => k.strip_prefix(&format!("{key}::")).map(|v| {
-                            format!(
-                                "{key}::{v}{} => {{}}",
-                                if fields.is_empty() { "" } else { "(..)" }
-                            )
-                        }),
-                        _ => None,
-                    })
-                    .collect();
-                if *non_exhaustive {
-                    arms.push("_ => {}".to_owned());
-                }
-                let _ = writeln!(
-                    out,
-                    "fn item_{index}(value: &{key}) {{ match value {{ {} }} }}",
-                    arms.join(", ")
-                );
-            }
-            Item::Variant { fields } if fields.is_empty() => {
-                let owner = key.split("::").next().unwrap();
-                let _ = writeln!(out, "fn item_{index}() -> {owner} {{ {key} }}");
-            }
-            Item::Const { ty } => {
-                let _ = writeln!(out, "const ITEM_{index}: {} = {key};", fix(ty, ""));
-            }
-            Item::Method(method) => {
-                let (owner, name) = key.trim_end_matches("()").split_once("::").unwrap();
-                let mut params: Vec<String> = Vec::new();
-                let call_args: Vec<String> = method.params.iter().map(|(n, _)| n.clone()).collect();
-                let call = match method.receiver.as_deref() {
-                    Some(receiver) => {
-                        let by_ref = receiver.starts_with('&');
-                        params.push(format!(
-                            "receiver: {}{owner}",
-                            if by_ref { "&" } else { "" }
-                        ));
-                        format!("receiver.{name}({})", call_args.join(", "))
-                    }
-                    // The OAuth service's builder is the variant's `client::builder` here
-                    // (`client_copy`: one `Client` is shared by every variant).
-                    None if owner == "Client" => {
-                        format!("client::{name}({})", call_args.join(", "))
-                    }
-                    None => format!("{owner}::{name}({})", call_args.join(", ")),
-                };
-                params.extend(
-                    method
-                        .params
-                        .iter()
-                        .map(|(n, t)| format!("{n}: {}", fix(t, owner))),
-                );
-                let output = if method.output.is_empty() {
-                    String::new()
-                } else {
-                    format!(" -> {}", fix(&method.output, owner))
-                };
-                let (prefix, suffix) = if method.is_async {
-                    ("async ", ".await")
-                } else {
-                    ("", "")
-                };
-                let _ = writeln!(
-                    out,
-                    "{prefix}fn item_{index}({}){output} {{ {call}{suffix} }}",
-                    params.join(", ")
-                );
-            }
-            Item::TraitImpl { associated } => {
-                let (name, ty) = key.trim_start_matches("impl ").split_once(" for ").unwrap();
-                let bound = match name {
-                    "Clone" | "Copy" | "Default" | "PartialEq" | "Eq" | "PartialOrd" | "Ord" => {
-                        name.to_owned()
-                    }
-                    "Hash" => "std::hash::Hash".to_owned(),
-                    "Debug" | "Display" => format!("std::fmt::{name}"),
-                    "Serialize" => "serde::Serialize".to_owned(),
-                    "Deserialize" => "for<'de> serde::Deserialize<'de>".to_owned(),
-                    "Page" | "DataMethod" | "PagedMethod" => {
-                        let path = match name {
-                            "Page" => "paging::Page",
-                            other => other,
-                        };
-                        let bindings = associated
-                            .replace("type ", "")
-                            .replace(" ;", "")
-                            .replace(';', "");
-                        if bindings.trim().is_empty() {
-                            path.to_owned()
-                        } else {
-                            format!("{path}<{}>", bindings.trim())
-                        }
-                    }
-                    "WireEnum" => "wire::WireEnum".to_owned(),
-                    _ => continue,
-                };
-                let _ = writeln!(
-                    out,
-                    "fn item_{index}() {{ fn bound<T: {bound}>() {{}} bound::<{ty}>(); }}"
-                );
-            }
-            Item::Struct { .. } | Item::Variant { .. } => {}
-        }
-    }
-    out
-}
-
-// ---- building and decoding ------------------------------------------------------------------
 
 fn build(scratch: &Path) -> client_copy::Built {
     let built = client_copy::build(scratch);
@@ -646,52 +448,25 @@ fn build(scratch: &Path) -> client_copy::Built {
         !built.errors.contains_key("marketplace-client")
             && !built.errors.contains_key("decode")
             && !built.errors.contains_key("meaning"),
-        "the variants, the decoder or the meaning binary do not compile: {:#?}",
+        "the variants, the decoder or the probe binary do not compile: {:#?}",
         built.errors
     );
     built
 }
 
-struct Decode<'a> {
-    pair: &'a str,
-    direction: &'static str,
-    /// Head samples decoded with base types (what the wire verdict is about).
-    forward: bool,
-    variant: String,
-    ty: String,
-    method: String,
-    sample: Sample,
-    predicted: bool,
+/// Writes `text` as a crate's `src/{file}` with a manifest of `dependencies`.
+pub(crate) fn write_crate(dir: &Path, name: &str, dependencies: &[&str], file: &str, text: &str) {
+    let mut manifest = format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition.workspace = true\npublish = false\n\n[dependencies]\nmarketplace-client.workspace = true\n"
+    );
+    for dependency in dependencies {
+        let _ = writeln!(manifest, "{dependency}.workspace = true");
+    }
+    write(&dir.join("Cargo.toml"), &manifest);
+    write(&dir.join("src").join(file), text);
 }
 
-fn decode_all(decoder: &Path, requests: &[Decode<'_>]) -> Vec<Result<(), String>> {
-    use std::io::Write;
-    let mut input = String::new();
-    for request in requests {
-        let _ = writeln!(
-            input,
-            "{}\t{}\t{}",
-            request.variant,
-            request.ty,
-            request.sample.data.to_text()
-        );
-    }
-    let mut child = Command::new(decoder)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the decoder runs");
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    let answers: Vec<Result<(), String>> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|line| match line.strip_prefix("error: ") {
-            Some(error) => Err(error.to_owned()),
-            None => Ok(()),
-        })
-        .collect();
-    assert_eq!(answers.len(), requests.len(), "one answer per sample");
-    answers
+/// The names of the items of `set` (for messages).
+pub(crate) fn listed(set: &BTreeSet<String>) -> String {
+    set.iter().cloned().collect::<Vec<_>>().join(", ")
 }

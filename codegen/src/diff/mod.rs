@@ -3,32 +3,45 @@
 //! existing app break against the server as the new spec describes it?) and for the generated
 //! Rust API (is it a semver-major change of the crate?).
 //!
-//! Rules describe; models decide. Each rule (one file in `rules/`, after oasdiff's `check_*`)
-//! finds one kind of difference and says which part of the wire and which public Rust items it
-//! touches. The verdicts come from two models of the generated crates:
-//! - [`wire`]: every JSON value the new server may send for a field (each declared encoding,
-//!   absent, `null`, `0`, every enum value) against what the old crate's decoder for that field
-//!   accepts; the requests an old app sends against what the new server takes; and a walk of
-//!   an old app's page stream against the new server's pages ([`paging`]);
-//! - [`rust_api`]: the public items of the old and the new generated code, read with `syn`
-//!   (names, signatures with argument names and positions, fields, variants, trait impls,
-//!   `#[non_exhaustive]`);
-//! - for the runtime around the data calls (OAuth flow, token expiry, HTTPS, clock correction),
-//!   the rule that reads each constant says what the old crate does with it, by direction.
+//! Rules name and explain; the simulation decides. Each rule (one file in `rules/`, after
+//! oasdiff's `check_*`) finds one kind of difference and says which part of the wire and which
+//! public Rust items it touches. Its verdicts are what the context finds when it runs the old
+//! crate's behaviour, as the IR describes it, against what the new spec's server does, on
+//! witnesses generated from the new IR, and a breaking verdict carries its [`Witness`]:
+//! - answers ([`answer`]): objects with a value of its own in every field, decoded as the old
+//!   crate decodes them ([`decode`]) and compared path by path with what the server means
+//!   ([`reading`], through [`pairing`]): a value that lands elsewhere, is lost, is read
+//!   otherwise or is refused;
+//! - requests ([`request`]): every old call, read by the new server's rules;
+//! - paging ([`paging`]): an old app's page stream walked against the new server's pages;
+//! - the runtime ([`runtime`] and the `service-changed` rule): the old runtime's code-keyed
+//!   behaviour and constants against the new server's;
+//! - the Rust API ([`rust_api`], [`identity`]): the public items of both generated crates,
+//!   read with `syn` (a use of an old item that no longer compiles), and the wire thing each
+//!   public path denotes on each side (a path that now denotes what another path did).
 //!
 //! [`properties::PROPERTIES`] classifies every property of the IR by what consumes it, with the
 //! rules that judge it; its test changes each one both ways and holds the diff to reporting it.
 //!
-//! `xtask/tests/spec_diff_oracle.rs` holds both models to what really happens: callers of the
-//! old crate compiled against the new one, and samples of the new spec decoded with the old
-//! types (and the reverse), for every fixture pair.
+//! `xtask/tests/spec_diff_oracle.rs` runs every witness through the real crates, for every
+//! fixture pair and for random compositions of edits of the real spec ([`compose`]).
 
+pub mod answer;
+pub mod compose;
 mod context;
+pub mod decode;
+pub mod identity;
+mod json;
 pub mod paging;
+pub mod pairing;
 pub mod properties;
+pub mod reading;
+pub mod request;
 mod rules;
+pub mod runtime;
 pub mod rust_api;
 pub mod wire;
+pub mod witness;
 mod words;
 
 use serde::Serialize;
@@ -38,6 +51,7 @@ use crate::ir::Api;
 use crate::items::Items;
 use crate::spec_source::SpecSource;
 use context::Context;
+pub use witness::Witness;
 
 /// How loud a change is in a report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -149,6 +163,11 @@ pub struct Change {
     /// The public Rust items of the base crate that the change breaks (item keys of
     /// [`rust_api::RustApi`]); empty when the Rust verdict is non-breaking.
     pub broken_items: Vec<String>,
+    /// What shows the wire verdict: present exactly when it is breaking.
+    pub wire_witness: Option<Witness>,
+    /// What shows the Rust verdict (for the first broken item): present exactly when it is
+    /// breaking.
+    pub rust_witness: Option<Witness>,
 }
 
 /// What [`diff`] found, and what it compared.
@@ -160,6 +179,9 @@ pub struct Diff {
     pub base: Items,
     /// The items of the head spec.
     pub head: Items,
+    /// The witnesses the simulation ran: answers decoded, values of a field judged, calls
+    /// read, page streams walked, clock codes tried.
+    pub witnesses: usize,
 }
 
 impl Diff {
@@ -174,8 +196,9 @@ impl Diff {
 }
 
 /// Every change from `base` to `head`, rule by rule in [`RULES`] order, each rule in spec
-/// order, with the items of each side. Generates both crates in memory for the Rust model;
-/// fails only when the generator emits invalid Rust (a generator bug).
+/// order, with the items of each side and how many witnesses the simulation ran. Generates
+/// both crates in memory for the Rust model; fails only when the generator emits invalid Rust
+/// (a generator bug).
 pub fn diff(base: Side<'_>, head: Side<'_>) -> Result<Diff, EmitError> {
     let base_rust = rust_api::RustApi::from_files(&generate(base.api)?)?;
     let head_rust = rust_api::RustApi::from_files(&generate(head.api)?)?;
@@ -184,6 +207,7 @@ pub fn diff(base: Side<'_>, head: Side<'_>) -> Result<Diff, EmitError> {
         check(&mut cx);
     }
     Ok(Diff {
+        witnesses: cx.witnesses(),
         changes: cx.into_changes(),
         base: Items::of(base.api),
         head: Items::of(head.api),

@@ -17,9 +17,10 @@ use crate::ir::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Consumer {
     /// The old crate sends it, or reads answers by it (decoders, query builder, paging, OAuth
-    /// flow, runtime checks): the wire model judges a change, by direction.
+    /// flow, runtime checks): the simulation judges a change, by direction.
     Wire,
-    /// The generated Rust API (names, types, positions): the Rust model judges a change.
+    /// The generated Rust API (names, types, positions): the Rust model and the identity map
+    /// judge a change.
     Rust,
     /// Both.
     WireAndRust,

@@ -17,6 +17,12 @@ use syn::punctuated::Punctuated;
 
 use crate::emit::{EmitError, GeneratedFile};
 
+/// What a module of [`RustApi::caller`] lines imports besides the generated crate's items.
+pub const CALLER_IMPORTS: &str = "use marketplace_client::{CallOptions, ClientBuilder, \
+    ConsumerCredentials, DayOrInstant, Decimal, Error, OAuthService, RawErrorCode, Request, Service, \
+    paging, wire};\nuse marketplace_client::request::{DataMethod, PagedMethod};\nuse \
+    marketplace_client::jiff::{Timestamp, civil::Date};\nuse futures::Stream;\n";
+
 /// One public item.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Item {
@@ -267,13 +273,171 @@ impl RustApi {
                     },
                     Item::Enum { non_exhaustive },
                 ) => *non_exhaustive || self.members(key) != old.members(key),
-                (old_item, new_item) => renamed(old_item, renames) != *new_item,
+                (old_item, new_item) => unnamed(&renamed(old_item, renames)) != unnamed(new_item),
             };
             if breaks {
                 broken.insert(key.clone());
             }
         }
         broken
+    }
+
+    /// One line of Rust that uses the item `key` as a caller of this crate does, as a function
+    /// (or constant) called `name`: a field read, an enum matched with every variant, a
+    /// variant built, a constant read, a method called with arguments of its types, a trait
+    /// bound required. Written for a module that imports the crate's items and
+    /// [`CALLER_IMPORTS`]; `crate` in a type is the client crate (`marketplace_client`).
+    pub fn caller(&self, key: &str, name: &str) -> Option<String> {
+        let fix = |text: &str, self_ty: &str| {
+            text.replace("crate ::", "marketplace_client ::")
+                .split(' ')
+                .map(|word| if word == "Self" { self_ty } else { word })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let line = match self.items.get(key)? {
+            Item::Field { ty } => {
+                let (owner, field) = key.split_once('.')?;
+                format!(
+                    "fn {name}(value: &{owner}) -> &{} {{ &value.{field} }}",
+                    fix(ty, owner)
+                )
+            }
+            Item::Struct { non_exhaustive } => {
+                // An exhaustive struct with public fields is built with a literal of them.
+                let prefix = format!("{key}.");
+                let fields: Vec<(&str, &str)> = self
+                    .with_prefix(&prefix)
+                    .filter_map(|(k, item)| match item {
+                        Item::Field { ty } => Some((&k[prefix.len()..], ty.as_str())),
+                        _ => None,
+                    })
+                    .collect();
+                if *non_exhaustive || fields.is_empty() {
+                    format!("fn {name}(value: &{key}) -> &{key} {{ value }}")
+                } else {
+                    let params: Vec<String> = fields
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (_, ty))| format!("a{i}: {}", fix(ty, key)))
+                        .collect();
+                    let inits: Vec<String> = fields
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (field, _))| format!("{field}: a{i}"))
+                        .collect();
+                    format!(
+                        "fn {name}({}) -> {key} {{ {key} {{ {} }} }}",
+                        params.join(", "),
+                        inits.join(", ")
+                    )
+                }
+            }
+            Item::Enum { non_exhaustive } => {
+                let prefix = format!("{key}::");
+                let mut arms: Vec<String> = self
+                    .with_prefix(&prefix)
+                    .filter_map(|(k, item)| match item {
+                        Item::Variant { fields } => k.strip_prefix(&prefix).map(|v| {
+                            format!(
+                                "{key}::{v}{} => {{}}",
+                                if fields.is_empty() { "" } else { "(..)" }
+                            )
+                        }),
+                        _ => None,
+                    })
+                    .collect();
+                if *non_exhaustive {
+                    arms.push("_ => {}".to_owned());
+                }
+                format!(
+                    "fn {name}(value: &{key}) {{ match value {{ {} }} }}",
+                    arms.join(", ")
+                )
+            }
+            Item::Variant { fields } => {
+                let (owner, _) = key.split_once("::")?;
+                if fields.is_empty() {
+                    format!("fn {name}() -> {owner} {{ {key} }}")
+                } else {
+                    format!("fn {name}(value: &{owner}) -> bool {{ matches!(value, {key}(..)) }}")
+                }
+            }
+            Item::Const { ty } => {
+                format!("const {}: {} = {key};", name.to_uppercase(), fix(ty, ""))
+            }
+            Item::Method(method) => {
+                let (owner, function) = key.trim_end_matches("()").split_once("::")?;
+                let mut params: Vec<String> = Vec::new();
+                let args: Vec<String> = (0..method.params.len()).map(|i| format!("a{i}")).collect();
+                let call = match method.receiver.as_deref() {
+                    Some(receiver) => {
+                        let by_ref = receiver.starts_with('&');
+                        params.push(format!(
+                            "receiver: {}{owner}",
+                            if by_ref { "&" } else { "" }
+                        ));
+                        format!("receiver.{function}({})", args.join(", "))
+                    }
+                    // The OAuth service's builder is the variant's `client::builder` in the
+                    // oracle's copy (one `Client` is shared by every variant).
+                    None if owner == "Client" => format!("client::{function}({})", args.join(", ")),
+                    None => format!("{owner}::{function}({})", args.join(", ")),
+                };
+                params.extend(
+                    method
+                        .params
+                        .iter()
+                        .zip(&args)
+                        .map(|((_, ty), arg)| format!("{arg}: {}", fix(ty, owner))),
+                );
+                let output = if method.output.is_empty() {
+                    String::new()
+                } else {
+                    format!(" -> {}", fix(&method.output, owner))
+                };
+                let (prefix, suffix) = if method.is_async {
+                    ("async ", ".await")
+                } else {
+                    ("", "")
+                };
+                format!(
+                    "{prefix}fn {name}({}){output} {{ {call}{suffix} }}",
+                    params.join(", ")
+                )
+            }
+            Item::TraitImpl { associated } => {
+                let (trait_name, ty) = key.trim_start_matches("impl ").split_once(" for ")?;
+                let bound = match trait_name {
+                    "Clone" | "Copy" | "Default" | "PartialEq" | "Eq" | "PartialOrd" | "Ord" => {
+                        trait_name.to_owned()
+                    }
+                    "Hash" => "std::hash::Hash".to_owned(),
+                    "Debug" | "Display" => format!("std::fmt::{trait_name}"),
+                    "Serialize" => "serde::Serialize".to_owned(),
+                    "Deserialize" => "for<'de> serde::Deserialize<'de>".to_owned(),
+                    "Page" | "DataMethod" | "PagedMethod" => {
+                        let path = match trait_name {
+                            "Page" => "paging::Page",
+                            other => other,
+                        };
+                        let bindings = associated
+                            .replace("type ", "")
+                            .replace(" ;", "")
+                            .replace(';', "");
+                        if bindings.trim().is_empty() {
+                            path.to_owned()
+                        } else {
+                            format!("{path}<{}>", bindings.trim())
+                        }
+                    }
+                    "WireEnum" => "wire::WireEnum".to_owned(),
+                    _ => return None,
+                };
+                format!("fn {name}() {{ fn bound<T: {bound}>() {{}} bound::<{ty}>(); }}")
+            }
+        };
+        Some(line)
     }
 
     /// How many fields (or variants) a struct (or enum) has: two ranges of the sorted keys.
@@ -288,6 +452,22 @@ impl RustApi {
             .filter(|(_, item)| matches!(item, Item::Variant { .. }))
             .count();
         fields + variants
+    }
+}
+
+/// An item as a caller sees it: a function's argument names are not part of its API (a call
+/// passes arguments by position), so they are left out.
+fn unnamed(item: &Item) -> Item {
+    match item {
+        Item::Method(method) => Item::Method(Method {
+            params: method
+                .params
+                .iter()
+                .map(|(_, ty)| (String::new(), ty.clone()))
+                .collect(),
+            ..method.clone()
+        }),
+        other => other.clone(),
     }
 }
 

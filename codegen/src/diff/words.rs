@@ -14,6 +14,12 @@ pub fn bounds(param: &Param) -> String {
     }
 }
 
+/// `a count`, `an integer`, `an id`.
+pub fn article(noun: &str) -> String {
+    let vowel = noun.starts_with(['a', 'e', 'i', 'o', 'u']);
+    format!("{} {noun}", if vowel { "an" } else { "a" })
+}
+
 /// `10` or `none`.
 pub fn option<T: std::fmt::Display>(value: Option<T>) -> String {
     value.map_or("none".to_owned(), |v| v.to_string())

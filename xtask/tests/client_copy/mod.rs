@@ -246,6 +246,9 @@ impl core::ops::Deref for Session {
 pub struct Built {
     /// Compiler errors by package name.
     pub errors: BTreeMap<String, Vec<String>>,
+    /// The lines of each package's source files that errors point at (primary spans), by
+    /// package name: `(file, line)`.
+    pub error_lines: BTreeMap<String, Vec<(String, usize)>>,
     /// Executables by package name.
     pub executables: BTreeMap<String, PathBuf>,
 }
@@ -273,6 +276,7 @@ pub fn build(scratch: &Path) -> Built {
         .expect("cargo runs");
     let mut built = Built {
         errors: BTreeMap::new(),
+        error_lines: BTreeMap::new(),
         executables: BTreeMap::new(),
     };
     for line in String::from_utf8_lossy(&output.stdout).lines() {
@@ -286,6 +290,21 @@ pub fn build(scratch: &Path) -> Built {
         match message["reason"].as_str() {
             Some("compiler-message") if message["message"]["level"] == "error" => {
                 let rendered = message["message"]["rendered"].as_str().unwrap_or_default();
+                let spans = message["message"]["spans"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                for span in spans.iter().filter(|s| s["is_primary"] == true) {
+                    if let (Some(file), Some(line)) =
+                        (span["file_name"].as_str(), span["line_start"].as_u64())
+                    {
+                        built
+                            .error_lines
+                            .entry(package.clone())
+                            .or_default()
+                            .push((file.to_owned(), line as usize));
+                    }
+                }
                 built
                     .errors
                     .entry(package)

@@ -1,174 +1,227 @@
-//! The probe binary (`meaning`) and the meaning oracle: each old call made through both crates,
-//! what each request holds and whether each crate refuses a value at the base bounds; the
-//! binary also runs the request and runtime probes.
+//! The probe binary (`meaning`): each old call made through the base crate (the request
+//! oracle's calls) and through both crates (the meaning oracle's: each constructor with the
+//! arguments 1, 2, 3, …, each setter, each bound of the old crate), and the base crate's
+//! runtime against loopback servers (the runtime oracle's probes). It prints
+//! `pair<TAB>method<TAB>side<TAB>probe<TAB>result` lines; a query as `name=value&…`.
+
+use std::process::Command;
 
 use super::*;
-use marketplace_codegen::diff::rust_api;
-/// The calls the meaning oracle makes: each constructor the base and head crates of a pair both
-/// have with the same argument types, all integers (so one call compiles against both), as
-/// `(method, constructor, argument count)`.
-pub(super) fn same_shape_constructors(pair: &Pair) -> Vec<(String, String, usize)> {
+use marketplace_codegen::diff::runtime as runtime_model;
+use marketplace_codegen::diff::rust_api::{Item, RustApi};
+use marketplace_codegen::ir::{Param, ParamType};
+
+/// The constructors the meaning oracle calls through both crates: each one the base and head
+/// crates of a pair both have with the same argument types, all integers (so one call compiles
+/// against both), as `(method, constructor, argument count)`.
+pub(crate) fn same_shape_constructors(pair: &Pair) -> Vec<(String, String, usize)> {
     let (base, head) = (
         RustApi::from_files(&pair.base_files).unwrap(),
         RustApi::from_files(&pair.head_files).unwrap(),
     );
     let mut calls = Vec::new();
     for method in &pair.base.methods {
-        let key = format!("Session::{}()", method.rust_name);
-        let (Some(Item::Method(old)), Some(Item::Method(new))) =
-            (base.items.get(&key), head.items.get(&key))
-        else {
-            continue;
-        };
-        let types = |m: &rust_api::Method| {
-            m.params
-                .iter()
-                .map(|(_, ty)| ty.clone())
-                .collect::<Vec<_>>()
-        };
-        let integers = types(old).iter().all(|ty| ty == "u64" || ty == "i64");
-        if types(old) == types(new) && integers && !old.params.is_empty() {
-            calls.push((
-                method.name.clone(),
-                method.rust_name.clone(),
-                old.params.len(),
-            ));
+        for (key, item) in base.items.range(format!("Session::{}", method.rust_name)..) {
+            let Some(function) = key
+                .strip_prefix("Session::")
+                .and_then(|k| k.strip_suffix("()"))
+            else {
+                break;
+            };
+            if !function.starts_with(&method.rust_name) {
+                break;
+            }
+            let own = function == method.rust_name
+                || function.starts_with(&format!("{}_by_", method.rust_name));
+            let (Item::Method(old), Some(Item::Method(new))) = (item, head.items.get(key)) else {
+                continue;
+            };
+            let types = |m: &marketplace_codegen::diff::rust_api::Method| {
+                m.params
+                    .iter()
+                    .map(|(_, ty)| ty.clone())
+                    .collect::<Vec<_>>()
+            };
+            let integers = types(old).iter().all(|ty| ty == "u64" || ty == "i64");
+            if own && types(old) == types(new) && integers && !old.params.is_empty() {
+                calls.push((method.name.clone(), function.to_owned(), old.params.len()));
+            }
         }
     }
     calls
 }
 
-/// The optional integer parameters a call of [`same_shape_constructors`] can set through the
-/// same setter in both crates, each with the values at the base crate's bounds (its minimum and
-/// its cap): `(wire name, setter, value)`.
-pub(super) fn bound_probes(pair: &Pair, method: &str) -> Vec<(String, String, i64)> {
+/// The setters a call of [`same_shape_constructors`] can set through both crates: those of
+/// the same name and an integer type on both sides, `(setter, value)`, the value within the
+/// old bounds.
+pub(crate) fn setter_probes(pair: &Pair, method: &str) -> Vec<(String, i64)> {
     let (Some(old), Some(new)) = (
         pair.base.methods.iter().find(|m| m.name == method),
         pair.head.methods.iter().find(|m| m.name == method),
     ) else {
         return Vec::new();
     };
-    let integer = |p: &marketplace_codegen::ir::Param| {
-        !matches!(p.ty, marketplace_codegen::ir::ParamType::Date)
+    let setter =
+        |m: &Method, p: &Param| !p.required || m.at_least_one_of.iter().any(|a| *a == p.wire_name);
+    old.params
+        .iter()
+        .filter(|p| setter(old, p) && p.ty != ParamType::Date)
+        .filter(|p| {
+            new.params
+                .iter()
+                .any(|q| q.rust_name == p.rust_name && q.ty == p.ty && setter(new, q))
+        })
+        .enumerate()
+        .map(|(n, p)| {
+            let value = p
+                .min
+                .unwrap_or(0)
+                .max(if p.ty == ParamType::Id { 1 } else { 0 })
+                + 7
+                + n as i64;
+            (
+                p.rust_name.clone(),
+                p.max.map_or(value, |max| value.min(max)),
+            )
+        })
+        .collect()
+}
+
+/// The optional integer parameters a call of [`same_shape_constructors`] can set through the
+/// same setter in both crates, each with the values at the base crate's bounds (its minimum and
+/// its cap): `(wire name, setter, value)`.
+pub(crate) fn bound_probes(pair: &Pair, method: &str) -> Vec<(String, String, i64)> {
+    let (Some(old), Some(new)) = (
+        pair.base.methods.iter().find(|m| m.name == method),
+        pair.head.methods.iter().find(|m| m.name == method),
+    ) else {
+        return Vec::new();
     };
     let mut probes = Vec::new();
-    for param in old.params.iter().filter(|p| !p.required && integer(p)) {
+    for param in old
+        .params
+        .iter()
+        .filter(|p| !p.required && p.ty != ParamType::Date)
+    {
         let Some(counterpart) = new.params.iter().find(|p| {
             p.wire_name == param.wire_name && p.rust_name == param.rust_name && !p.required
         }) else {
             continue;
         };
-        if counterpart.ty != param.ty {
+        // One call compiles against both crates when the Rust types are the same.
+        let rust = marketplace_codegen::rust_type::param_type;
+        if rust(counterpart) != rust(param) {
             continue;
         }
-        for value in [param.min, param.max].into_iter().flatten() {
+        // Its lowest value (0 where it has no minimum and is not an ID) and its cap.
+        let lowest = param.min.or((param.ty != ParamType::Id).then_some(0));
+        for value in [lowest, param.max].into_iter().flatten() {
             probes.push((param.wire_name.clone(), param.rust_name.clone(), value));
         }
     }
     probes
 }
 
-/// A binary that makes each call of [`same_shape_constructors`] through the base and the head
-/// crate, with the arguments 1, 2, 3, …, and prints each request's parameters (`Debug`); then
-/// sends each call with each [`bound_probes`] value set (to a closed port: what matters is
-/// whether the crate refuses the value before sending). Lines:
-/// `pair<TAB>method<TAB>side<TAB>probe<TAB>result`, the probe `call` (the result the request)
-/// or `wire=value` (`refused` or `sent`).
-pub(super) fn write_meaning(scratch: &Path, pairs: &[Pair]) {
-    let mut calls = String::new();
-    for pair in pairs {
-        for (method, function, arity) in same_shape_constructors(pair) {
-            let args: Vec<String> = (1..=arity).map(|n| n.to_string()).collect();
-            let probes = bound_probes(pair, &method);
-            // The request an old app makes with every parameter set: the constructor's
-            // arguments, and each optional parameter at a value the base spec allows.
-            if let Some(base_method) = pair.base.methods.iter().find(|m| m.name == method) {
-                let setters: String = base_method
-                    .params
-                    .iter()
-                    .filter(|p| {
-                        !p.required
-                            || base_method
-                                .at_least_one_of
-                                .iter()
-                                .any(|a| *a == p.wire_name)
-                    })
-                    .map(|p| match p.ty {
-                        marketplace_codegen::ir::ParamType::Date => {
-                            format!(
-                                ".{}(marketplace_client::jiff::civil::date(2026, 1, 2))",
-                                p.rust_name
-                            )
-                        }
-                        _ => format!(".{}({})", p.rust_name, p.min.unwrap_or(1)),
-                    })
-                    .collect();
+pub(crate) fn write_probes(scratch: &Path, pairs: &[Pair], calls: &requests::Calls) {
+    // One function a pair, called from `main` in turn: one huge function would cost rustc far
+    // more than many small ones.
+    let mut functions = String::new();
+    let mut main_calls = String::new();
+    for (index, pair) in pairs.iter().enumerate() {
+        let mut out = String::new();
+        let session = |variant: &str| {
+            format!("marketplace_client::variants::{variant}::Session(session.clone())")
+        };
+        // The request oracle's calls, through the base crate.
+        for (method, method_calls) in calls.get(&pair.name).into_iter().flatten() {
+            for (index, call) in method_calls.iter().enumerate() {
                 let _ = writeln!(
-                    calls,
-                    "    println!(\"{{}}\\t{{}}\\tbase\\tfull\\t{{:?}}\", {name:?}, {method:?}, \
-                     marketplace_client::variants::{ident}_base::Session(session.clone()).{function}({args}){setters});",
-                    name = pair.name,
-                    ident = pair.ident,
-                    args = args.join(", ")
+                    out,
+                    "    {{ let session = {}; println!(\"{{}}\\t{{}}\\tbase\\tquery {index}\\t{{}}\", {:?}, {method:?}, shown(({}).oracle_query())); }}",
+                    session(&pair.base_variant),
+                    pair.name,
+                    call.rust
                 );
             }
-            for side in ["base", "head"] {
-                let call = format!(
-                    "marketplace_client::variants::{}_{side}::Session(session.clone()).{function}({})",
-                    pair.ident,
-                    args.join(", ")
-                );
+        }
+        // The meaning oracle's calls, through both crates.
+        for (method, function, arity) in same_shape_constructors(pair) {
+            let args: Vec<String> = (1..=arity).map(|n| n.to_string()).collect();
+            let setters = setter_probes(pair, &method);
+            let bounds = bound_probes(pair, &method);
+            for (side, variant) in [("base", &pair.base_variant), ("head", &pair.head_variant)] {
+                let call = format!("{}.{function}({})", session(variant), args.join(", "));
                 let _ = writeln!(
-                    calls,
-                    "    println!(\"{{}}\\t{{}}\\t{{}}\\tcall\\t{{:?}}\", {name:?}, {method:?}, {side:?}, {call});",
-                    name = pair.name,
+                    out,
+                    "    println!(\"{{}}\\t{{}}\\t{side}\\tcall {function}\\t{{}}\", {:?}, {method:?}, shown(({call}).oracle_query()));",
+                    pair.name
                 );
-                for (wire, setter, value) in &probes {
+                for (setter, value) in &setters {
                     let _ = writeln!(
-                        calls,
-                        "    println!(\"{{}}\\t{{}}\\t{{}}\\t{{}}\\t{{}}\", {name:?}, {method:?}, {side:?}, \"{wire}={value}\", outcome(runtime.block_on({call}.{setter}({value}).send())));",
-                        name = pair.name,
+                        out,
+                        "    println!(\"{{}}\\t{{}}\\t{side}\\tsetter {setter}={value}\\t{{}}\", {:?}, {method:?}, shown(({call}.{setter}({value})).oracle_query()));",
+                        pair.name
+                    );
+                }
+                for (wire, setter, value) in &bounds {
+                    let _ = writeln!(
+                        out,
+                        "    println!(\"{{}}\\t{{}}\\t{side}\\tbound {wire}={value}\\t{{}}\", {:?}, {method:?}, outcome(runtime.block_on({call}.{setter}({value}).send())));",
+                        pair.name
                     );
                 }
             }
         }
+        if let (Some(_), Some(head)) = (&pair.base.oauth, &pair.head.oauth) {
+            runtime_probes(&mut out, pair, head);
+        }
+        let _ = writeln!(
+            functions,
+            "fn probe_{index}(runtime: &tokio::runtime::Runtime, credentials: &marketplace_client::ConsumerCredentials, session: &marketplace_client::Session) {{\n{out}}}\n"
+        );
+        let _ = writeln!(
+            main_calls,
+            "    probe_{index}(&runtime, &credentials, &session);"
+        );
     }
-    // The base crate's clock correction on each error code whose kind differs between the
-    // specs: a data call refused with that code by a server whose clock is 2 h ahead; a
-    // second request is the crate correcting its clock and signing again.
-    for pair in pairs.iter().filter(|p| p.base.oauth.is_some()) {
-        let Some((_, function, arity)) = same_shape_constructors(pair).into_iter().next() else {
-            continue;
-        };
-        for old in &pair.base.errors {
-            let Some(new) = pair.head.errors.iter().find(|e| e.code == old.code) else {
-                continue;
-            };
-            if old.kind == new.kind {
-                continue;
+    let out = main_calls;
+    write_binary(scratch, &functions, &out);
+}
+
+/// The probes of the base crate's runtime against loopback servers playing the head server.
+fn runtime_probes(out: &mut String, pair: &Pair, head: &marketplace_codegen::ir::OAuth) {
+    {
+        let base = &pair.base_variant;
+        // The base crate's clock correction on each code the head refuses a skewed clock with
+        // or whose kind changed: a data call refused with that code by a server whose clock is
+        // 2 h ahead; a second request is the crate correcting its clock and signing again.
+        if let Some((_, function, arity)) = same_shape_constructors(pair).into_iter().next() {
+            let mut codes: BTreeSet<String> = runtime_model::clock_codes(&pair.head)
+                .map(str::to_owned)
+                .collect();
+            for old in &pair.base.errors {
+                if let Some(new) = pair.head.errors.iter().find(|e| e.code == old.code) {
+                    if old.kind != new.kind {
+                        codes.insert(old.code.clone());
+                    }
+                }
             }
             let args: Vec<String> = (1..=arity).map(|n| n.to_string()).collect();
-            let _ = writeln!(
-                calls,
-                "    {{\n        let (port, requests) = refusing_server({code:?});\n        \
-                 let client = marketplace_client::variants::{ident}_base::client::builder(format!(\"http://127.0.0.1:{{port}}\"), credentials.clone()).retry(marketplace_client::RetryPolicy::none()).build().unwrap();\n        \
-                 let session = marketplace_client::variants::{ident}_base::Session(client.session(marketplace_client::oauth::AccessToken::new(\"token\", \"token-secret\", marketplace_client::jiff::Timestamp::now())));\n        \
-                 let _ = runtime.block_on(session.{function}({args}).send());\n        \
-                 println!(\"{name}\\t-\\tbase\\tclock-correction {code}\\t{{}}\", requests.load(std::sync::atomic::Ordering::SeqCst));\n    }}",
-                code = old.code,
-                ident = pair.ident,
-                name = pair.name,
-                args = args.join(", "),
-            );
+            for code in codes {
+                let _ = writeln!(
+                    out,
+                    "    {{\n        let (port, requests) = refusing_server({code:?});\n        \
+                     let client = marketplace_client::variants::{base}::client::builder(format!(\"http://127.0.0.1:{{port}}\"), credentials.clone()).retry(marketplace_client::RetryPolicy::none()).build().unwrap();\n        \
+                     let session = marketplace_client::variants::{base}::Session(client.session(marketplace_client::oauth::AccessToken::new(\"token\", \"token-secret\", marketplace_client::jiff::Timestamp::now())));\n        \
+                     let _ = runtime.block_on(session.{function}({args}).send());\n        \
+                     println!(\"{name}\\t-\\tbase\\tclock-correction {code}\\t{{}}\", requests.load(std::sync::atomic::Ordering::SeqCst));\n    }}",
+                    name = pair.name,
+                    args = args.join(", "),
+                );
+            }
         }
-    }
-
-    // The base crate's OAuth exchanges against a server that answers with the head spec's
-    // names for each endpoint (a loopback server of the binary's own).
-    for pair in pairs {
-        let (Some(_), Some(head)) = (&pair.base.oauth, &pair.head.oauth) else {
-            continue;
-        };
+        // The base crate's OAuth exchanges against a server that answers with the head spec's
+        // names for each endpoint (a loopback server of the binary's own).
         let answer = |name: &str| {
             head.endpoints
                 .iter()
@@ -184,9 +237,9 @@ pub(super) fn write_meaning(scratch: &Path, pairs: &[Pair]) {
                 .unwrap_or_default()
         };
         let _ = writeln!(
-            calls,
+            out,
             "    {{\n        let port = answer_server({request:?}, {access:?});\n        \
-             let client = marketplace_client::variants::{ident}_base::client::builder(format!(\"http://127.0.0.1:{{port}}\"), credentials.clone()).retry(marketplace_client::RetryPolicy::none()).allow_plain_http_oauth_on_loopback().build().unwrap();\n        \
+             let client = marketplace_client::variants::{base}::client::builder(format!(\"http://127.0.0.1:{{port}}\"), credentials.clone()).retry(marketplace_client::RetryPolicy::none()).allow_plain_http_oauth_on_loopback().build().unwrap();\n        \
              let exchange = runtime.block_on(async {{\n            \
              let request = client.request_token(None).await.map_err(|e| format!(\"request token: {{e}}\"))?;\n            \
              let verifier = marketplace_client::oauth::Verifier::new(\"verifier\").unwrap();\n            \
@@ -194,40 +247,45 @@ pub(super) fn write_meaning(scratch: &Path, pairs: &[Pair]) {
              println!(\"{name}\\t-\\tbase\\toauth-answers\\t{{}}\", exchange.err().unwrap_or_else(|| \"ok\".to_owned()).replace(['\\t', '\\n'], \" \"));\n    }}",
             request = answer("request_token"),
             access = answer("access_token"),
-            ident = pair.ident,
             name = pair.name,
         );
-    }
-
-    // The runtime of each base crate with an OAuth service: how long it takes a token to live,
-    // and whether it sends an OAuth request over plain HTTP.
-    for pair in pairs.iter().filter(|p| p.base.oauth.is_some()) {
+        // How long the base crate lets a token live, and whether it sends an OAuth request
+        // over plain HTTP.
         let _ = writeln!(
-            calls,
-            "    {{\n        let client = marketplace_client::variants::{ident}_base::client::builder(\"http://127.0.0.1:9\", credentials.clone()).retry(marketplace_client::RetryPolicy::none()).build().unwrap();\n        \
+            out,
+            "    {{\n        let client = marketplace_client::variants::{base}::client::builder(\"http://127.0.0.1:9\", credentials.clone()).retry(marketplace_client::RetryPolicy::none()).build().unwrap();\n        \
              let granted = marketplace_client::jiff::Timestamp::now();\n        \
              let session = client.session(marketplace_client::oauth::AccessToken::new(\"token\", \"token-secret\", granted));\n        \
              println!(\"{name}\\t-\\tbase\\tlifetime\\t{{}}\", session.expires_at().duration_since(granted).as_secs());\n        \
              println!(\"{name}\\t-\\tbase\\tplain-http-oauth\\t{{}}\", plain_http(runtime.block_on(client.request_token(None))));\n    }}",
-            ident = pair.ident,
             name = pair.name,
         );
     }
-    write(
-        &scratch.join("meaning/Cargo.toml"),
-        "[package]\nname = \"meaning\"\nversion = \"0.0.0\"\nedition.workspace = true\npublish = false\n\n[dependencies]\nmarketplace-client.workspace = true\ntokio.workspace = true\n",
-    );
-    write(
-        &scratch.join("meaning/src/main.rs"),
+}
+
+fn write_binary(scratch: &Path, functions: &str, out: &str) {
+    write_crate(
+        &scratch.join("meaning"),
+        "meaning",
+        &["tokio"],
+        "main.rs",
         &format!(
-            r#"//! Each old call, made through the base and the head crate: what each request holds, and
-//! whether each crate refuses a value at the base crate's bounds before sending.
+            r#"//! The spec-diff oracle's probes of the base and head crates of each pair.
 #![allow(unused)]
+use marketplace_client::jiff;
 
 fn outcome<T>(result: Result<T, marketplace_client::Error>) -> &'static str {{
     match result {{
         Err(marketplace_client::Error::InvalidArgument {{ .. }}) => "refused",
         _ => "sent",
+    }}
+}}
+
+/// A query as `name=value&…`, or why the crate refuses it.
+fn shown(query: Result<Vec<(String, String)>, String>) -> String {{
+    match query {{
+        Ok(pairs) => pairs.iter().map(|(n, v)| format!("{{n}}={{v}}")).collect::<Vec<_>>().join("&"),
+        Err(error) => format!("refused: {{}}", error.replace(['\t', '\n'], " ")),
     }}
 }}
 
@@ -301,55 +359,16 @@ fn main() {{
     .expect("a client");
     let token = marketplace_client::oauth::AccessToken::new("token", "token-secret", marketplace_client::jiff::Timestamp::now());
     let session = client.session(token);
-{calls}}}
+{out}}}
+
+{functions}
 "#
         ),
     );
 }
 
-/// The parameters a request holds, by wire name: the `Debug` of its method's fields (`name:
-/// value` pairs of the generated struct), each field named by the Rust name of a parameter of
-/// `method`. Unset parameters (`None`) are left out.
-pub(super) fn sent(request: &str, method: &Method) -> BTreeMap<String, String> {
-    let wire_of: BTreeMap<&str, &str> = method
-        .params
-        .iter()
-        .map(|p| (p.rust_name.as_str(), p.wire_name.as_str()))
-        .collect();
-    // The request's `method: GetX { … }` field (a struct name follows), not a `method: "…"`
-    // of the session's service.
-    let Some(start) = request
-        .match_indices("method: ")
-        .map(|(at, _)| at)
-        .find(|&at| request[at + "method: ".len()..].starts_with(|c: char| c.is_ascii_uppercase()))
-    else {
-        return BTreeMap::new();
-    };
-    let body = &request[start..];
-    let (Some(open), Some(close)) = (body.find('{'), body.find('}')) else {
-        return BTreeMap::new();
-    };
-    body[open + 1..close]
-        .split(',')
-        .filter_map(|pair| pair.split_once(':'))
-        .filter_map(|(name, value)| {
-            let (name, value) = (name.trim(), value.trim());
-            let wire = wire_of.get(name)?;
-            (value != "None").then(|| {
-                (
-                    (*wire).to_owned(),
-                    value
-                        .trim_start_matches("Some(")
-                        .trim_end_matches(')')
-                        .to_owned(),
-                )
-            })
-        })
-        .collect()
-}
-
 /// What the probe binary printed: run once, read by every oracle that uses it.
-pub(super) fn run_probes(built: &client_copy::Built) -> String {
+pub(crate) fn run_probes(built: &client_copy::Built) -> String {
     let binary = built
         .executables
         .get("meaning")
@@ -365,8 +384,8 @@ pub(super) fn run_probes(built: &client_copy::Built) -> String {
     String::from_utf8(output.stdout).expect("the probe binary prints text")
 }
 
-/// One line of the probe binary (see [`write_meaning`]).
-pub(super) struct Probe<'t> {
+/// One line of the probe binary (see [`write_probes`]).
+pub(crate) struct Probe<'t> {
     pub pair: &'t str,
     /// The method, or `-` for a probe of the runtime.
     pub method: &'t str,
@@ -376,7 +395,7 @@ pub(super) struct Probe<'t> {
 }
 
 /// The lines of the probe binary's output.
-pub(super) fn probes(text: &str) -> impl Iterator<Item = Probe<'_>> {
+pub(crate) fn probes(text: &str) -> impl Iterator<Item = Probe<'_>> {
     text.lines()
         .map(|line| match line.splitn(5, '\t').collect::<Vec<_>>()[..] {
             [pair, method, side, probe, result] => Probe {
@@ -390,67 +409,79 @@ pub(super) fn probes(text: &str) -> impl Iterator<Item = Probe<'_>> {
         })
 }
 
-/// Per pair, the old calls that send something else through the head crate.
-pub(super) fn meaning_changes<'p>(
-    probe_output: &str,
-    pairs: &'p [Pair],
-) -> BTreeMap<&'p str, Vec<String>> {
-    // By (pair, method, side): the request of the call, and each bound probe's outcome.
-    type Call<'t> = (&'t str, &'t str, &'t str);
-    let mut requests: BTreeMap<Call<'_>, &str> = BTreeMap::new();
-    let mut bounds: BTreeMap<Call<'_>, Vec<(&str, &str)>> = BTreeMap::new();
-    for Probe {
-        pair,
-        method,
-        side,
-        probe,
-        result,
-    } in probes(probe_output)
-    {
-        if method == "-" || probe == "full" {
-            continue;
-        }
-        if probe == "call" {
-            requests.insert((pair, method, side), result);
-        } else {
-            bounds
-                .entry((pair, method, side))
-                .or_default()
-                .push((probe, result));
+/// A query `name=value&…` as pairs.
+pub(crate) fn query_pairs(text: &str) -> Vec<(String, String)> {
+    if text.is_empty() || text.starts_with("refused") {
+        return Vec::new();
+    }
+    text.split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(n, v)| (n.to_owned(), v.to_owned()))
+        .collect()
+}
+
+/// Per pair, the old calls that mean something else through the head crate: a constructor
+/// that sends its arguments as other parameters, a setter that sends its value as another of
+/// the old crate's parameters, a value at the old bounds the head crate refuses before sending.
+pub(crate) fn meaning_changes(probe_output: &str, pairs: &[Pair]) -> BTreeMap<String, Vec<String>> {
+    type Key<'t> = (&'t str, &'t str, &'t str);
+    let mut results: BTreeMap<(Key<'_>, &str), &str> = BTreeMap::new();
+    for p in probes(probe_output) {
+        if p.method != "-" && (p.side == "base" || p.side == "head") {
+            results.insert(((p.pair, p.method, p.probe), p.side), p.result);
         }
     }
-    let mut changed: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut changed: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for pair in pairs {
-        for (method, function, _) in same_shape_constructors(pair) {
-            let key = |side| (pair.name.as_str(), method.as_str(), side);
-            let (Some(base_request), Some(head_request)) =
-                (requests.get(&key("base")), requests.get(&key("head")))
-            else {
-                panic!("{}: {method} was not called through both crates", pair.name);
-            };
-            let (Some(old), Some(new)) = (
-                pair.base.methods.iter().find(|m| m.name == method),
-                pair.head.methods.iter().find(|m| m.name == method),
-            ) else {
+        let Some(old_methods) = Some(&pair.base.methods) else {
+            continue;
+        };
+        for ((key, side), base_result) in results.range(((pair.name.as_str(), "", ""), "")..) {
+            let (name, method, probe) = *key;
+            if name != pair.name {
+                break;
+            }
+            if *side != "base" || probe.starts_with("query ") {
+                continue;
+            }
+            let Some(head_result) = results.get(&(*key, "head")) else {
                 continue;
             };
-            let (before, after) = (sent(base_request, old), sent(head_request, new));
-            if before != after {
-                changed
-                    .entry(pair.name.as_str())
-                    .or_default()
-                    .push(format!("{function}(..) sent {before:?}, now {after:?}"));
-            }
-            let (base_bounds, head_bounds) = (
-                bounds.get(&key("base")).cloned().unwrap_or_default(),
-                bounds.get(&key("head")).cloned().unwrap_or_default(),
-            );
-            for ((probe, before), (_, after)) in base_bounds.iter().zip(&head_bounds) {
-                if before != after {
-                    changed.entry(pair.name.as_str()).or_default().push(format!(
-                        "{function}(..) with {probe}: {before} by the base crate, {after} by the head crate"
-                    ));
-                }
+            let old = old_methods.iter().find(|m| m.name == method);
+            let wires: BTreeSet<&str> = old
+                .map(|m| m.params.iter().map(|p| p.wire_name.as_str()).collect())
+                .unwrap_or_default();
+            let what = if probe.starts_with("bound ") {
+                (base_result != head_result).then(|| {
+                    format!("{method} with {probe}: {base_result} by the base crate, {head_result} by the head crate")
+                })
+            } else if probe.starts_with("call ") {
+                let (before, after) = (query_pairs(base_result), query_pairs(head_result));
+                // An argument sent as another parameter the old crate knew.
+                let moved = before.iter().any(|(wire, value)| {
+                    after
+                        .iter()
+                        .any(|(w, v)| v == value && w != wire && wires.contains(w.as_str()))
+                });
+                moved.then(|| format!("{method}: {probe} sent {base_result}, now {head_result}"))
+            } else {
+                // A setter: where its value goes.
+                let value = probe.rsplit('=').next().unwrap_or_default();
+                let at = |query: &str| {
+                    query_pairs(query)
+                        .into_iter()
+                        .filter(|(_, v)| v == value)
+                        .map(|(w, _)| w)
+                        .collect::<BTreeSet<_>>()
+                };
+                let (before, after) = (at(base_result), at(head_result));
+                let moved = after
+                    .iter()
+                    .any(|w| !before.contains(w) && wires.contains(w.as_str()));
+                moved.then(|| format!("{method}: {probe} sent {base_result}, now {head_result}"))
+            };
+            if let Some(what) = what {
+                changed.entry(pair.name.clone()).or_default().push(what);
             }
         }
     }

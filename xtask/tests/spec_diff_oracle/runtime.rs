@@ -3,27 +3,26 @@
 
 use super::*;
 use crate::meaning::probes;
-/// Per pair whose base and head both have an OAuth service, why the base crate's runtime fails
-/// against the head server, if it does: it keeps a token past the head's lifetime (the server
-/// refuses it where the app expects `TokenExpired`), it sends OAuth requests over plain HTTP
-/// to a server that requires HTTPS, or its request-token and access-token exchange fails on
-/// answers holding the head's names. What the base crate does is observed
-/// (`Session::expires_at`, `Client::request_token` over `http://`, both exchanges against a
-/// loopback server), not read from its spec.
-pub(super) fn runtime_breaks(probe_output: &str, pairs: &[Pair]) -> BTreeMap<String, String> {
+
+/// Per pair whose base and head both have an OAuth service, whether the base crate's runtime
+/// fails against the head server as the tool says: it keeps a token past the head's lifetime
+/// (the server refuses it where the app expects `TokenExpired`), it sends OAuth requests over
+/// plain HTTP to a server that requires HTTPS, its request-token and access-token exchange
+/// fails on answers holding the head's names, or it does not correct its clock when a server
+/// 2 h ahead refuses a call with one of the head's authentication codes. What the base crate
+/// does is observed (`Session::expires_at`, `Client::request_token` over `http://`, both
+/// exchanges and a refused call against loopback servers), not read from its spec.
+pub(crate) fn check(pairs: &[Pair], probe_output: &str) -> Vec<String> {
     let observed: BTreeMap<(&str, &str), &str> = probes(probe_output)
         .filter(|p| p.method == "-" && p.side == "base")
         .map(|p| ((p.pair, p.probe), p.result))
         .collect();
-    let mut breaks = BTreeMap::new();
+    let mut failures = Vec::new();
     for pair in pairs {
-        let Some(head) = &pair.head.oauth else {
+        let (Some(_), Some(head)) = (&pair.base.oauth, &pair.head.oauth) else {
             continue;
         };
-        if pair.base.oauth.is_none() {
-            continue;
-        }
-        let probe = |name| {
+        let probe = |name: &str| {
             *observed
                 .get(&(pair.name.as_str(), name))
                 .unwrap_or_else(|| panic!("{}: no {name} probe", pair.name))
@@ -36,24 +35,14 @@ pub(super) fn runtime_breaks(probe_output: &str, pairs: &[Pair]) -> BTreeMap<Str
                 head.token_lifetime_seconds
             ));
         }
-        for new in &pair.head.errors {
-            let Some(requests) = observed
-                .get(
-                    &(
-                        pair.name.as_str(),
-                        format!("clock-correction {}", new.code).as_str(),
-                    )
-                        .clone(),
-                )
-                .copied()
-            else {
+        for code in marketplace_codegen::diff::runtime::clock_codes(&pair.head) {
+            let key = format!("clock-correction {code}");
+            let Some(requests) = observed.get(&(pair.name.as_str(), key.as_str())) else {
                 continue;
             };
-            let corrects = requests.parse::<u32>().expect("a count") > 1;
-            if new.kind.as_deref() == Some("authentication") && !corrects {
+            if requests.parse::<u32>().expect("a count") <= 1 {
                 why.push(format!(
-                    "does not correct its clock on {}, which the new spec says is about the signature",
-                    new.code
+                    "does not correct its clock on {code}, which the new spec says is about the signature"
                 ));
             }
         }
@@ -68,9 +57,20 @@ pub(super) fn runtime_breaks(probe_output: &str, pairs: &[Pair]) -> BTreeMap<Str
                 "sends OAuth requests over plain HTTP to a server that requires HTTPS".to_owned(),
             );
         }
-        if !why.is_empty() {
-            breaks.insert(pair.name.clone(), why.join("; "));
+        let tool = breaks(pair, Surface::Runtime);
+        let oracle = !why.is_empty();
+        if tool != oracle {
+            failures.push(format!(
+                "{} (runtime): the tool says {}, the base crate's runtime {}",
+                pair.name,
+                if tool { "breaking" } else { "non-breaking" },
+                if why.is_empty() {
+                    "keeps working with the head server".to_owned()
+                } else {
+                    why.join("; ")
+                }
+            ));
         }
     }
-    breaks
+    failures
 }

@@ -99,7 +99,7 @@ pub fn check(cx: &mut Context<'_>) {
             cx.push(
                 RULE.id,
                 Surface::None,
-                false,
+                None,
                 &[],
                 Some(o),
                 Some(n),

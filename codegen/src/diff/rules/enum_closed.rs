@@ -16,7 +16,7 @@ pub fn check(cx: &mut Context<'_>) {
         cx.push(
             RULE.id,
             Surface::Response,
-            false,
+            None,
             &[Claim::Item(format!("{}::Other", old.name))],
             Some(Context::enum_place(old)),
             Some(Context::enum_place(new)),

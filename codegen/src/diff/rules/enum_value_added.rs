@@ -7,7 +7,8 @@ pub const RULE: Rule = Rule {
     summary: "An enum value was added.",
 };
 
-/// An old closed enum refuses the new value; an open one keeps it in `Other`.
+/// An old closed enum refuses the new value; an open one keeps it in `Other`, the place of
+/// values it has no variant for.
 pub fn check(cx: &mut Context<'_>) {
     for (old, new) in cx.enums.clone() {
         let known = super::Values::of(old);
@@ -15,7 +16,8 @@ pub fn check(cx: &mut Context<'_>) {
             if known.has(value) {
                 continue;
             }
-            let wire = !old.open;
+            let wire = cx.enum_witness(old, new, &value.wire);
+            let refused = wire.is_some();
             cx.push(
                 RULE.id,
                 Surface::Response,
@@ -31,10 +33,12 @@ pub fn check(cx: &mut Context<'_>) {
                     new.name,
                     value.variant,
                     value.wire,
-                    if wire {
+                    if refused {
                         "; the old closed enum refuses it"
-                    } else {
+                    } else if old.open {
                         "; old apps see it as Other"
+                    } else {
+                        "; no answer carries it"
                     }
                 ),
             );

@@ -18,7 +18,7 @@ pub fn check(cx: &mut Context<'_>) {
             cx.push(
                 RULE.id,
                 Surface::Response,
-                false,
+                None,
                 &[Claim::Item(format!("{}::{}", old.name, value.variant))],
                 Some((
                     old.file,

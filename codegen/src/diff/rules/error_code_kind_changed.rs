@@ -9,12 +9,14 @@ pub const RULE: Rule = Rule {
 
 /// The one kind the runtime reads is `authentication`: the generated `Service` lists those
 /// codes, and on one of them, with the server's `Date` off from the local clock, the old crate
-/// corrects its clock and signs again (`Transport::correct_clock`). A code that becomes
-/// `authentication` leaves old crates failing where the new spec says a corrected clock
-/// succeeds; one that stops being it costs an old crate at most one needless retry. Every
-/// other kind only documents the code.
+/// corrects its clock and signs again (`Transport::correct_clock`). The runtime simulation
+/// ([`crate::diff::runtime`]) sends the new server's refusal with the code to the old
+/// runtime: a code that becomes `authentication` (and that the runtime does not know by name)
+/// leaves old crates failing where the new spec says a corrected clock succeeds; one that
+/// stops being it costs an old crate at most one needless retry. Every other kind only
+/// documents the code.
 pub fn check(cx: &mut Context<'_>) {
-    const AUTHENTICATION: &str = "authentication";
+    use crate::diff::runtime::AUTHENTICATION;
     let base = cx.base.api;
     for old in &base.errors {
         let Some(new) = cx.head_lookup.error_named(&old.code) else {
@@ -25,23 +27,26 @@ pub fn check(cx: &mut Context<'_>) {
         }
         let is_auth = |kind: &Option<String>| kind.as_deref() == Some(AUTHENTICATION);
         let (was, is) = (is_auth(&old.kind), is_auth(&new.kind));
-        let (surface, breaks, effect) = match (was, is) {
+        let wire = cx.clock_witness(&new.code);
+        let (surface, effect) = match (was, is) {
+            (false, true) if wire.is_some() => (
+                Surface::Runtime,
+                "old crates do not correct their clock on it, as the new spec expects",
+            ),
             (false, true) => (
                 Surface::Runtime,
-                true,
-                "old crates do not correct their clock on it, as the new spec expects",
+                "old crates already correct their clock on it, by its name",
             ),
             (true, false) => (
                 Surface::Runtime,
-                false,
                 "old crates may correct their clock on it once, needlessly",
             ),
-            _ => (Surface::None, false, "the runtime does not read this kind"),
+            _ => (Surface::None, "the runtime does not read this kind"),
         };
         cx.push(
             RULE.id,
             surface,
-            breaks,
+            wire,
             &[],
             Some((old.file, vec!["errors", old.code.as_str()])),
             Some((new.file, vec!["errors", new.code.as_str()])),

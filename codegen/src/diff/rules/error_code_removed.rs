@@ -17,7 +17,7 @@ pub fn check(cx: &mut Context<'_>) {
         cx.push(
             RULE.id,
             Surface::None,
-            false,
+            None,
             &[Claim::Item(format!("ErrorCode::{}", old.variant))],
             Some((old.file, vec!["errors", old.code.as_str()])),
             None,

@@ -12,7 +12,7 @@ pub fn check(cx: &mut Context<'_>) {
         cx.push(
             RULE.id,
             Surface::None,
-            false,
+            None,
             &[],
             None,
             Some(Context::method_place(new)),

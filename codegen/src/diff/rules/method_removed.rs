@@ -14,7 +14,7 @@ pub fn check(cx: &mut Context<'_>) {
         cx.push(
             RULE.id,
             Surface::Request,
-            true,
+            Some(super::unserved_witness(old, None)),
             &claims,
             Some(Context::method_place(old)),
             None,

@@ -22,10 +22,11 @@ pub fn check(cx: &mut Context<'_>) {
         } else {
             format!("Session::{} -> Session::{}", old.rust_name, new.rust_name)
         };
+        let wire = (old.path != new.path).then(|| super::unserved_witness(old, Some(&new.path)));
         cx.push(
             RULE.id,
             Surface::Request,
-            true,
+            wire,
             &claims,
             Some(Context::method_place(old)),
             Some(Context::method_place(new)),

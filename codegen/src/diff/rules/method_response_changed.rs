@@ -7,7 +7,8 @@ pub const RULE: Rule = Rule {
     summary: "A data method now responds with another type.",
 };
 
-/// The wire verdict: whether the old response type decodes every document the new server sends.
+/// The wire verdict: an answer of the new response that the old response type misreads
+/// (refuses, or reads a value at another path than the server means it, or loses one).
 pub fn check(cx: &mut Context<'_>) {
     let pairs: Vec<(&Method, &Method)> = cx
         .methods
@@ -19,7 +20,7 @@ pub fn check(cx: &mut Context<'_>) {
         .map(|p| (p.old, p.new))
         .collect();
     for (old, new) in pairs {
-        let wire = cx.response_breaks(old, new);
+        let wire = cx.response_witness(old, new);
         let claims = cx.method_claims(old);
         cx.push(
             RULE.id,

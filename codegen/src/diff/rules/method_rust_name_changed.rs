@@ -19,7 +19,7 @@ pub fn check(cx: &mut Context<'_>) {
         cx.push(
             RULE.id,
             Surface::None,
-            false,
+            None,
             &claims,
             Some(Context::method_place(old)),
             Some(Context::method_place(new)),

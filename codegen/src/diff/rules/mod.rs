@@ -1,12 +1,16 @@
 //! One rule per file: each finds one kind of difference, says which part of the wire and which
-//! public Rust items it touches, and words it; the models decide the verdicts. Adding a change
-//! kind is adding a file here, a line to `rules!` below, and a fixture pair in
-//! `xtask/tests/spec-diff/`. A rule pairs the members of an item pair (parameters, values,
-//! codes) through a map or a set of the other side, never a search of it per member.
+//! public Rust items it touches, and names and words what the simulation found for it: the
+//! verdicts are the witnesses the context's simulation finds (a wire verdict breaks exactly
+//! when the rule is handed a witness). Adding a change kind is adding a file here, a line to
+//! `rules!` below, and a fixture pair in `xtask/tests/spec-diff/`. A rule pairs the members of
+//! an item pair (parameters, values, codes) through a map or a set of the other side, never a
+//! search of it per member.
 
 mod prelude {
     pub(super) use super::super::context::{Claim, Context, FieldPair};
-    pub(super) use super::super::{Rule, Surface, paging, wire, words};
+    pub(super) use super::super::request::{Reading, Refused};
+    pub(super) use super::super::witness::Witness;
+    pub(super) use super::super::{Rule, Surface, words};
     pub(super) use crate::ir::{Field, Method, Param};
 }
 
@@ -145,12 +149,12 @@ fn check_type_change(cx: &mut context_alias::Context<'_>, rule: &'static str, ki
             let mut sent = pair.old.clone();
             sent.ty = pair.new.ty.clone();
             sent.encoding = pair.new.encoding.clone();
-            let wire = cx.field_breaks(&pair, &sent);
+            let wire = cx.field_witness(&pair, &sent);
             let (old_type, new_type) = (
                 crate::rust_type::value_type(&cx.base_lookup, pair.old),
                 crate::rust_type::value_type(&cx.head_lookup, pair.new),
             );
-            let sends = if wire {
+            let sends = if wire.is_some() {
                 "; old decoders refuse some values the new server sends"
             } else {
                 "; old decoders take every value the new server sends"
@@ -194,7 +198,7 @@ fn check_fields(
         for pair in pairs.iter().filter(|pair| changed(pair)) {
             let mut sent = pair.old.clone();
             aspect(&mut sent, pair.new);
-            let wire = cx.field_breaks(pair, &sent);
+            let wire = cx.field_witness(pair, &sent);
             cx.push(
                 rule,
                 Surface::Response,
@@ -208,85 +212,136 @@ fn check_fields(
     }
 }
 
-/// Reports every parameter pair for which `changed` holds.
-/// The verdict of a parameter change on the wire, and whether it changes what an unchanged
-/// call of the new crate does (a bound the new crate checks before sending refuses a value
-/// the old one sent): semver-major though it compiles. A `(surface, wire)` pair has no such
-/// change.
+/// The verdict of a parameter change: its surface, the wire witness, and the witness of a
+/// change of what an unchanged call of the new crate does (a bound the new crate checks
+/// before sending refuses a value the old one sent): semver-major though it compiles.
 struct ParamVerdict {
     surface: prelude::Surface,
-    wire: bool,
-    meaning: bool,
+    wire: Option<prelude::Witness>,
+    meaning: Option<prelude::Witness>,
 }
 
-impl From<(prelude::Surface, bool)> for ParamVerdict {
-    fn from((surface, wire): (prelude::Surface, bool)) -> Self {
+impl From<(prelude::Surface, Option<prelude::Witness>)> for ParamVerdict {
+    fn from((surface, wire): (prelude::Surface, Option<prelude::Witness>)) -> Self {
         ParamVerdict {
             surface,
             wire,
-            meaning: false,
+            meaning: None,
         }
     }
 }
 
+/// A parameter pair of a method pair, as [`crate::diff::pairing::params`] pairs them.
+pub(super) struct ParamPair<'a> {
+    pub old_method: &'a prelude::Method,
+    pub old: &'a prelude::Param,
+    pub new_method: &'a prelude::Method,
+    pub new: &'a prelude::Param,
+}
+
+/// Every parameter pair of every method pair.
+fn param_pairs<'a>(cx: &context_alias::Context<'a>) -> Vec<ParamPair<'a>> {
+    let mut pairs = Vec::new();
+    for pair in &cx.methods {
+        let counterparts = crate::diff::pairing::params(pair.old, pair.new);
+        for (old, new) in pair.old.params.iter().zip(counterparts) {
+            if let Some(new) = new {
+                pairs.push(ParamPair {
+                    old_method: pair.old,
+                    old,
+                    new_method: pair.new,
+                    new,
+                });
+            }
+        }
+    }
+    pairs
+}
+
+/// The parameters of `old` without a counterpart in `new`, and those of `new` without one in
+/// `old`.
+fn unpaired<'a>(
+    old: &'a prelude::Method,
+    new: &'a prelude::Method,
+) -> (Vec<&'a prelude::Param>, Vec<&'a prelude::Param>) {
+    let counterparts = crate::diff::pairing::params(old, new);
+    let taken: std::collections::HashSet<*const prelude::Param> = counterparts
+        .iter()
+        .flatten()
+        .map(|p| std::ptr::from_ref(*p))
+        .collect();
+    let removed = old
+        .params
+        .iter()
+        .zip(&counterparts)
+        .filter(|(_, c)| c.is_none())
+        .map(|(p, _)| p)
+        .collect();
+    let added = new
+        .params
+        .iter()
+        .filter(|p| !taken.contains(&std::ptr::from_ref(*p)))
+        .collect();
+    (removed, added)
+}
+
+/// The index of `param` in `method`.
+fn index_of(method: &prelude::Method, param: &prelude::Param) -> usize {
+    method
+        .params
+        .iter()
+        .position(|p| std::ptr::eq(p, param))
+        .unwrap_or(usize::MAX)
+}
+
+/// Reports every parameter pair for which `changed` holds, with the verdict `verdict` finds.
 fn check_params<V: Into<ParamVerdict>>(
     cx: &mut context_alias::Context<'_>,
     rule: &'static str,
-    changed: impl Fn(&prelude::Method, &prelude::Param, &prelude::Method, &prelude::Param) -> bool,
-    verdict: impl Fn(&prelude::Method, &prelude::Param, &prelude::Method, &prelude::Param) -> V,
+    changed: impl Fn(&ParamPair<'_>) -> bool,
+    verdict: impl Fn(&context_alias::Context<'_>, &ParamPair<'_>) -> V,
     message: impl Fn(&prelude::Param, &prelude::Param) -> String,
 ) {
-    use prelude::*;
-    let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
-    for (old_method, new_method) in pairs {
-        let new_params = params_by_wire(new_method);
-        let renamed = WireRenames::of(old_method, new_method);
-        for old in &old_method.params {
-            let new = new_params
-                .get(old.wire_name.as_str())
-                .copied()
-                .or_else(|| renamed.new_of(old));
-            let Some(new) = new else {
-                continue;
-            };
-            if !changed(old_method, old, new_method, new) {
-                continue;
-            }
-            let ParamVerdict {
-                surface,
-                wire,
-                meaning,
-            } = verdict(old_method, old, new_method, new).into();
-            let mut claims = cx.param_claims(old_method, &old.rust_name);
-            if meaning {
-                // The items an unchanged call goes through: the constructors that take it as an
-                // argument, else its setter.
-                let argument = required(old_method, old);
-                claims = claims
-                    .into_iter()
-                    .filter_map(|claim| match claim {
-                        prelude::Claim::Item(key) if key.starts_with("Session::") == argument => {
-                            Some(prelude::Claim::Meaning(key))
-                        }
-                        _ => None,
-                    })
-                    .collect();
-            }
-            cx.push(
-                rule,
-                surface,
-                wire,
-                &claims,
-                Some(param_place(old_method, old)),
-                Some(param_place(new_method, new)),
-                format!(
-                    "{}: parameter {}: {}",
-                    new_method.name,
-                    new.wire_name,
-                    message(old, new)
-                ),
-            );
+    for pair in param_pairs(cx) {
+        if !changed(&pair) {
+            continue;
         }
+        let ParamVerdict {
+            surface,
+            wire,
+            meaning,
+        } = verdict(cx, &pair).into();
+        let (old_method, old, new_method, new) =
+            (pair.old_method, pair.old, pair.new_method, pair.new);
+        let mut claims = cx.param_claims(old_method, &old.rust_name);
+        if let Some(witness) = meaning {
+            // The items an unchanged call goes through: the constructors that take it as an
+            // argument, else its setter.
+            let argument = required(old_method, old);
+            claims = claims
+                .into_iter()
+                .filter_map(|claim| match claim {
+                    prelude::Claim::Item(key) if key.starts_with("Session::") == argument => {
+                        Some(prelude::Claim::Meaning(key, witness.clone()))
+                    }
+                    _ => None,
+                })
+                .collect();
+        }
+        cx.push(
+            rule,
+            surface,
+            wire,
+            &claims,
+            Some(param_place(old_method, old)),
+            Some(param_place(new_method, new)),
+            format!(
+                "{}: parameter {}: {}",
+                new_method.name,
+                new.wire_name,
+                message(old, new)
+            ),
+        );
     }
 }
 
@@ -387,61 +442,6 @@ fn params_by_wire(method: &prelude::Method) -> std::collections::HashMap<&str, &
     params
 }
 
-/// The parameters whose wire name changed while their Rust name stayed (the setter or the
-/// constructor argument is the same to a caller): each parameter of `old` that `new` lacks by
-/// wire name, paired with the parameter of `new` that `old` lacks by wire name and that has its
-/// Rust name. `param-wire-name-changed` reports them; the added and removed rules leave them,
-/// and the rules of a parameter's properties compare them as one parameter.
-struct WireRenames<'a> {
-    pairs: Vec<(&'a prelude::Param, &'a prelude::Param)>,
-    /// By the old parameter's address: its new parameter.
-    new_of_old: std::collections::HashMap<*const prelude::Param, &'a prelude::Param>,
-    /// The new parameters' addresses.
-    renamed_to: std::collections::HashSet<*const prelude::Param>,
-}
-
-impl<'a> WireRenames<'a> {
-    fn of(old: &'a prelude::Method, new: &'a prelude::Method) -> Self {
-        let (old_by_wire, new_by_wire) = (params_by_wire(old), params_by_wire(new));
-        let mut gone: std::collections::HashMap<&str, &prelude::Param> =
-            std::collections::HashMap::new();
-        for param in &old.params {
-            if !new_by_wire.contains_key(param.wire_name.as_str()) {
-                gone.entry(param.rust_name.as_str()).or_insert(param);
-            }
-        }
-        let pairs: Vec<(&prelude::Param, &prelude::Param)> = new
-            .params
-            .iter()
-            .filter(|p| !old_by_wire.contains_key(p.wire_name.as_str()))
-            .filter_map(|p| gone.remove(p.rust_name.as_str()).map(|o| (o, p)))
-            .collect();
-        WireRenames {
-            new_of_old: pairs
-                .iter()
-                .map(|&(o, n)| (std::ptr::from_ref(o), n))
-                .collect(),
-            renamed_to: pairs.iter().map(|&(_, n)| std::ptr::from_ref(n)).collect(),
-            pairs,
-        }
-    }
-
-    /// The new parameter an old one was renamed to.
-    fn new_of(&self, old: &prelude::Param) -> Option<&'a prelude::Param> {
-        self.new_of_old.get(&std::ptr::from_ref(old)).copied()
-    }
-
-    /// Whether `old` was renamed (so it is not removed).
-    fn renamed_from(&self, old: &prelude::Param) -> bool {
-        self.new_of(old).is_some()
-    }
-
-    /// Whether `new` is a renamed parameter (so it is not added).
-    fn renamed_to(&self, new: &prelude::Param) -> bool {
-        self.renamed_to.contains(&std::ptr::from_ref(new))
-    }
-}
-
 /// Whether a parameter is a constructor argument: required, and not one of the alternatives
 /// of `at_least_one_of` (each has a constructor of its own and a setter).
 fn required(method: &prelude::Method, param: &prelude::Param) -> bool {
@@ -453,3 +453,56 @@ fn required(method: &prelude::Method, param: &prelude::Param) -> bool {
 }
 
 use super::context as context_alias;
+
+/// The witness of the first misreading by key (which key an old field reads) of the answers
+/// of a record pair that `wanted` picks.
+fn key_witness(
+    cx: &context_alias::Context<'_>,
+    old_record: &crate::ir::Record,
+    new_record: &crate::ir::Record,
+    wanted: impl Fn(&crate::diff::reading::Misreading) -> bool,
+) -> Option<prelude::Witness> {
+    cx.record_findings(old_record, new_record)
+        .iter()
+        .find(|found| found.misreading.by_key && wanted(&found.misreading))
+        .map(super::context::Found::witness)
+}
+
+/// Whether a misreading is at the old field `field` of `record`.
+fn at_field(
+    misreading: &crate::diff::reading::Misreading,
+    record: &crate::ir::Record,
+    field: &crate::ir::Field,
+) -> bool {
+    misreading.at.0 == record.name && misreading.at.1 == field.rust_name
+}
+
+/// Whether `param` is the page or the size parameter of `method`'s paging.
+fn pages_by(method: &prelude::Method, param: &prelude::Param) -> bool {
+    method
+        .paging
+        .as_ref()
+        .is_some_and(|p| p.page_param == param.wire_name || p.size_param == param.wire_name)
+}
+
+/// The witness of an old app's call of `old` sent where the new server serves no such method:
+/// the old crate's first call of it, and the path it goes to.
+fn unserved_witness(old: &prelude::Method, served: Option<&str>) -> prelude::Witness {
+    let calls = crate::diff::request::calls(old);
+    let (call, query) = calls.first().map_or_else(
+        || (format!("session.{}()", old.rust_name), "nothing".to_owned()),
+        |c| (c.rust.clone(), c.query_text()),
+    );
+    prelude::Witness::Request {
+        method: old.name.clone(),
+        call,
+        query,
+        finding: format!(
+            "the old crate sends it to {}, which the new server does not serve{}",
+            old.path,
+            served.map_or_else(String::new, |path| format!(
+                " (it serves the method at {path})"
+            ))
+        ),
+    }
+}

@@ -1,6 +1,7 @@
 //! `paging-first-page-changed`: The page a paged method's stream starts at changed.
 
 use super::prelude::*;
+use crate::diff::paging;
 
 pub const RULE: Rule = Rule {
     id: "paging-first-page-changed",
@@ -9,8 +10,8 @@ pub const RULE: Rule = Rule {
 
 /// The first page is the page parameter's default, else its minimum, else 1
 /// ([`crate::ir::first_page`]): the old crate starts its streams there, and the new server
-/// numbers its pages from the new one. The paging model walks an old app's stream against the
-/// new server: starting past the new first page loses the pages before it, starting below
+/// numbers its pages from the new one. The paging simulation walks an old app's stream against
+/// the new server: starting past the new first page loses the pages before it, starting below
 /// the new minimum is refused.
 pub fn check(cx: &mut Context<'_>) {
     let pairs: Vec<(&Method, &Method)> = cx
@@ -21,9 +22,9 @@ pub fn check(cx: &mut Context<'_>) {
         .map(|p| (p.old, p.new))
         .collect();
     for (old, new) in pairs {
-        let wire = !paging::old_stream_gets_every_item(old, new);
+        let wire = cx.paging_witness(old, new);
         let (from, to) = (paging::first_page(old), paging::first_page(new));
-        let effect = if wire {
+        let effect = if wire.is_some() {
             if from > to {
                 let skipped = if from - to == 1 {
                     format!("page {to}")

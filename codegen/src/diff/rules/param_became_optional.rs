@@ -7,12 +7,13 @@ pub const RULE: Rule = Rule {
     summary: "A required parameter became optional.",
 };
 
+/// Old apps always send it, which the new server still reads.
 pub fn check(cx: &mut Context<'_>) {
     super::check_params(
         cx,
         RULE.id,
-        |om, o, nm, n| super::required(om, o) && !super::required(nm, n),
-        |_, _, _, _| (Surface::Request, false),
+        |p| super::required(p.old_method, p.old) && !super::required(p.new_method, p.new),
+        |_, _| (Surface::Request, None),
         |_, _| "became optional (a setter)".to_owned(),
     );
 }

@@ -12,8 +12,13 @@ pub fn check(cx: &mut Context<'_>) {
     super::check_params(
         cx,
         RULE.id,
-        |om, o, nm, n| !super::required(om, o) && super::required(nm, n),
-        |_, _, _, _| (Surface::Request, true),
+        |p| !super::required(p.old_method, p.old) && super::required(p.new_method, p.new),
+        |cx, p| {
+            let at = super::index_of(p.new_method, p.new);
+            let wire =
+                cx.request_witness(p.old_method, p.new_method, |r| *r == Reading::Missing(at));
+            (Surface::Request, wire)
+        },
         |_, _| "became required (a constructor argument)".to_owned(),
     );
 }

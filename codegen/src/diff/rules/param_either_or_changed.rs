@@ -7,7 +7,8 @@ pub const RULE: Rule = Rule {
     summary: "The set of parameters of which one must be sent changed.",
 };
 
-/// Old apps send one of the old alternatives; the new server needs one of the new ones.
+/// Old apps send one of the old alternatives; the new server needs one of the new ones (or
+/// requires a former alternative).
 pub fn check(cx: &mut Context<'_>) {
     let pairs: Vec<(&Method, &Method)> = cx
         .methods
@@ -16,11 +17,18 @@ pub fn check(cx: &mut Context<'_>) {
         .map(|p| (p.old, p.new))
         .collect();
     for (old, new) in pairs {
-        let wire = !new.at_least_one_of.is_empty()
-            && !old
-                .at_least_one_of
-                .iter()
-                .all(|p| new.at_least_one_of.contains(p));
+        let alternatives: Vec<usize> = new
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| old.at_least_one_of.iter().any(|a| *a == p.wire_name))
+            .map(|(i, _)| i)
+            .collect();
+        let wire = cx.request_witness(old, new, |r| match r {
+            Reading::NoAlternative => true,
+            Reading::Missing(i) => alternatives.contains(i),
+            _ => false,
+        });
         let claims = cx.method_claims(old);
         cx.push(
             RULE.id,

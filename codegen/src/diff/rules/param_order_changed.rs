@@ -10,9 +10,9 @@ pub const RULE: Rule = Rule {
 
 /// A constructor takes the required parameters by position, in spec order. Two of the same
 /// Rust type that swap places still compile in an old call, which then sends each value as
-/// the other parameter: a semver-major change that no compiler reports (the Rust model reads
-/// the arguments with their names, so the constructor's signature differs). The wire is
-/// untouched: each request still names its parameters.
+/// the other parameter: a semver-major change that no compiler reports, which the identity map
+/// finds (argument 1 now denotes what argument 2 did). The wire is untouched: each request
+/// still names its parameters.
 pub fn check(cx: &mut Context<'_>) {
     let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
     for (old, new) in pairs {
@@ -49,7 +49,7 @@ pub fn check(cx: &mut Context<'_>) {
         cx.push(
             RULE.id,
             Surface::None,
-            false,
+            None,
             &claims,
             Some(Context::method_place(old)),
             Some(Context::method_place(new)),

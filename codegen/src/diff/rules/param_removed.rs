@@ -7,21 +7,24 @@ pub const RULE: Rule = Rule {
     summary: "A parameter was removed.",
 };
 
-/// Old apps still send it; the new server no longer reads it, so what it selected is lost.
+/// Old apps still send it; the new server no longer reads it, so what it selected is lost (or,
+/// where another parameter now has its name, that parameter reads it).
 pub fn check(cx: &mut Context<'_>) {
     let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
     for (old_method, new_method) in pairs {
-        let new_params = super::params_by_wire(new_method);
-        let renamed = super::WireRenames::of(old_method, new_method);
-        for old in &old_method.params {
-            if new_params.contains_key(old.wire_name.as_str()) || renamed.renamed_from(old) {
-                continue;
-            }
+        let (removed, _) = super::unpaired(old_method, new_method);
+        for old in removed {
+            let at = super::index_of(old_method, old);
+            let wire = cx.request_witness(
+                old_method,
+                new_method,
+                |r| matches!(r, Reading::Ignored(i) | Reading::Elsewhere(i, _) if *i == at),
+            );
             let claims = cx.param_claims(old_method, &old.rust_name);
             cx.push(
                 RULE.id,
                 Surface::Request,
-                true,
+                wire,
                 &claims,
                 Some(super::param_place(old_method, old)),
                 None,

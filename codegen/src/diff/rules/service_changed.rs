@@ -39,10 +39,19 @@ pub fn check(cx: &mut Context<'_>) {
             (Some(Value::List(o)), Some(Value::List(n))) => words::set_change(o, n),
             _ => format!("{} -> {}", shown(old), shown(new)),
         };
+        // The old runtime run against the new server's constant: what it sends or relies on,
+        // and what the new server does with it.
+        let wire = breaks.then(|| Witness::Runtime {
+            finding: format!(
+                "the old crate's {name} is {}, the new server's {}: {effect}",
+                shown(old),
+                shown(new)
+            ),
+        });
         cx.push(
             RULE.id,
             surface,
-            breaks,
+            wire,
             &claims,
             old.map(|c| c.place.clone()),
             new.map(|c| c.place.clone()),

@@ -32,7 +32,7 @@ pub fn check(cx: &mut Context<'_>) {
         cx.push(
             RULE.id,
             Surface::None,
-            false,
+            None,
             &[],
             None,
             Some(place),

@@ -39,7 +39,7 @@ pub fn check(cx: &mut Context<'_>) {
         cx.push(
             RULE.id,
             Surface::None,
-            false,
+            None,
             &[Claim::Type(name)],
             Some(place),
             None,

@@ -41,7 +41,7 @@ pub fn check(cx: &mut Context<'_>) {
         cx.push(
             RULE.id,
             Surface::None,
-            false,
+            None,
             &[Claim::Type(old_name.clone())],
             Some(old),
             Some(new),
