@@ -394,8 +394,8 @@ impl Client {
     ///
     /// Over HTTPS, as every OAuth endpoint (the user signs in there): on a client whose base
     /// URL is plain HTTP (which the reference allows for data methods), the same address over
-    /// HTTPS, unless the loopback opt-in
-    /// ([`ClientBuilder::allow_plain_http_oauth_on_loopback`]) applies to it.
+    /// HTTPS, unless its host is a loopback address written as an IP literal (`127.0.0.1`,
+    /// `[::1]`: a local test server; the browser's request never leaves the machine).
     pub fn authorization_url(&self, request: &RequestToken) -> Url {
         self.transport.oauth_url(
             self.service().oauth.authorize_path,

@@ -69,10 +69,11 @@ pub(crate) const SECRET_WORDS: [&str; 6] = [
     "oauthverifier",
 ];
 
-/// Whether a byte separates the words of a name (`_`, `-`, `.`, a space), left out when names
-/// are compared with [`SECRET_WORDS`].
+/// Whether a byte separates the words of a name (`_`, `-`, `.`, a space, and `+`, a space as
+/// a form or a URL's query writes it: `private+key`), left out when names are compared with
+/// [`SECRET_WORDS`].
 pub(crate) fn is_name_separator(byte: u8) -> bool {
-    matches!(byte, b'_' | b'-' | b'.' | b' ')
+    matches!(byte, b'_' | b'-' | b'.' | b' ' | b'+')
 }
 
 /// Whether a field, parameter or header of this name holds a secret (see [`SECRET_WORDS`]).
@@ -208,6 +209,14 @@ pub(crate) fn credential_values(headers: &HeaderMap) -> Vec<String> {
         }
         let value = String::from_utf8_lossy(value.as_bytes());
         values.add(&value, false);
+        // Bytes that are not UTF-8 (`HeaderValue::from_bytes` takes them) come back as they
+        // were, which the text above (U+FFFD in their place) does not match: each run of text
+        // between them is a secret too.
+        if value.contains(char::REPLACEMENT_CHARACTER) {
+            for piece in value.split(char::REPLACEMENT_CHARACTER) {
+                values.add(piece, true);
+            }
+        }
         // `Bearer abc`, `Basic dXNlcjpwYXNz`, `basic  dXNlcjpwYXNz`, `Token token="abc"`.
         if let Some((scheme, credentials)) = value.trim().split_once(' ') {
             values.add(credentials, true);

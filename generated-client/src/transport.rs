@@ -801,11 +801,15 @@ impl Transport {
     }
 
     /// The URL of an OAuth page the user's browser opens (the authorization page): as
-    /// [`Transport::url`], over HTTPS whenever [`Transport::check_https`] would refuse plain
-    /// HTTP for it.
+    /// [`Transport::url`], over HTTPS unless the service does not require it or the host is a
+    /// loopback address written as an IP literal (the browser's request never leaves the
+    /// machine; the opt-in governs what the client itself sends).
     pub(crate) fn oauth_url(&self, path: &str, query: &[(&'static str, String)]) -> Url {
         let mut url = self.url(path, query);
-        if !self.plain_http_allowed(&url) {
+        if url.scheme() != "https"
+            && self.settings.service.oauth.https_required
+            && !is_loopback_literal(&url)
+        {
             // http to https: both special schemes, which `set_scheme` never refuses.
             let _ = url.set_scheme("https");
         }

@@ -250,8 +250,15 @@ impl Exchange {
     }
 
     /// Reads one line written by [`Exchange::to_line`].
+    ///
+    /// A line that is not an exchange is told by where and why, never by the value found
+    /// there: a recording is text of the service's, and a value under a secret-named key
+    /// (`"params": {"password": 1234}`) is a secret whatever its type.
     pub fn from_line(line: &str) -> Result<Exchange, String> {
-        let exchange: Exchange = serde_json::from_str(line).map_err(|error| error.to_string())?;
+        let mut reader = serde_json::Deserializer::from_str(line);
+        let exchange: Exchange = serde_path_to_error::deserialize(&mut reader)
+            .map_err(|error| unreadable(&error.path().to_string(), error.inner()))?;
+        reader.end().map_err(|error| unreadable(".", &error))?;
         if exchange.format != FORMAT {
             return Err(format!(
                 "format {:?}: this reader reads {FORMAT:?}",
@@ -260,6 +267,47 @@ impl Exchange {
         }
         Ok(exchange)
     }
+}
+
+/// Why a line is not an exchange, without a value of the line: serde's messages quote what
+/// they found (``invalid type: integer `1234`, expected a string``); only what was expected,
+/// which comes from the types here, is kept, with the path and the position.
+fn unreadable(path: &str, inner: &serde_json::Error) -> String {
+    let message = inner.to_string();
+    let why = match inner.classify() {
+        serde_json::error::Category::Syntax => "not JSON".to_owned(),
+        serde_json::error::Category::Eof => "the line ends early".to_owned(),
+        serde_json::error::Category::Io => "cannot be read".to_owned(),
+        serde_json::error::Category::Data => {
+            // serde's "missing field `name`" names a field of these types; an "expected …"
+            // says what these types take. Anything else could quote the line.
+            if message.starts_with("missing field `") {
+                message
+                    .split(" at line ")
+                    .next()
+                    .unwrap_or("a field is missing")
+                    .to_owned()
+            } else {
+                match message
+                    .split_once(", expected ")
+                    .map(|(_, expected)| expected.split(" at line ").next().unwrap_or(expected))
+                {
+                    Some(expected) => format!("a value that is not {expected}"),
+                    None => "a value these types do not take".to_owned(),
+                }
+            }
+        }
+    };
+    let at = if path == "." {
+        String::new()
+    } else {
+        format!(" at `{path}`")
+    };
+    format!(
+        "{why}{at} (line {}, column {})",
+        inner.line(),
+        inner.column()
+    )
 }
 
 /// Writes exchanges as JSON lines on a thread of its own. Cloning shares the recorder; the

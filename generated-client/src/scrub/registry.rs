@@ -24,10 +24,12 @@ use crate::secret::Secret;
 pub(crate) const REMEMBERED: usize = 64;
 
 /// The most bytes of values of each kind a client remembers (the newest value is kept
-/// whatever its length): every remembered byte costs about ten in the automaton of their
-/// spellings, so a hostile service's longest token secrets (4 KiB each) cost a few megabytes
-/// of automaton, not a hundred.
-pub(crate) const REMEMBERED_BYTES: usize = 16 << 10;
+/// whatever its length): as many as [`REMEMBERED`] of the longest token secrets a service may
+/// hand out (4 KiB each), so that the last 64 are all remembered whatever their length
+/// (SECURITY.md), while an app's credentials, which have no length bound of their own, cost at
+/// most this. Every remembered byte costs about ten in the automaton of their spellings: a few
+/// megabytes at worst.
+pub(crate) const REMEMBERED_BYTES: usize = REMEMBERED * crate::oauth::MAX_TOKEN_BYTES;
 
 #[derive(Default)]
 pub(crate) struct SecretRegistry {

@@ -137,6 +137,9 @@ enum Separator {
     Space,
     /// `<name>value</name>` (XML): the value runs to the next tag.
     Element,
+    /// `name:` and then a line break (pretty-printed JSON): only a quoted or bracketed value
+    /// may follow, after white space; a word on the next line is prose, not the value.
+    ColonBreak,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -181,7 +184,7 @@ const CDATA_OPEN: &[u8] = b"![CDATA[";
 
 /// Bytes a name runs on with, after its secret word.
 fn is_name_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.' | b' ' | b'\t')
+    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.' | b' ' | b'+' | b'\t')
 }
 
 /// Whether `byte` ends a bare value after `separator`.
@@ -192,7 +195,9 @@ fn ends_bare(byte: u8, separator: Separator) -> bool {
     );
     match separator {
         Separator::Equals | Separator::Space => delimiter || byte.is_ascii_whitespace(),
-        Separator::Colon | Separator::Arrow => delimiter || matches!(byte, b'\n' | b'\r'),
+        Separator::Colon | Separator::Arrow | Separator::ColonBreak => {
+            delimiter || matches!(byte, b'\n' | b'\r')
+        }
         Separator::Element => byte == b'<',
     }
 }
@@ -311,7 +316,11 @@ impl<'a> Scan<'a> {
             }
             Pair::Name(NameKind::Element) if byte == b'/' => Pair::Idle,
             Pair::Name(_) | Pair::BeforeSeparator => match byte {
-                b'"' | b'\'' | b'\\' | b']' | b')' | b' ' | b'\t' => Pair::BeforeSeparator,
+                // White space between a name and its separator, line breaks included
+                // (pretty-printed JSON may put the colon on a line of its own).
+                b'"' | b'\'' | b'\\' | b']' | b')' | b' ' | b'\t' | b'\n' | b'\r' => {
+                    Pair::BeforeSeparator
+                }
                 b':' => separator(Separator::Colon),
                 b'=' => separator(Separator::Equals),
                 b'>' => separator(Separator::Element),
@@ -412,12 +421,20 @@ impl<'a> Scan<'a> {
     fn value_start(&mut self, unit: Unit, separator: Separator) -> Pair {
         // A bare JSON value (after `:`, outside a string, in the text as it is) is replaced by
         // a JSON string, so that JSON stays JSON.
-        let json_value = separator == Separator::Colon && self.plain && !self.in_string;
+        let json_value = matches!(separator, Separator::Colon | Separator::ColonBreak)
+            && self.plain
+            && !self.in_string;
         match unit.byte {
             b' ' | b'\t' | b'\\' => Pair::BeforeValue {
                 separator,
                 fresh: false,
             },
+            b'\n' | b'\r' if matches!(separator, Separator::Colon | Separator::ColonBreak) => {
+                Pair::BeforeValue {
+                    separator: Separator::ColonBreak,
+                    fresh: false,
+                }
+            }
             b'<' if separator == Separator::Element => Pair::InnerTag { matched: 0 },
             quote @ (b'"' | b'\'') if separator != Separator::Element => self.open(
                 unit,
@@ -439,6 +456,7 @@ impl<'a> Scan<'a> {
                 json_value,
             ),
             byte if ends_bare(byte, separator) => Pair::Idle,
+            _ if separator == Separator::ColonBreak => Pair::Idle,
             _ => self.open(unit, Kind::Bare(separator), Some(unit.start), json_value),
         }
     }
