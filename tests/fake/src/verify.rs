@@ -166,6 +166,11 @@ impl OAuthRequest {
     /// that the rest still reads as signed, for the signer to compare.
     fn shown_base_string(&self) -> String {
         self.base_string_of(|name, value| {
+            // The protocol's own parameters carry no secret but the verifier (the signature
+            // is not in the base string): shown as signed, for the signer to compare.
+            if name.starts_with("oauth_") && name != "oauth_verifier" {
+                return value.to_owned();
+            }
             let pair = format!("{name}={value}");
             match marketplace_client::redact(&pair, &[]) {
                 std::borrow::Cow::Borrowed(_) => value.to_owned(),
