@@ -4,6 +4,8 @@
 use std::cell::Cell;
 use std::fmt;
 
+use crate::text::Untrusted;
+
 pub use crate::location::LineCol;
 
 /// Declares the validation rules: each variant with its stable id and what it refuses.
@@ -156,15 +158,15 @@ pub struct SpecError {
 
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
+        write!(f, "{}", Untrusted(&self.file))?;
         if let Some(LineCol { line, column }) = self.location {
             write!(f, ":{line}:{column}")?;
         }
         write!(f, ": {}", self.kind.id())?;
         if !self.path.is_empty() {
-            write!(f, ": {}", self.path)?;
+            write!(f, ": {}", Untrusted(&self.path))?;
         }
-        write!(f, ": {}", self.message)
+        write!(f, ": {}", Untrusted(&self.message))
     }
 }
 

@@ -46,7 +46,7 @@ pub use spec_source::SpecSource;
 #[derive(Debug, thiserror::Error)]
 pub enum CodegenError {
     /// A spec file could not be read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {source}", text::Untrusted(path.display()))]
     Io {
         /// The file or folder.
         path: PathBuf,

@@ -4,10 +4,12 @@
 //! ([`ErrorKind::ControlCharacter`](crate::diagnostic::ErrorKind::ControlCharacter)), since
 //! doc comments and literals would carry it into the generated files, and the tools pass every
 //! report through [`escape_controls`] before printing it, since a spec string, a recorded value,
-//! a file name or git's output can hold one.
+//! a file name or git's output can hold one. [`escape_controls`] keeps line feeds (the
+//! report's own line breaks), so untrusted text a report quotes goes through [`Untrusted`]
+//! first, which escapes them too.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 /// Whether `c` is a control character other than line feed and tab (C0, DEL, C1: ESC starts
 /// terminal sequences, CR rewrites a line), or a bidirectional-text control, which reorders
@@ -38,9 +40,64 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
     Cow::Owned(escaped)
 }
 
+/// Untrusted text (a path, a name, a value from a file, the environment or git) to quote in
+/// a line of a report: its `Display` writes every control character, line feed, carriage
+/// return and tab included, as `\u{…}`, so the text can neither start a line of its own nor
+/// move the cursor. [`escape_controls`] keeps line feeds, the tool's own line breaks; text the
+/// tool did not write passes through this first.
+#[derive(Clone, Copy, Debug)]
+pub struct Untrusted<T>(pub T);
+
+impl<T: fmt::Display> fmt::Display for Untrusted<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(Escaping(f), "{}", self.0)
+    }
+}
+
+/// Writes what it is given with every control character escaped.
+struct Escaping<'a, 'f>(&'a mut fmt::Formatter<'f>);
+
+impl fmt::Write for Escaping<'_, '_> {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        for c in text.chars() {
+            if c.is_control() || is_control(c) {
+                write!(self.0, "\\u{{{:x}}}", c as u32)?;
+            } else {
+                self.0.write_char(c)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// No text, whatever it holds, quoted through `Untrusted` carries a control
+        /// character (a line break or tab among them), and the quote reads back as the text.
+        #[test]
+        fn untrusted_text_is_quoted_on_one_line_without_controls(
+            text in "(\\PC|[\n\r\t\u{0}-\u{1f}\u{7f}-\u{9f}\u{202e}\u{2066}]){0,40}",
+        ) {
+            prop_assume!(!text.contains("\\u{"));
+            let quoted = Untrusted(&text).to_string();
+            prop_assert!(!quoted.chars().any(|c| c.is_control() || is_control(c)), "{quoted:?}");
+            let mut rest = quoted.as_str();
+            let mut read_back = String::new();
+            while let Some(start) = rest.find("\\u{") {
+                read_back.push_str(&rest[..start]);
+                let end = start + rest[start..].find('}').unwrap();
+                let code = u32::from_str_radix(&rest[start + 3..end], 16).unwrap();
+                read_back.push(char::from_u32(code).unwrap());
+                rest = &rest[end + 1..];
+            }
+            read_back.push_str(rest);
+            prop_assert_eq!(read_back, text);
+        }
+    }
 
     #[test]
     fn escapes_controls_and_keeps_line_feeds_tabs_and_other_text() {

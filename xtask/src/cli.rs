@@ -15,7 +15,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use marketplace_codegen::text::escape_controls;
+use marketplace_codegen::text::{Untrusted, escape_controls};
 
 use crate::command_line::{CommandError, EXIT_CODES, FINDINGS, SUCCESS, USAGE};
 use crate::judgement::{Checked, Judgement};
@@ -279,7 +279,10 @@ where
                     }
                 },
             };
-            act(output, dir.map(|dir| format!("{}\n", dir.display())))
+            act(
+                output,
+                dir.map(|dir| format!("{}\n", Untrusted(dir.display()))),
+            )
         }
     }
 }

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use marketplace_codegen::audit::{self, Finding, FindingKind, ReferenceErrors};
 use marketplace_codegen::items::Items;
+use marketplace_codegen::text::Untrusted;
 use marketplace_codegen::{CodegenError, SpecErrors};
 
 use crate::codegen::SPEC_DIR;
@@ -117,7 +118,7 @@ impl CommandError for SpecAuditError {
 /// Audits the spec under `root` against the reference the options name.
 pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecAuditError> {
     let (path, shown) = match &options.reference {
-        Some(path) => (path.clone(), path.display().to_string()),
+        Some(path) => (path.clone(), Untrusted(path.display()).to_string()),
         None => {
             let shown = default_reference(root);
             (root.join(shown), shown.to_owned())

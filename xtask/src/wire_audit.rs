@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use marketplace_client::ApiFailure;
 use marketplace_client::recording::{self, Recorded, RecordingError};
+use marketplace_codegen::text::Untrusted;
 use marketplace_codegen::wire_audit::{self, Audit, Failure, FindingKind, Observation};
 use marketplace_codegen::{CodegenError, SpecErrors, SpecSource};
 
@@ -100,7 +101,7 @@ pub enum WireAuditError {
     #[error(transparent)]
     Nothing(#[from] NothingJudged),
     /// The proposed copy could not be written.
-    #[error("cannot write {}: {source}", path.display())]
+    #[error("cannot write {}: {source}", Untrusted(path.display()))]
     Write {
         /// The file.
         path: PathBuf,
@@ -124,7 +125,7 @@ impl CommandError for WireAuditError {
 
 /// Audits the recordings the options name against the spec under `root`.
 pub fn run(root: &Path, options: &Options) -> Result<Outcome, WireAuditError> {
-    let shown = options.spec.display().to_string();
+    let shown = Untrusted(options.spec.display()).to_string();
     let sources = marketplace_codegen::load_spec_dir(&root.join(&options.spec), &shown)?;
     let api = marketplace_codegen::resolve(&sources)?;
     let mut recorded = Vec::new();
@@ -153,7 +154,11 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, WireAuditError> {
         report.push_str(&proposal_report(&sources, &edited)?);
         if let Some(dir) = &options.propose_into {
             write_copy(dir, &edited.sources)?;
-            let _ = writeln!(report, "The proposed spec is in {}.", dir.display());
+            let _ = writeln!(
+                report,
+                "The proposed spec is in {}.",
+                Untrusted(dir.display())
+            );
         }
         proposed = Some(edited.sources);
     }
@@ -183,25 +188,25 @@ fn tally(
                 files += count;
                 format!(
                     "{} (a directory of {})",
-                    path.display(),
+                    Untrusted(path.display()),
                     Count::new(count, ".jsonl file")
                 )
             } else {
                 files += 1;
-                path.display().to_string()
+                Untrusted(path.display()).to_string()
             }
         })
         .collect();
     let coverage = &audit.coverage;
     let unknown: usize = coverage.unknown_methods.values().sum();
-    let mut names: Vec<&str> = coverage
+    let mut names: Vec<String> = coverage
         .unknown_methods
         .keys()
         .take(5)
-        .map(String::as_str)
+        .map(|name| Untrusted(name).to_string())
         .collect();
     if coverage.unknown_methods.len() > names.len() {
-        names.push("…");
+        names.push("…".to_owned());
     }
     let names = names.join(", ");
     let mut left_out = vec![

@@ -27,6 +27,7 @@ use crate::diff::wire::Json;
 use crate::ir::Api;
 use crate::ir::JsonKind;
 use crate::location::SourceIndexes;
+use crate::text::Untrusted;
 
 pub use propose::{Proposed, propose};
 
@@ -283,25 +284,28 @@ pub struct Finding {
 /// `spec/pay.yaml:71:9: undeclared-encoding: types.Timesheet.fields.rate: … [proposed: …]`
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.spec.file)?;
+        write!(f, "{}", Untrusted(&self.spec.file))?;
         if let Some(at) = self.spec.location {
             write!(f, ":{}:{}", at.line, at.column)?;
         }
-        write!(f, ": {}: {}: {}", self.kind, self.spec.path, self.message)?;
+        let (path, message) = (Untrusted(&self.spec.path), Untrusted(&self.message));
+        write!(f, ": {}: {path}: {message}", self.kind)?;
         let times = if self.count == 1 { "once" } else { "times" };
+        let json_path = Untrusted(&self.json_path);
         if self.count == 1 {
-            write!(f, " ({} {times}", self.json_path)?;
+            write!(f, " ({json_path} {times}")?;
         } else {
-            write!(f, " ({} {} {times}", self.json_path, self.count)?;
+            write!(f, " ({json_path} {} {times}", self.count)?;
         }
+        let source = Untrusted(&self.example_source);
         if let Some(example) = &self.example {
-            write!(f, ", e.g. {example} at {}", self.example_source)?;
+            write!(f, ", e.g. {} at {source}", Untrusted(example))?;
         } else if !self.example_source.is_empty() {
-            write!(f, ", e.g. {}", self.example_source)?;
+            write!(f, ", e.g. {source}")?;
         }
         f.write_str(")")?;
         match &self.proposal {
-            Some(proposal) => write!(f, " [proposed: {proposal}]"),
+            Some(proposal) => write!(f, " [proposed: {}]", Untrusted(proposal)),
             None => Ok(()),
         }
     }
