@@ -644,6 +644,21 @@ fn child_process_of_the_kill_cases_writes_until_killed() {
     }
 }
 
+/// Waits until the process `pid` is stopped: `kill -STOP` returns once the signal is sent, and
+/// the process may still run on another core for a moment, writing while the tree is read.
+fn wait_until_stopped(pid: &str) {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(5) {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // `pid (comm) state …`: the state follows the last `)`.
+        let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+        if state.is_none_or(|rest| rest.starts_with(['T', 't', 'Z', 'X'])) {
+            return;
+        }
+        std::thread::yield_now();
+    }
+}
+
 /// Starts the child in `mode` and waits for "ready"; then, at each pause, freezes it
 /// (SIGSTOP: the tree is then exactly what a kill at that moment would leave, an anonymous
 /// `O_TMPFILE` aside), runs `check` on the tree, and lets it go on (SIGCONT); at the end kills
@@ -685,6 +700,7 @@ fn freeze_and_kill_a_writer(
     for (n, pause) in pauses.iter().enumerate() {
         std::thread::sleep(Duration::from_micros(*pause));
         sh("kill", &["-STOP".as_ref(), pid.as_ref()]);
+        wait_until_stopped(&pid);
         verdict = check(&format!("frozen at sample {n}"));
         sh("kill", &["-CONT".as_ref(), pid.as_ref()]);
         if verdict.is_err() {
