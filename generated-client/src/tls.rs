@@ -81,13 +81,13 @@ fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, 
     let builder = builder.tls_backend_native();
     #[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
     let builder = {
-        let roots = system_roots()?
+        let roots = system_store::system_roots()?
             .certs
             .iter()
             .filter_map(|root| reqwest::Certificate::from_der(root.as_ref()).ok())
             .collect::<Vec<_>>();
         if roots.is_empty() {
-            return Err(no_roots());
+            return Err(system_store::no_roots());
         }
         builder.tls_certs_only(roots)
     };
@@ -111,9 +111,10 @@ fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, 
     #[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
     let verified = {
         let mut store = rustls::RootCertStore::empty();
-        let (added, _unparsable) = store.add_parsable_certificates(system_roots()?.certs);
+        let (added, _unparsable) =
+            store.add_parsable_certificates(system_store::system_roots()?.certs);
         if added == 0 {
-            return Err(no_roots());
+            return Err(system_store::no_roots());
         }
         versions.with_root_certificates(store)
     };
@@ -122,99 +123,6 @@ fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, 
         .map_err(|error| format!("TLS configuration: {error}"))?;
 
     Ok(builder.tls_backend_preconfigured(verified.with_no_client_auth()))
-}
-
-/// The bundles of the system's root certificates outside the directories
-/// `openssl_probe::candidate_cert_dirs` names: the files Go's `crypto/x509` and openssl-probe
-/// look for on Linux and the BSDs. The first one found is read.
-#[cfg(all(
-    unix,
-    not(target_os = "android"),
-    not(target_vendor = "apple"),
-    any(
-        feature = "native-tls",
-        feature = "rustls-aws-lc",
-        feature = "rustls-ring"
-    )
-))]
-const SYSTEM_BUNDLES: &[&str] = &[
-    "/etc/ssl/certs/ca-certificates.crt", // Debian, Ubuntu, Gentoo, Arch
-    "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", // Fedora, RHEL, CentOS
-    "/etc/pki/tls/certs/ca-bundle.crt",   // older Fedora and RHEL
-    "/etc/ssl/ca-bundle.pem",             // openSUSE
-    "/etc/pki/tls/cacert.pem",            // OpenELEC
-    "/etc/ssl/cert.pem",                  // Alpine, OpenBSD
-    "/usr/local/etc/ssl/cert.pem",        // FreeBSD
-    "/usr/local/share/certs/ca-root-nss.crt", // DragonFly
-    "/etc/openssl/certs/ca-certificates.crt", // NetBSD
-];
-
-/// The root certificates of the system's own store on Linux and the BSDs: the first of
-/// [`SYSTEM_BUNDLES`] found and every certificate in the system's certificate directories, read
-/// from those paths. `SSL_CERT_FILE` and `SSL_CERT_DIR` are not read: a parent process sets
-/// them, and a root is a route (SECURITY.md). Files that cannot be read or parsed are skipped,
-/// as the platform verifier skips them.
-#[cfg(all(
-    unix,
-    not(target_os = "android"),
-    not(target_vendor = "apple"),
-    any(
-        feature = "native-tls",
-        feature = "rustls-aws-lc",
-        feature = "rustls-ring"
-    )
-))]
-fn system_roots() -> Result<rustls_native_certs::CertificateResult, String> {
-    use std::path::Path;
-
-    let bundle = SYSTEM_BUNDLES
-        .iter()
-        .map(Path::new)
-        .find(|path| path.is_file());
-    let mut roots = rustls_native_certs::CertificateResult::default();
-    let mut bundle_read = false;
-    for dir in openssl_probe::candidate_cert_dirs() {
-        // The bundle goes with the first directory, so a bundle linked from it is read once.
-        let file = if bundle_read { None } else { bundle };
-        bundle_read = true;
-        roots
-            .certs
-            .extend(rustls_native_certs::load_certs_from_paths(file, Some(dir)).certs);
-    }
-    if !bundle_read {
-        roots
-            .certs
-            .extend(rustls_native_certs::load_certs_from_paths(bundle, None).certs);
-    }
-    if roots.certs.is_empty() {
-        return Err(no_roots());
-    }
-    Ok(roots)
-}
-
-/// Why no HTTPS client can be made: the system's store holds no root certificate.
-#[cfg(all(
-    unix,
-    not(target_os = "android"),
-    not(target_vendor = "apple"),
-    any(
-        feature = "native-tls",
-        feature = "rustls-aws-lc",
-        feature = "rustls-ring"
-    )
-))]
-fn no_roots() -> String {
-    format!(
-        "TLS configuration: no root certificate in the system's store (the first of {} found, \
-         and the directories {}); SSL_CERT_FILE and SSL_CERT_DIR are not read (SECURITY.md, \
-         Routes): install the system's CA certificates (Debian: ca-certificates), or build a \
-         reqwest client trusting the roots you choose and pass it to ClientBuilder::http_client",
-        SYSTEM_BUNDLES.join(", "),
-        openssl_probe::candidate_cert_dirs()
-            .map(|dir| dir.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
-    )
 }
 
 /// `builder` as it is: this build has no TLS, so only plain HTTP works.
@@ -227,27 +135,98 @@ fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, 
     Ok(builder)
 }
 
+/// The system's store on Linux and the BSDs, read without the environment (see the module
+/// docs).
 #[cfg(all(
-    test,
     unix,
     not(target_os = "android"),
     not(target_vendor = "apple"),
-    any(feature = "rustls-aws-lc", feature = "rustls-ring")
+    any(
+        feature = "native-tls",
+        feature = "rustls-aws-lc",
+        feature = "rustls-ring"
+    )
 ))]
-mod tests {
-    use super::*;
+mod system_store {
+    /// The bundles of the system's root certificates outside the directories
+    /// `openssl_probe::candidate_cert_dirs` names: the files Go's `crypto/x509` and openssl-probe
+    /// look for on Linux and the BSDs. The first one found is read.
+    const SYSTEM_BUNDLES: &[&str] = &[
+        "/etc/ssl/certs/ca-certificates.crt", // Debian, Ubuntu, Gentoo, Arch
+        "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", // Fedora, RHEL, CentOS
+        "/etc/pki/tls/certs/ca-bundle.crt",   // older Fedora and RHEL
+        "/etc/ssl/ca-bundle.pem",             // openSUSE
+        "/etc/pki/tls/cacert.pem",            // OpenELEC
+        "/etc/ssl/cert.pem",                  // Alpine, OpenBSD
+        "/usr/local/etc/ssl/cert.pem",        // FreeBSD
+        "/usr/local/share/certs/ca-root-nss.crt", // DragonFly
+        "/etc/openssl/certs/ca-certificates.crt", // NetBSD
+    ];
 
-    /// The store this machine's HTTPS is checked against is found at the system's paths (CI runs
-    /// on a Linux with the distribution's CA certificates) and every root in it is a DER
-    /// certificate rustls takes.
-    #[test]
-    fn the_system_store_is_read_from_its_own_paths() {
-        let roots = system_roots().expect("this machine has a CA store");
-        let mut store = rustls::RootCertStore::empty();
-        let (added, _unparsable) = store.add_parsable_certificates(roots.certs);
-        assert!(
-            added > 10,
-            "only {added} roots read from the system's store"
-        );
+    /// The root certificates of the system's own store on Linux and the BSDs: the first of
+    /// [`SYSTEM_BUNDLES`] found and every certificate in the system's certificate directories, read
+    /// from those paths. `SSL_CERT_FILE` and `SSL_CERT_DIR` are not read: a parent process sets
+    /// them, and a root is a route (SECURITY.md). Files that cannot be read or parsed are skipped,
+    /// as the platform verifier skips them.
+    pub(super) fn system_roots() -> Result<rustls_native_certs::CertificateResult, String> {
+        use std::path::Path;
+
+        let bundle = SYSTEM_BUNDLES
+            .iter()
+            .map(Path::new)
+            .find(|path| path.is_file());
+        let mut roots = rustls_native_certs::CertificateResult::default();
+        let mut bundle_read = false;
+        for dir in openssl_probe::candidate_cert_dirs() {
+            // The bundle goes with the first directory, so a bundle linked from it is read once.
+            let file = if bundle_read { None } else { bundle };
+            bundle_read = true;
+            roots
+                .certs
+                .extend(rustls_native_certs::load_certs_from_paths(file, Some(dir)).certs);
+        }
+        if !bundle_read {
+            roots
+                .certs
+                .extend(rustls_native_certs::load_certs_from_paths(bundle, None).certs);
+        }
+        if roots.certs.is_empty() {
+            return Err(no_roots());
+        }
+        Ok(roots)
+    }
+
+    /// Why no HTTPS client can be made: the system's store holds no root certificate.
+    pub(super) fn no_roots() -> String {
+        format!(
+            "TLS configuration: no root certificate in the system's store (the first of {} found, \
+             and the directories {}); SSL_CERT_FILE and SSL_CERT_DIR are not read (SECURITY.md, \
+             Routes): install the system's CA certificates (Debian: ca-certificates), or build a \
+             reqwest client trusting the roots you choose and pass it to ClientBuilder::http_client",
+            SYSTEM_BUNDLES.join(", "),
+            openssl_probe::candidate_cert_dirs()
+                .map(|dir| dir.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        )
+    }
+
+    #[cfg(all(test, any(feature = "rustls-aws-lc", feature = "rustls-ring")))]
+    mod tests {
+        use super::*;
+
+        /// The store this machine's HTTPS is checked against is found at the system's paths (CI runs
+        /// on a Linux with the distribution's CA certificates) and every root in it is a DER
+        /// certificate rustls takes.
+        #[test]
+        fn the_system_store_is_read_from_its_own_paths() {
+            let roots = system_roots().expect("this machine has a CA store");
+            let mut store = rustls::RootCertStore::empty();
+            let (added, _unparsable) = store.add_parsable_certificates(roots.certs);
+            assert!(
+                added > 10,
+                "only {added} roots read from the system's store"
+            );
+        }
     }
 }
