@@ -166,10 +166,12 @@ pub(crate) struct Scrubber<'a> {
     /// registry's automaton covers.
     known: Vec<&'a str>,
     /// The known secrets' automaton: `None` when there are none, `Err` when it cannot be
-    /// built (more states than it can number), and then no text is kept.
-    known_automaton: OnceLock<Result<Option<SecretSet>, ()>>,
-    /// Every spelling of the known secrets, folded, for texts read without the automaton.
-    spellings: OnceLock<Vec<Vec<u8>>>,
+    /// built (more states than it can number), and then no text is kept. Boxed: most calls
+    /// never build it, and a scrubber lives in every call's future, which is moved whole.
+    known_automaton: OnceLock<Result<Option<Box<SecretSet>>, ()>>,
+    /// A searcher of every spelling of the known secrets, folded, for texts read without the
+    /// automaton; made once, since a call reads several texts (each header, the body).
+    spellings: OnceLock<Vec<memchr::memmem::Finder<'static>>>,
     /// The secrets the client remembers from other calls ([`SecretRegistry`]), if any.
     remembered: Option<Result<Arc<Option<SecretSet>>, ()>>,
     /// Set when the cleaning is no longer awaited (on another thread only).
@@ -229,9 +231,12 @@ impl<'a> Scrubber<'a> {
     /// The automaton of the known secrets, built on first use.
     fn known_automaton(&self) -> Result<Option<&SecretSet>, ()> {
         self.known_automaton
-            .get_or_init(|| SecretSet::build(self.known.iter().copied(), Lasting::No))
+            .get_or_init(|| {
+                SecretSet::build(self.known.iter().copied(), Lasting::No)
+                    .map(|set| set.map(Box::new))
+            })
             .as_ref()
-            .map(Option::as_ref)
+            .map(Option::as_deref)
             .map_err(|_| ())
     }
 
@@ -249,12 +254,14 @@ impl<'a> Scrubber<'a> {
                 .collect();
             all.sort_unstable();
             all.dedup();
-            all
+            all.iter()
+                .map(|spelling| memchr::memmem::Finder::new(spelling).into_owned())
+                .collect()
         });
         let folded: Vec<u8> = text.iter().copied().map(spellings::fold).collect();
         spellings
             .iter()
-            .any(|spelling| memchr::memmem::find(&folded, spelling).is_some())
+            .any(|spelling| spelling.find(&folded).is_some())
     }
 
     /// A body as it came, cleaned: withheld whole when it is not text the scrubber reads as it

@@ -49,13 +49,17 @@ pub(super) fn spellings(secret: &str) -> Vec<Vec<u8>> {
         }
     };
     add(secret.as_bytes(), false);
-    for form in [
-        secret.nfc().collect::<String>(),
-        secret.nfd().collect(),
-        secret.nfkc().collect(),
-        secret.nfkd().collect(),
-    ] {
-        add(form.as_bytes(), false);
+    // ASCII text is every normalization form of itself (a signature, a key, a token usually
+    // are): the forms are computed only for the rest.
+    if !secret.is_ascii() {
+        for form in [
+            secret.nfc().collect::<String>(),
+            secret.nfd().collect(),
+            secret.nfkc().collect(),
+            secret.nfkd().collect(),
+        ] {
+            add(form.as_bytes(), false);
+        }
     }
     let sources = std::iter::once(secret.as_bytes().to_vec()).chain(base64_bytes(secret));
     for bytes in sources {
@@ -70,7 +74,13 @@ pub(super) fn spellings(secret: &str) -> Vec<Vec<u8>> {
 
 /// `bytes` in hexadecimal (lower case: spellings are folded).
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(2 * bytes.len());
+    for byte in bytes {
+        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        text.push(char::from(DIGITS[usize::from(byte & 0xf)]));
+    }
+    text
 }
 
 /// The base64 characters `bytes` alone decide when they start `offset` bytes into a group of
@@ -126,6 +136,29 @@ mod tests {
         spelled(secret)
             .iter()
             .any(|spelling| text.contains(spelling))
+    }
+
+    proptest::proptest! {
+        /// The ASCII shortcut skips no form: every normalization form of ASCII text is itself
+        /// (unicode-normalization, not this module, is the judge).
+        #[test]
+        fn ascii_text_is_each_of_its_normalization_forms(secret in "[\\x00-\\x7f]{0,40}") {
+            for form in [
+                secret.nfc().collect::<String>(),
+                secret.nfd().collect(),
+                secret.nfkc().collect(),
+                secret.nfkd().collect(),
+            ] {
+                proptest::prop_assert_eq!(&form, &secret);
+            }
+        }
+
+        /// Hexadecimal as the standard formatter writes it.
+        #[test]
+        fn hex_is_two_lower_case_digits_a_byte(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..40)) {
+            let formatted: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+            proptest::prop_assert_eq!(hex(&bytes), formatted);
+        }
     }
 
     #[test]
