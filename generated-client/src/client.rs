@@ -13,11 +13,12 @@ use crate::envelope::{Envelope, decode};
 use crate::error::{Error, TimeoutLimit};
 use crate::error_body::{Structure, token_pairs};
 use crate::hooks::{OutgoingRequest, ReceivedResponse};
+use crate::oauth::signature::{KeyedMac, SigningKey};
 use crate::oauth::{AccessToken, MAX_TOKEN_BYTES, RequestToken, Verifier};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::query::Query;
 use crate::recording::Recorder;
-use crate::response::{MetaParts, ResponseMeta};
+use crate::response::{MetaParts, Metadata};
 use crate::scrub::{KnownSecrets, Scrubber};
 use crate::secret::{ConsumerCredentials, callback_credentials};
 use crate::service::Service;
@@ -373,6 +374,7 @@ impl Client {
             query: &[],
             token: Some(""),
             token_secret: "",
+            keyed_mac: None,
             callback: callback.as_deref(),
             verifier: None,
             oauth_endpoint: true,
@@ -448,6 +450,7 @@ impl Client {
             query: &[],
             token: Some(&request.token),
             token_secret: request.secret.expose(),
+            keyed_mac: None,
             callback: None,
             verifier: Some(verifier.as_str()),
             oauth_endpoint: true,
@@ -469,9 +472,14 @@ impl Client {
     /// A session acting for the user who granted `token`.
     pub fn session(&self, token: AccessToken) -> Session {
         self.transport.secrets.remember(token.secret().expose());
+        let key = KeyedMac::new(&SigningKey {
+            consumer_secret: self.transport.consumer.secret.expose(),
+            token_secret: token.secret().expose(),
+        });
         Session {
             transport: self.transport.clone(),
             token: Arc::new(token),
+            key: Arc::new(key),
         }
     }
 }
@@ -529,6 +537,9 @@ fn verifier_in(request: &RequestToken, callback_url: &str) -> Result<Verifier, E
 pub struct Session {
     transport: Arc<Transport>,
     token: Arc<AccessToken>,
+    /// The HMAC keyed with the consumer secret and the token's secret: every call's signature
+    /// starts from it.
+    key: Arc<KeyedMac>,
 }
 
 /// The client as [`Client`] shows it, and the token (whose secret `Debug` never shows).
@@ -578,6 +589,7 @@ impl Session {
             query: &[],
             token: Some(self.token.token()),
             token_secret: self.token.secret().expose(),
+            keyed_mac: Some(&self.key),
             callback: None,
             verifier: None,
             oauth_endpoint: true,
@@ -617,19 +629,17 @@ impl Session {
     /// one was refused) and decodes its `data`, kept with the response's metadata: what
     /// [`Request::send_with_metadata`](crate::Request::send_with_metadata) runs. Every error
     /// leaves through the session's scrubber.
-    pub(crate) async fn call<T: DeserializeOwned + Send + 'static>(
+    pub(crate) async fn call<T: DeserializeOwned + Send + 'static, K: Metadata>(
         &self,
         method: &'static str,
         path: &'static str,
         query: Result<Query, Error>,
         options: &CallOptions,
-        headers: MetaHeaders,
-    ) -> Result<crate::Response<T>, Error> {
+    ) -> Result<(T, K::Kept), Error> {
         let result = match query {
-            Ok(query) => {
-                self.get(method, path, query.pairs(), options, headers)
-                    .await
-            }
+            // Boxed: the call's state is kilobytes (the attempt, the decoded data), and a future
+            // is moved whole into each one that awaits it, the app's included.
+            Ok(query) => Box::pin(self.get::<T, K>(method, path, query.pairs(), options)).await,
             Err(error) => Err(error),
         };
         result.map_err(|error| error.scrubbed(&self.scrubber()))
@@ -638,14 +648,13 @@ impl Session {
     /// Calls a data method and decodes its `data`, kept with the response's metadata. Decoding
     /// and cleaning a large body run on a blocking thread under the call's deadline, like
     /// everything else the call does ([`Response::clean_within_deadline`]).
-    async fn get<T: DeserializeOwned + Send + 'static>(
+    async fn get<T: DeserializeOwned + Send + 'static, K: Metadata>(
         &self,
         method: &'static str,
         path: &'static str,
         query: &[(&'static str, String)],
         options: &CallOptions,
-        meta_headers: MetaHeaders,
-    ) -> Result<crate::Response<T>, Error> {
+    ) -> Result<(T, K::Kept), Error> {
         self.check_expiry()?;
         let call = Call {
             method,
@@ -654,6 +663,7 @@ impl Session {
             query,
             token: Some(self.token.token()),
             token_secret: self.token.secret().expose(),
+            keyed_mac: Some(&self.key),
             callback: None,
             verifier: None,
             oauth_endpoint: false,
@@ -686,23 +696,16 @@ impl Session {
             Ok(envelope) if envelope.rcode == 1 => {
                 // The app sees the headers as the hooks do: cleaned of secrets; a caller that
                 // drops the metadata (`send`) gets none, and nothing is cleaned for it.
-                let headers = match meta_headers {
-                    MetaHeaders::Kept => Some(&response.headers),
-                    MetaHeaders::Dropped => None,
-                };
                 let meta = MetaParts {
                     status: response.status,
-                    headers,
+                    headers: &response.headers,
                     api: envelope.api,
                     api_version: envelope.api_version,
                     attempts: response.attempts,
                     elapsed: response.elapsed,
                 };
-                match ResponseMeta::cleaned(meta, &scrubber) {
-                    Some(meta) => Ok(crate::Response {
-                        data: envelope.data,
-                        meta,
-                    }),
+                match K::keep(meta, &scrubber) {
+                    Some(kept) => Ok((envelope.data, kept)),
                     None => {
                         if !response.clean_within_deadline(&scrubber).await {
                             return Err(timeout());
@@ -740,14 +743,6 @@ impl Session {
             }
         }
     }
-}
-
-/// Whether a data call's [`ResponseMeta`] keeps the response's headers (cleaned of secrets), or
-/// is dropped by the caller (`Request::send`), which then costs no cleaning.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MetaHeaders {
-    Kept,
-    Dropped,
 }
 
 /// The error a response stands for: what its body says ([`Error::Api`]), or else its status
@@ -1004,13 +999,14 @@ mod tests {
             "s",
             jiff::Timestamp::from_second(1_000_000_000).unwrap(),
         ));
-        let error = futures::executor::block_on(session.get::<serde_json::Value>(
-            "pay/getTimesheet",
-            "/api/pay/getTimesheet",
-            &[],
-            &CallOptions::default(),
-            MetaHeaders::Kept,
-        ))
+        let error = futures::executor::block_on(
+            session.get::<serde_json::Value, crate::response::WithMetadata>(
+                "pay/getTimesheet",
+                "/api/pay/getTimesheet",
+                &[],
+                &CallOptions::default(),
+            ),
+        )
         .unwrap_err();
         assert!(matches!(error, Error::TokenExpired { .. }), "{error}");
     }

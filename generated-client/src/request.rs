@@ -12,11 +12,11 @@ use std::fmt;
 use futures::Stream;
 use serde::de::DeserializeOwned;
 
-use crate::client::{MetaHeaders, Session};
+use crate::client::Session;
 use crate::error::Error;
 use crate::options::CallOptions;
 use crate::paging::{self, BeyondLast, Items, Page, Pages};
-use crate::response::Response;
+use crate::response::{DataOnly, Metadata, Response, WithMetadata};
 
 pub use crate::query::Query;
 
@@ -79,27 +79,28 @@ impl<M: DataMethod> Request<M> {
     /// Sends the request. Arguments are checked first: an invalid one fails without a
     /// request.
     pub async fn send(self) -> Result<M::Response, Error> {
-        Ok(call(self, MetaHeaders::Dropped).await?.data)
+        Ok(call::<M, DataOnly>(self).await?.0)
     }
 
     /// Sends the request like [`send`](Self::send), and returns the data with what the
     /// response said besides: status, headers, the service's clock, the envelope's `api` and
     /// `apiVersion`, attempts (see [`ResponseMeta`](crate::ResponseMeta)).
     pub async fn send_with_metadata(self) -> Result<Response<M::Response>, Error> {
-        call(self, MetaHeaders::Kept).await
+        let (data, meta) = call::<M, WithMetadata>(self).await?;
+        Ok(Response { data, meta })
     }
 }
 
-/// Sends `request`, keeping the answer's headers for its metadata or not. A function rather than
-/// a method: generated setters share `Request`'s namespace, and each method name is reserved.
-async fn call<M: DataMethod>(
+/// Sends `request`, keeping what `K` keeps of the answer besides its data. A function rather
+/// than a method: generated setters share `Request`'s namespace, and each method name is
+/// reserved.
+async fn call<M: DataMethod, K: Metadata>(
     request: Request<M>,
-    headers: MetaHeaders,
-) -> Result<Response<M::Response>, Error> {
+) -> Result<(M::Response, K::Kept), Error> {
     // The session is given what the method says rather than the method, so that the
     // session's module need not know `DataMethod`.
     let query = request.method.query();
-    let call = (request.session).call(M::NAME, M::PATH, query, &request.options, headers);
+    let call = (request.session).call::<M::Response, K>(M::NAME, M::PATH, query, &request.options);
     call.await
 }
 

@@ -60,8 +60,7 @@ pub struct ResponseMeta {
 /// What a successful response said besides its data, as it came ([`ResponseMeta::cleaned`]).
 pub(crate) struct MetaParts<'a> {
     pub(crate) status: u16,
-    /// `None` when the caller drops the metadata (nothing is cleaned for it).
-    pub(crate) headers: Option<&'a HeaderMap>,
+    pub(crate) headers: &'a HeaderMap,
     pub(crate) api: String,
     pub(crate) api_version: i64,
     pub(crate) attempts: u32,
@@ -86,9 +85,7 @@ impl ResponseMeta {
         if scrubber.clean(api_version.to_string().as_bytes()).changed() {
             return None;
         }
-        let headers = headers.map_or_else(HeaderMap::new, |headers| {
-            scrubber.headers(headers).into_owned()
-        });
+        let headers = scrubber.headers(headers).into_owned();
         let api = scrubber.text(&api).into_owned();
         Some(ResponseMeta {
             status,
@@ -126,6 +123,7 @@ impl ResponseMeta {
     /// The envelope's `apiVersion` (1 so far). An answer whose `apiVersion` spells a secret of
     /// the call (a hostile service echoing a secret of digits as a number) is refused with
     /// [`Error::Decode`](crate::Error::Decode) at `apiVersion`: a number cannot be shown in part.
+    /// Only where the metadata is kept (`send_with_metadata`): `send` shows none of it.
     pub fn api_version(&self) -> i64 {
         self.api_version
     }
@@ -138,5 +136,39 @@ impl ResponseMeta {
     /// How long the call took, from its first attempt to the whole body of the last.
     pub fn elapsed(&self) -> Duration {
         self.elapsed
+    }
+}
+
+/// What a data call keeps of the response besides its data: the cleaned [`ResponseMeta`]
+/// (`send_with_metadata`) or nothing (`send`, and the pages of a stream). Chosen by type, so a
+/// call that drops the metadata cleans nothing for it, and one that keeps it cannot get none.
+pub(crate) trait Metadata: Send + 'static {
+    /// What the caller gets beside the data.
+    type Kept: Send + 'static;
+
+    /// What is kept of `parts`; `None` when the answer is refused instead
+    /// ([`ResponseMeta::cleaned`]).
+    fn keep(parts: MetaParts<'_>, scrubber: &Scrubber<'_>) -> Option<Self::Kept>;
+}
+
+/// The metadata kept, cleaned ([`ResponseMeta::cleaned`]).
+pub(crate) enum WithMetadata {}
+
+impl Metadata for WithMetadata {
+    type Kept = ResponseMeta;
+
+    fn keep(parts: MetaParts<'_>, scrubber: &Scrubber<'_>) -> Option<ResponseMeta> {
+        ResponseMeta::cleaned(parts, scrubber)
+    }
+}
+
+/// The metadata dropped: nothing of it reaches the caller, so nothing is cleaned.
+pub(crate) enum DataOnly {}
+
+impl Metadata for DataOnly {
+    type Kept = ();
+
+    fn keep(_: MetaParts<'_>, _: &Scrubber<'_>) -> Option<()> {
+        Some(())
     }
 }

@@ -18,7 +18,7 @@ use crate::clock::{self, Clock, Correction};
 use crate::error::{Error, TimeoutLimit, TransportError};
 use crate::error_body::ReadBody;
 use crate::hooks::{Hooks, OutgoingRequest, ReceivedResponse};
-use crate::oauth::signature::{self, OAuthParams, PairsRequest, SigningKey};
+use crate::oauth::signature::{self, KeyedMac, OAuthParams, PairsRequest, SigningKey};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::recording::{Answer, AnswerBody, Recorder, Sent};
 use crate::scrub::{Canceller, KnownSecrets, Scrubber, SecretRegistry};
@@ -99,6 +99,9 @@ pub(crate) struct Call<'a> {
     /// The `oauth_token`: `Some("")` is sent blank, `None` not at all.
     pub(crate) token: Option<&'a str>,
     pub(crate) token_secret: &'a str,
+    /// The HMAC keyed with the consumer secret and `token_secret`, when the caller keeps one
+    /// (a session does); keyed for the call otherwise.
+    pub(crate) keyed_mac: Option<&'a KeyedMac>,
     pub(crate) callback: Option<&'a str>,
     pub(crate) verifier: Option<&'a str>,
     /// OAuth endpoints must use HTTPS.
@@ -415,16 +418,18 @@ impl Transport {
                 status = tracing::field::Empty,
                 latency_ms = tracing::field::Empty,
             );
+            // Boxed: the attempt is most of the call's state, and a future is moved whole into
+            // each layer around it (the timeout, the span, every caller's future).
             let attempted = tokio::time::timeout(
                 budget,
-                self.attempt(
+                Box::pin(self.attempt(
                     call,
                     &url,
                     options,
                     progress,
                     may_retry,
                     &mut clock_corrected,
-                ),
+                )),
             )
             .instrument(span)
             .await;
@@ -738,11 +743,18 @@ impl Transport {
             url,
             query: call.query,
         };
-        let key = SigningKey {
-            consumer_secret: self.consumer.secret.expose(),
-            token_secret: call.token_secret,
+        let keyed_here;
+        let key = match call.keyed_mac {
+            Some(key) => key,
+            None => {
+                keyed_here = KeyedMac::new(&SigningKey {
+                    consumer_secret: self.consumer.secret.expose(),
+                    token_secret: call.token_secret,
+                });
+                &keyed_here
+            }
         };
-        let header = signature::authorization_header(&request, &oauth, &key);
+        let header = signature::authorization_header_keyed(&request, &oauth, key);
         let signature = signature_in(&header);
         Ok((header, signature))
     }
@@ -1109,6 +1121,7 @@ mod tests {
             query: &[],
             token: Some("token"),
             token_secret: "token-secret",
+            keyed_mac: None,
             callback: None,
             verifier: None,
             oauth_endpoint: false,

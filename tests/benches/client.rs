@@ -259,8 +259,25 @@ struct App {
 
 impl App {
     fn new(base_url: &str) -> App {
+        App::with_http(base_url, plain_client())
+    }
+
+    /// The app with the timeouts the client has by default (`ClientBuilder`: 10 s to connect,
+    /// 30 s an attempt), which cost each call two timer registrations: what an app that bounds
+    /// its calls writes.
+    fn with_timeouts(base_url: &str) -> App {
+        let http = marketplace_client::http_client_builder()
+            .expect("TLS configuration")
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(30))
+            .build()
+            .expect("HTTP client");
+        App::with_http(base_url, http)
+    }
+
+    fn with_http(base_url: &str, http: reqwest::Client) -> App {
         App {
-            http: plain_client(),
+            http,
             uri: format!("{base_url}{PATH}"),
             token: oauth1_request::Token::from_parts(
                 CONSUMER_KEY,
@@ -681,7 +698,7 @@ fn main() {
 }
 
 /// Prints the interleaved comparisons of each rig (by its runtime).
-fn interleaved_table(rigs: &[(&str, [Interleaved; 4])]) {
+fn interleaved_table(rigs: &[(&str, [Interleaved; 5])]) {
     let met = |[_, median, _]: [f64; 3], target: f64| if median <= target { "yes" } else { "NO" };
     let mut lines = vec![
         [
@@ -702,6 +719,10 @@ fn interleaved_table(rigs: &[(&str, [Interleaved; 4])]) {
         (
             "client / app (reqwest + oauth1-request each call + serde)",
             Some(CLIENT_TARGET),
+        ),
+        (
+            "client / app with the client's timeouts (10 s connect, 30 s attempt; for information)",
+            None,
         ),
         (
             "client / floor (reqwest signed once + serde; for information)",
@@ -792,6 +813,7 @@ struct Rig {
     http: reqwest::Client,
     request: (String, String),
     app: App,
+    app_with_timeouts: App,
     recorder: Recorder,
     /// The recorder's fresh folder, removed with the rig.
     _recordings: tempfile::TempDir,
@@ -839,6 +861,7 @@ impl Rig {
             http: plain_client(),
             request: plain_request(&base_url),
             app: App::new(&base_url),
+            app_with_timeouts: App::with_timeouts(&base_url),
             recorder,
             _recordings: recordings,
             runtime,
@@ -862,9 +885,9 @@ impl Rig {
     }
 
     /// `calls` calls of what an app would write instead (oauth1-request signing each).
-    async fn app_calls(&self, calls: usize) {
+    async fn app_calls(app: &App, calls: usize) {
         for _ in 0..calls {
-            black_box(self.app.call(INVOICE).await);
+            black_box(app.call(INVOICE).await);
         }
     }
 
@@ -887,13 +910,19 @@ impl Rig {
     /// The interleaved comparisons: the client against what an app would write instead and
     /// against the signed-once floor, recording on against off, and an empty response hook
     /// against none (what any hook costs the call).
-    fn interleaved(&self) -> [Interleaved; 4] {
+    fn interleaved(&self) -> [Interleaved; 5] {
         let (rounds, size) = (200, 25);
         let client = interleave(
             rounds,
             size,
             &mut || self.batch(Self::project_calls(&self.project, size), || {}),
-            &mut || self.batch(self.app_calls(size), || {}),
+            &mut || self.batch(Self::app_calls(&self.app, size), || {}),
+        );
+        let app_with_timeouts = interleave(
+            rounds,
+            size,
+            &mut || self.batch(Self::project_calls(&self.project, size), || {}),
+            &mut || self.batch(Self::app_calls(&self.app_with_timeouts, size), || {}),
         );
         let floor = interleave(
             rounds,
@@ -920,7 +949,7 @@ impl Rig {
 
         let stats = self.recorder.stats();
         assert!(stats.written > 0 && stats.write_errors == 0, "{stats:?}");
-        [client, floor, recording, hook]
+        [client, app_with_timeouts, floor, recording, hook]
     }
 
     /// `<side>:<n>`: n calls of the side (`project`, `project_hook`, `project_recording`,
@@ -942,7 +971,9 @@ impl Rig {
             let before = (Instant::now(), thread_cpu(), process_cpu());
             match session {
                 Some(session) => self.runtime.block_on(Self::project_calls(session, calls)),
-                None if side == "app_reqwest" => self.runtime.block_on(self.app_calls(calls)),
+                None if side == "app_reqwest" => {
+                    self.runtime.block_on(Self::app_calls(&self.app, calls))
+                }
                 None => self.runtime.block_on(self.plain_calls(calls)),
             }
             self.recorder.flush().expect("recorder flush");
@@ -976,7 +1007,8 @@ impl Rig {
             });
         }
         functions.add(id(TRACE_GROUP, "app_reqwest"), || {
-            self.runtime.block_on(self.app_calls(TRACED_CALLS));
+            self.runtime
+                .block_on(Self::app_calls(&self.app, TRACED_CALLS));
         });
         functions.add(id(TRACE_GROUP, "plain_reqwest"), || {
             self.runtime.block_on(self.plain_calls(TRACED_CALLS));

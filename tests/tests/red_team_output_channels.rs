@@ -773,6 +773,51 @@ fn a_secret_of_digits_echoed_as_a_number_is_not_shown() {
     );
 }
 
+/// The decision beside the case above: an `apiVersion` whose digits spell a secret of the call
+/// refuses the answer only where the metadata is kept (`send_with_metadata`); `send` keeps none
+/// (`response::Metadata`, chosen by type), so it returns the data and shows the number nowhere.
+#[test]
+fn an_api_version_of_a_secrets_digits_is_refused_only_where_the_metadata_is_kept() {
+    let strategy = ("[1-9][0-9]{15}", "[1-9][0-9]{15}");
+    generate(strategy, |runtime, (consumer, token)| {
+        runtime.block_on(async {
+            let body = invoice_body().replacen(
+                "\"apiVersion\": 1",
+                &format!("\"apiVersion\": {consumer}"),
+                1,
+            );
+            if !body.contains(&consumer) {
+                return Err("the fixture's apiVersion was not replaced".to_owned());
+            }
+            let raw = Raw::start(move |_, _| json("200 OK", &body)).await;
+            let watched = Watched::new();
+            let client = watched.builder(&raw.base, &consumer).build().unwrap();
+            let session = session(&client, &token);
+            let kept = session.get_invoice(9003).send_with_metadata().await;
+            watched.result("get_invoice with metadata", &kept);
+            match &kept {
+                Err(Error::Decode { path, .. }) if path == "apiVersion" => {}
+                other => return Err(format!("with metadata: {other:?}")),
+            }
+            let dropped = session.get_invoice(9003).send().await;
+            if let Err(error) = &dropped {
+                watched.error("get_invoice", error);
+            }
+            match &dropped {
+                Ok(invoice) if invoice.invoice.id == 9003 => {}
+                other => return Err(format!("without metadata: {other:?}")),
+            }
+            clean(
+                &watched.drain(),
+                &[
+                    ("consumer secret", consumer.clone()),
+                    ("token secret", token.clone()),
+                ],
+            )
+        })
+    });
+}
+
 fn json_escape_all(text: &str) -> String {
     text.encode_utf16().map(|u| format!("\\u{u:04x}")).collect()
 }

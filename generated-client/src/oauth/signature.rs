@@ -16,7 +16,9 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use hmac::Hmac;
 use percent_encoding::percent_decode_str;
+use sha1::Sha1;
 
 use super::base_string::{self, Decimal, MacSink, ProtocolParam};
 use super::percent::{Pair, Sink, Times, cmp_pair, is_unreserved};
@@ -315,13 +317,41 @@ pub fn authorization_header(
     oauth: &OAuthParams<'_>,
     key: &SigningKey<'_>,
 ) -> String {
+    authorization_header_keyed(request, oauth, &KeyedMac::new(key))
+}
+
+/// The HMAC keyed with a [`SigningKey`], ready for any number of signatures: keying is two of
+/// the eight SHA-1 blocks of a data call's signature, and a session signs every call with the
+/// same key (`Session` keeps one).
+#[derive(Clone)]
+pub(crate) struct KeyedMac(Hmac<Sha1>);
+
+impl KeyedMac {
+    pub(crate) fn new(key: &SigningKey<'_>) -> Self {
+        KeyedMac(base_string::keyed_mac(
+            key.consumer_secret,
+            key.token_secret,
+        ))
+    }
+}
+
+/// The keyed state is derived from the secrets: never shown.
+impl fmt::Debug for KeyedMac {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("KeyedMac(<redacted>)")
+    }
+}
+
+/// [`authorization_header`] with the HMAC already keyed.
+pub(crate) fn authorization_header_keyed(
+    request: &impl Signable,
+    oauth: &OAuthParams<'_>,
+    key: &KeyedMac,
+) -> String {
     let timestamp = Decimal::new(oauth.timestamp);
     let protocol = Protocol::new(oauth, timestamp.as_bytes());
     let signature = request.with_sorted_params(|params| {
-        let mut mac = MacSink::new(base_string::keyed_mac(
-            key.consumer_secret,
-            key.token_secret,
-        ));
+        let mut mac = MacSink::new(key.0.clone());
         let (method, url) = (request.method(), request.url());
         base_string::write(&mut mac, method, url, params, protocol.as_slice());
         mac.finish()
@@ -790,6 +820,53 @@ mod tests {
         let unreserved = "AZaz09-._~";
         assert_eq!(percent_encode(unreserved), unreserved);
         assert!(matches!(percent_encode(unreserved), Cow::Borrowed(_)));
+    }
+
+    /// A session signs every call from one keyed HMAC: each signature starts from a copy of
+    /// it, so none depends on the ones before, and each is the signature of `sign`.
+    #[test]
+    fn one_keyed_mac_signs_any_number_of_requests_alike() {
+        let key = SigningKey {
+            consumer_secret: "consumer secret/+",
+            token_secret: "token&secret",
+        };
+        let keyed = KeyedMac::new(&key);
+        for (index, address) in [
+            "https://api.example.com/api/pay/getInvoice?id=9003",
+            "https://api.example.com/api/pay/getTimesheet?page=2&rpp=100",
+            "https://api.example.com/api/pay/getInvoice?id=9003",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let url = url(address);
+            let request = SignatureRequest {
+                method: "GET",
+                url: &url,
+                form: &[],
+            };
+            let nonce = format!("nonce{index}");
+            let oauth = OAuthParams {
+                consumer_key: "key",
+                token: Some("token"),
+                nonce: &nonce,
+                timestamp: 1_768_000_000 + i64::try_from(index).unwrap(),
+                callback: None,
+                verifier: None,
+                version: Some("1.0"),
+            };
+            let expected = format!(
+                "oauth_signature=\"{}\"",
+                percent_encoding::utf8_percent_encode(
+                    &sign(&base_string(&request, &oauth), &key),
+                    percent_encoding::NON_ALPHANUMERIC
+                )
+            );
+            let header = authorization_header_keyed(&request, &oauth, &keyed);
+            assert!(header.contains(&expected), "{header} lacks {expected}");
+            assert_eq!(header, authorization_header(&request, &oauth, &key));
+        }
+        assert_eq!(format!("{keyed:?}"), "KeyedMac(<redacted>)");
     }
 
     #[test]
