@@ -8,16 +8,20 @@
 //! every body and header as the scrubber left them: secret-named values and the call's own
 //! secrets removed, whatever the answer (see [`ReceivedResponse::body`]). A client without
 //! hooks pays nothing for them: no header map is built, no clock is read and no body is
-//! cleaned. The crate docs show both kinds at work.
+//! cleaned; a hook pays for the cleaning of what it reads (headers, body) when it reads it. The crate docs show both kinds at work.
 
-use std::sync::Arc;
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use jiff::Timestamp;
 use reqwest::header::HeaderMap;
 use url::Url;
 
+use crate::scrub::Scrubber;
 use crate::secret::DebugHeaders;
+use crate::transport::Response;
 
 /// A request hook.
 pub(crate) type RequestHook = Arc<dyn Fn(&mut OutgoingRequest<'_>) + Send + Sync>;
@@ -112,7 +116,6 @@ impl OutgoingRequest<'_> {
 /// 5xx that will be retried, a redirect that will be refused. A connection that failed or an
 /// attempt that timed out has no answer and reaches no hook (the call's [`Error`](crate::Error)
 /// and its `marketplace_call` tracing span report it).
-#[derive(Debug)]
 pub struct ReceivedResponse<'a> {
     pub(crate) api_method: &'static str,
     pub(crate) http_method: &'a reqwest::Method,
@@ -122,9 +125,50 @@ pub struct ReceivedResponse<'a> {
     pub(crate) sent_at: Timestamp,
     pub(crate) latency: Duration,
     pub(crate) status: u16,
-    pub(crate) headers: &'a HeaderMap,
-    pub(crate) body: Option<&'a [u8]>,
-    pub(crate) body_redacted: bool,
+    /// The answer's headers and body as the hook is shown them.
+    pub(crate) shown: Shown<'a>,
+}
+
+/// The headers and the body a hook is shown: cleaned when first asked for, so a hook that reads neither (one that counts statuses or times calls) costs the call no
+/// cleaning.
+pub(crate) enum Shown<'a> {
+    /// Cleaned already (the recorder's tests, which show a hook any answer).
+    #[cfg(test)]
+    Cleaned {
+        headers: &'a HeaderMap,
+        body: Option<&'a [u8]>,
+        body_redacted: bool,
+    },
+    /// Cleaned by the attempt's scrubber on first use, at most once each.
+    OnFirstUse {
+        scrubber: &'a Scrubber<'a>,
+        /// As they arrived.
+        headers: &'a HeaderMap,
+        cleaned_headers: OnceLock<Cow<'a, HeaderMap>>,
+        /// The answer whose body was read; `None` when it was not. Its body is cleaned once
+        /// for everyone who asks (`Response::read`: the hooks, the recorders, the call).
+        response: Option<&'a Response>,
+    },
+}
+
+/// The answer as the hook is shown it: every field through its accessor, so `Debug` shows
+/// the headers and body cleaned.
+impl fmt::Debug for ReceivedResponse<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReceivedResponse")
+            .field("api_method", &self.api_method)
+            .field("http_method", &self.http_method)
+            .field("url", &self.url)
+            .field("params", &self.params)
+            .field("attempt", &self.attempt)
+            .field("sent_at", &self.sent_at)
+            .field("latency", &self.latency)
+            .field("status", &self.status)
+            .field("headers", self.headers())
+            .field("body", &self.body())
+            .field("body_redacted", &self.body_is_redacted())
+            .finish()
+    }
 }
 
 impl ReceivedResponse<'_> {
@@ -175,9 +219,19 @@ impl ReceivedResponse<'_> {
     /// The response headers, cleaned of secrets: a header whose name holds a secret of the call
     /// shown as `x-redacted` without its value; `Authorization`, cookies and secret-named
     /// headers without their values; any other value without a secret-named pair or one of the
-    /// call's secrets in it (the headers as sent when there was nothing to remove).
+    /// call's secrets in it (the headers as sent when there was nothing to remove). Cleaned
+    /// when first asked for: a hook that never asks costs the call no cleaning.
     pub fn headers(&self) -> &HeaderMap {
-        self.headers
+        match &self.shown {
+            #[cfg(test)]
+            Shown::Cleaned { headers, .. } => headers,
+            Shown::OnFirstUse {
+                scrubber,
+                headers,
+                cleaned_headers,
+                ..
+            } => cleaned_headers.get_or_init(|| scrubber.headers(headers)),
+        }
     }
 
     /// The body, cleaned of secrets whatever the answer: every secret-named value (a name with
@@ -189,14 +243,28 @@ impl ReceivedResponse<'_> {
     /// reading (a `Content-Encoding`, a charset other than UTF-8, a UTF-16 byte order mark, a
     /// NUL byte) is withheld whole. A token endpoint's answer, which holds
     /// the new token secret, shows without it. `None` when the client did not read the body: a
-    /// redirect, or a body larger than `ClientBuilder::max_response_bytes`.
+    /// redirect, or a body larger than `ClientBuilder::max_response_bytes`. Cleaned when first
+    /// asked for (once for every hook and recorder), except a body over 64 KiB, cleaned before
+    /// the hooks run under the call's deadline.
     pub fn body(&self) -> Option<&[u8]> {
-        self.body
+        match &self.shown {
+            #[cfg(test)]
+            Shown::Cleaned { body, .. } => *body,
+            Shown::OnFirstUse {
+                scrubber, response, ..
+            } => response.map(|response| response.read(scrubber).bytes()),
+        }
     }
 
     /// Whether [`body`](Self::body) is not the bytes as sent: secrets were removed (or the
     /// whole body withheld, when it could not be cleaned for certain).
     pub fn body_is_redacted(&self) -> bool {
-        self.body_redacted
+        match &self.shown {
+            #[cfg(test)]
+            Shown::Cleaned { body_redacted, .. } => *body_redacted,
+            Shown::OnFirstUse {
+                scrubber, response, ..
+            } => response.is_some_and(|response| response.read(scrubber).changed()),
+        }
     }
 }

@@ -17,7 +17,7 @@ use url::Url;
 use crate::clock::{self, Clock, Correction};
 use crate::error::{Error, TimeoutLimit, TransportError};
 use crate::error_body::ReadBody;
-use crate::hooks::{Hooks, OutgoingRequest, ReceivedResponse};
+use crate::hooks::{Hooks, OutgoingRequest, ReceivedResponse, Shown};
 use crate::oauth::signature::{self, KeyedMac, OAuthParams, PairsRequest, SigningKey};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::recording::{Answer, AnswerBody, Recorder, Sent};
@@ -232,8 +232,6 @@ impl Exchange<'_> {
     ) {
         let latency = self.started.elapsed();
         if !settings.hooks.response.is_empty() {
-            let headers = scrubber.headers(headers);
-            let body = response.map(|response| response.read(scrubber));
             let received = ReceivedResponse {
                 api_method: self.call.method,
                 http_method: &self.call.http_method,
@@ -243,9 +241,12 @@ impl Exchange<'_> {
                 sent_at: self.sent_at,
                 latency,
                 status,
-                headers: &headers,
-                body: body.map(ReadBody::bytes),
-                body_redacted: body.is_some_and(ReadBody::changed),
+                shown: Shown::OnFirstUse {
+                    scrubber,
+                    headers,
+                    cleaned_headers: OnceLock::new(),
+                    response,
+                },
             };
             for hook in &settings.hooks.response {
                 hook(&received);
@@ -618,10 +619,11 @@ impl Transport {
             signature.clone(),
             app_credentials.clone(),
         );
-        // What will be read of the answer is cleaned now, under the attempt's limits: for the
-        // hooks, and for an error or a token answer (never kept as sent). Not for the
-        // recorders: they clean a successful data answer on their own thread.
-        let read = !self.settings.hooks.response.is_empty()
+        // What will be read of the answer is cleaned now, under the attempt's limits: for an
+        // error or a token answer (never kept as sent), and a large body for the hooks (a small
+        // one is cleaned when a hook first reads it, `hooks::Shown`). Not for the recorders:
+        // they clean a successful data answer on their own thread.
+        let read = (!self.settings.hooks.response.is_empty() && response.body.len() > INLINE_BYTES)
             || !response.is_success()
             || call.oauth_endpoint;
         if read && !response.clean_within_deadline(&scrubber).await {

@@ -22,8 +22,8 @@
 //!   in a temporary directory): each answer cleaned for the hooks, copied and queued on the
 //!   call's task, cleaned again and written on the recorder's thread;
 //! - `project_hook` (for information, interleaved only): `project` with an empty response hook,
-//!   which is what any response hook costs the call (the body cleaned for it) before the
-//!   recorder does anything.
+//!   which is what a hook that reads neither headers nor body costs the call (they are cleaned
+//!   when a hook first reads them).
 //!
 //! Targets: project / app_reqwest <= 1.00; project_recording / project <= 1.05.
 //!

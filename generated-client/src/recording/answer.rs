@@ -139,7 +139,7 @@ impl Answer {
 mod tests {
     use super::*;
     use crate::error_body::ReadBody;
-    use crate::hooks::ReceivedResponse;
+    use crate::hooks::{ReceivedResponse, Shown};
     use crate::scrub::{KnownSecrets, Scrubber, SecretRegistry};
     use crate::secret::Secret;
     use proptest::prelude::*;
@@ -193,9 +193,11 @@ mod tests {
             sent_at,
             latency: Duration::from_millis(3),
             status,
-            headers: &hook_headers,
-            body: read.as_ref().map(ReadBody::bytes),
-            body_redacted: read.as_ref().is_some_and(ReadBody::changed),
+            shown: Shown::Cleaned {
+                headers: &hook_headers,
+                body: read.as_ref().map(ReadBody::bytes),
+                body_redacted: read.as_ref().is_some_and(ReadBody::changed),
+            },
         };
         [
             from_raw,

@@ -377,6 +377,7 @@ mod tests {
 
     #[test]
     fn a_client_error_line_says_body_redacted_only_when_something_was_removed() {
+        use crate::hooks::Shown;
         let get = reqwest::Method::GET;
         let url = url::Url::parse("https://api.example/api/pay/getInvoice?id=1").unwrap();
         let headers = reqwest::header::HeaderMap::new();
@@ -392,9 +393,11 @@ mod tests {
             sent_at: Timestamp::now(),
             latency: std::time::Duration::from_millis(3),
             status: 400,
-            headers: &headers,
-            body: Some(body),
-            body_redacted,
+            shown: Shown::Cleaned {
+                headers: &headers,
+                body: Some(body),
+                body_redacted,
+            },
         };
         let line = Exchange::from_response(&answer(false)).redacted();
         assert_eq!(line.body.as_deref().map(str::as_bytes), Some(&body[..]));
