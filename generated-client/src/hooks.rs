@@ -19,9 +19,9 @@ use jiff::Timestamp;
 use reqwest::header::HeaderMap;
 use url::Url;
 
+use crate::error_body::ReadBody;
 use crate::scrub::Scrubber;
 use crate::secret::DebugHeaders;
-use crate::transport::Response;
 
 /// A request hook.
 pub(crate) type RequestHook = Arc<dyn Fn(&mut OutgoingRequest<'_>) + Send + Sync>;
@@ -145,10 +145,16 @@ pub(crate) enum Shown<'a> {
         /// As they arrived.
         headers: &'a HeaderMap,
         cleaned_headers: OnceLock<Cow<'a, HeaderMap>>,
-        /// The answer whose body was read; `None` when it was not. Its body is cleaned once
-        /// for everyone who asks (`Response::read`: the hooks, the recorders, the call).
-        response: Option<&'a Response>,
+        /// The body cleaned, made on the first call; `None` when the body was not read. It is
+        /// the answer's one cleaning (`transport::Response::read`), shared with the recorders
+        /// and the call.
+        body: Option<&'a dyn CleanedBody>,
     },
+}
+
+/// A body that is cleaned on first use, once (the transport's answer with its scrubber).
+pub(crate) trait CleanedBody: Sync + std::panic::RefUnwindSafe {
+    fn cleaned(&self) -> &ReadBody;
 }
 
 /// The answer as the hook is shown it: every field through its accessor, so `Debug` shows
@@ -250,9 +256,7 @@ impl ReceivedResponse<'_> {
         match &self.shown {
             #[cfg(test)]
             Shown::Cleaned { body, .. } => *body,
-            Shown::OnFirstUse {
-                scrubber, response, ..
-            } => response.map(|response| response.read(scrubber).bytes()),
+            Shown::OnFirstUse { body, .. } => body.map(|body| body.cleaned().bytes()),
         }
     }
 
@@ -262,9 +266,7 @@ impl ReceivedResponse<'_> {
         match &self.shown {
             #[cfg(test)]
             Shown::Cleaned { body_redacted, .. } => *body_redacted,
-            Shown::OnFirstUse {
-                scrubber, response, ..
-            } => response.is_some_and(|response| response.read(scrubber).changed()),
+            Shown::OnFirstUse { body, .. } => body.is_some_and(|body| body.cleaned().changed()),
         }
     }
 }

@@ -17,7 +17,7 @@ use url::Url;
 use crate::clock::{self, Clock, Correction};
 use crate::error::{Error, TimeoutLimit, TransportError};
 use crate::error_body::ReadBody;
-use crate::hooks::{Hooks, OutgoingRequest, ReceivedResponse, Shown};
+use crate::hooks::{CleanedBody, Hooks, OutgoingRequest, ReceivedResponse, Shown};
 use crate::oauth::signature::{self, KeyedMac, OAuthParams, PairsRequest, SigningKey};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::recording::{Answer, AnswerBody, Recorder, Sent};
@@ -206,6 +206,16 @@ impl Response {
     }
 }
 
+/// An answer's body with the scrubber of its attempt, cleaned when a hook first reads it
+/// ([`Response::read`]).
+struct ReadWith<'r, 's>(&'r Response, &'r Scrubber<'s>);
+
+impl CleanedBody for ReadWith<'_, '_> {
+    fn cleaned(&self) -> &ReadBody {
+        self.0.read(self.1)
+    }
+}
+
 /// One attempt as the response hooks and the recorders are told of it.
 struct Exchange<'a> {
     call: &'a Call<'a>,
@@ -232,6 +242,7 @@ impl Exchange<'_> {
     ) {
         let latency = self.started.elapsed();
         if !settings.hooks.response.is_empty() {
+            let read = response.map(|response| ReadWith(response, scrubber));
             let received = ReceivedResponse {
                 api_method: self.call.method,
                 http_method: &self.call.http_method,
@@ -245,7 +256,7 @@ impl Exchange<'_> {
                     scrubber,
                     headers,
                     cleaned_headers: OnceLock::new(),
-                    response,
+                    body: read.as_ref().map(|read| read as &dyn CleanedBody),
                 },
             };
             for hook in &settings.hooks.response {

@@ -15,6 +15,9 @@
 //!   into [`plain::Envelope`], a plain `#[derive(Deserialize)]` struct of `InvoiceSummary`'s
 //!   shape (checked once to decode the stub's answer to the same values as the client, and its
 //!   signature checked once against the client's signer on the same nonce and timestamp);
+//! - `app_with_timeouts` (for information, interleaved only): `app_reqwest` with the client's
+//!   default timeouts (reqwest's `connect_timeout(10 s)` and `timeout(30 s)`): what an app that
+//!   bounds its calls writes, and pays for (two timer registrations a call);
 //! - `plain_reqwest` (the floor, for information): the same request with an `Authorization`
 //!   header signed once for all calls, outside the timing, which no real app can do: what is
 //!   left of the client's cost beyond it is OAuth itself;
