@@ -7,6 +7,18 @@
 //! call's own secrets (the consumer secret, the token secret, each attempt's signature) in an
 //! answer, in the spellings the scrubber says it undoes, and looks for them in every channel a
 //! hook, the metadata or a recording offers.
+//!
+//! Six cases are `#[ignore]`d, each naming its finding: they fail against the client as it is
+//! (the reviewer found them; none is a regression of the lazy cleaning) and are kept, not
+//! weakened, so the fix that makes each pass removes its `ignore`. What each needs:
+//! - a token answer's new secret known before the hooks run (the answer read first, its
+//!   `oauth_token_secret` added to the call's known secrets);
+//! - every attempt's signature known to the later attempts of the call (the registry of the
+//!   call, like the client's remembered secrets);
+//! - headers and bodies up to 64 KiB cleaned under the deadline like larger bodies (the
+//!   cleaning's cost bounded by the deadline, not by the size alone), for hooks and metadata;
+//! - a number refused for spelling a short secret withheld from the excerpt too.
+//! `cargo test -p marketplace-tests --test red_team3_hooks_and_metadata -- --ignored` runs them.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
