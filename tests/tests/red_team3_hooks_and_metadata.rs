@@ -18,6 +18,7 @@
 //! - headers and bodies up to 64 KiB cleaned under the deadline like larger bodies (the
 //!   cleaning's cost bounded by the deadline, not by the size alone), for hooks and metadata;
 //! - a number refused for spelling a short secret withheld from the excerpt too.
+//!
 //! `cargo test -p marketplace-tests --test red_team3_hooks_and_metadata -- --ignored` runs them.
 
 use std::io::Write;
