@@ -25,6 +25,7 @@ use reqwest::header::HeaderMap;
 use serde_json::{Map, Value};
 
 use crate::api_failure::{ApiFailure, ListedError, RawErrorCode};
+use crate::oauth::MAX_TOKEN_BYTES;
 use crate::scrub::{Outcome, Scrubber};
 
 /// Keys whose value is an error code.
@@ -462,6 +463,22 @@ fn from_text(text: &str) -> Found {
     found
 }
 
+/// The token secrets a token endpoint's `body` issues: every non-empty `oauth_token_secret`
+/// of its pairs ([`token_pairs`], as the client reads them), up to `MAX_TOKEN_BYTES` (longer
+/// ones are refused, never adopted, and a scrubber's secrets stay bounded). Secrets of the call
+/// from the moment the answer is read, so that nothing shown of it (a hook, a recording, an
+/// error) holds one wherever it is echoed.
+pub(crate) fn issued_secrets(body: &[u8]) -> Vec<String> {
+    token_pairs(&Structure::parse(body))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(name, value)| {
+            name == "oauth_token_secret" && !value.is_empty() && value.len() <= MAX_TOKEN_BYTES
+        })
+        .map(|(_, value)| value)
+        .collect()
+}
+
 /// The name/value pairs of a token endpoint's answer: form pairs, or a JSON object's
 /// top-level strings and numbers; `None` for any other body.
 pub(crate) fn token_pairs(structure: &Structure) -> Option<Vec<(String, String)>> {
@@ -623,5 +640,33 @@ mod tests {
             token_pairs(&raw).unwrap()[1],
             ("oauth_token_secret".to_owned(), "s&x".to_owned())
         );
+    }
+
+    /// The secrets a token answer issues are what the client would adopt from it, in every
+    /// shape it reads (form pairs, JSON), each value of a repeated name: never an empty one, a
+    /// refused one (past `MAX_TOKEN_BYTES`) or another name's.
+    #[test]
+    fn a_token_answer_issues_the_secrets_the_client_would_adopt() {
+        let long = "L".repeat(MAX_TOKEN_BYTES + 1);
+        let at_bound = "B".repeat(MAX_TOKEN_BYTES);
+        for (body, expected) in [
+            (
+                "oauth_token=t&oauth_token_secret=s%26x&oauth_callback_confirmed=true".to_owned(),
+                vec!["s&x".to_owned()],
+            ),
+            (
+                r#"{"oauth_token": "t", "oauth_token_secret": "js0n-s3cret"}"#.to_owned(),
+                vec!["js0n-s3cret".to_owned()],
+            ),
+            (
+                format!(
+                    "oauth_token_secret=first&oauth_token_secret=&oauth_token_secret={at_bound}&oauth_token_secret={long}&secret=other"
+                ),
+                vec!["first".to_owned(), at_bound.clone()],
+            ),
+            ("not a form at all <html>".to_owned(), vec![]),
+        ] {
+            assert_eq!(issued_secrets(body.as_bytes()), expected, "{body:.80}");
+        }
     }
 }

@@ -226,7 +226,9 @@ impl ReceivedResponse<'_> {
     /// shown as `x-redacted` without its value; `Authorization`, cookies and secret-named
     /// headers without their values; any other value without a secret-named pair or one of the
     /// call's secrets in it (the headers as sent when there was nothing to remove). Cleaned
-    /// when first asked for: a hook that never asks costs the call no cleaning.
+    /// when first asked for: a hook that never asks costs the call no cleaning. Cleaned until
+    /// the call's deadline: a value still being cleaned then, and every one after, is withheld,
+    /// and the call ends with [`Error::Timeout`](crate::Error::Timeout).
     pub fn headers(&self) -> &HeaderMap {
         match &self.shown {
             #[cfg(test)]
@@ -251,7 +253,9 @@ impl ReceivedResponse<'_> {
     /// the new token secret, shows without it. `None` when the client did not read the body: a
     /// redirect, or a body larger than `ClientBuilder::max_response_bytes`. Cleaned when first
     /// asked for (once for every hook and recorder), except a body over 64 KiB, cleaned before
-    /// the hooks run under the call's deadline.
+    /// the hooks run under the call's deadline. Either way the cleaning stops at the deadline:
+    /// the body is then withheld and the call ends with
+    /// [`Error::Timeout`](crate::Error::Timeout).
     pub fn body(&self) -> Option<&[u8]> {
         match &self.shown {
             #[cfg(test)]

@@ -122,8 +122,8 @@ impl ResponseMeta {
 
     /// The envelope's `apiVersion` (1 so far). An answer whose `apiVersion` spells a secret of
     /// the call (a hostile service echoing a secret of digits as a number) is refused with
-    /// [`Error::Decode`](crate::Error::Decode) at `apiVersion`: a number cannot be shown in part.
-    /// Only where the metadata is kept (`send_with_metadata`): `send` shows none of it.
+    /// [`Error::Decode`](crate::Error::Decode) at `apiVersion`: a number cannot be shown in part,
+    /// and the error's excerpt withholds the body. Only where the metadata is kept (`send_with_metadata`): `send` shows none of it.
     pub fn api_version(&self) -> i64 {
         self.api_version
     }

@@ -16,7 +16,7 @@ use url::Url;
 
 use crate::clock::{self, Clock, Correction};
 use crate::error::{Error, TimeoutLimit, TransportError};
-use crate::error_body::ReadBody;
+use crate::error_body::{ReadBody, issued_secrets};
 use crate::hooks::{CleanedBody, Hooks, OutgoingRequest, ReceivedResponse, Shown};
 use crate::oauth::signature::{self, KeyedMac, OAuthParams, PairsRequest, SigningKey};
 use crate::options::{CallOptions, RetryPolicy};
@@ -120,10 +120,13 @@ pub(crate) struct Response {
     pub(crate) attempts: u32,
     /// From the call's first attempt to the end of this body.
     pub(crate) elapsed: Duration,
-    /// The signature the attempt was sent with: a secret the answer may echo.
-    pub(crate) signature: String,
+    /// The signatures the call's attempts were sent with, this answer's last: secrets the
+    /// answer may echo.
+    pub(crate) signatures: Vec<String>,
     /// The credentials the app sent in the attempt's headers: secrets the answer may echo.
     pub(crate) app_credentials: Vec<String>,
+    /// The token secrets a token endpoint's answer issues, echoed anywhere else in it.
+    pub(crate) issued: Vec<String>,
     /// The call's progress when the answer arrived: its start, attempts and deadline.
     pub(crate) progress: Progress,
     /// The body cleaned of secrets, at most once (see [`Response::read`]).
@@ -136,8 +139,7 @@ impl Response {
         headers: HeaderMap,
         body: Bytes,
         progress: Progress,
-        signature: String,
-        app_credentials: Vec<String>,
+        secrets: AnswerSecrets,
     ) -> Self {
         let content_type = headers
             .get(CONTENT_TYPE)
@@ -150,8 +152,9 @@ impl Response {
             body,
             attempts: progress.attempt,
             elapsed: progress.started.elapsed(),
-            signature,
-            app_credentials,
+            signatures: secrets.signatures,
+            app_credentials: secrets.app_credentials,
+            issued: secrets.issued,
             progress,
             read: OnceLock::new(),
         }
@@ -177,8 +180,9 @@ impl Response {
     /// used). `false` when the deadline came first.
     pub(crate) async fn clean_within_deadline(&self, scrubber: &Scrubber<'_>) -> bool {
         if self.read.get().is_some() || self.body.len() <= INLINE_BYTES {
+            // Stopped at the deadline, if it comes first (`Scrubber::until`).
             self.read(scrubber);
-            return true;
+            return !scrubber.stopped();
         }
         let parts = scrubber.to_parts();
         // Cancelled when this future ends without the result: at the deadline, or dropped
@@ -204,6 +208,14 @@ impl Response {
             None => false,
         }
     }
+}
+
+/// The secrets of the call that an answer may echo besides the client's own
+/// ([`Transport::known`]), kept with the answer for everything made of it later.
+struct AnswerSecrets {
+    signatures: Vec<String>,
+    app_credentials: Vec<String>,
+    issued: Vec<String>,
 }
 
 /// An answer's body with the scrubber of its attempt, cleaned when a hook first reads it
@@ -290,6 +302,16 @@ impl Exchange<'_> {
     }
 }
 
+/// What a call's attempts leave to the later ones.
+#[derive(Default)]
+struct Earlier {
+    /// The clock was corrected once already: a call retries for it once.
+    clock_corrected: bool,
+    /// Every attempt's signature so far, known to the cleaning of every later answer (a
+    /// retried answer may echo an earlier one).
+    signatures: Vec<String>,
+}
+
 /// What to do after an attempt.
 enum Next {
     Done(Result<Response, Error>),
@@ -352,14 +374,17 @@ impl Transport {
             .with_verifier(call.verifier.unwrap_or_default())
     }
 
-    /// The scrubber of what `call` received in `response`: the call's secrets, the signature
-    /// the answer's attempt was sent with, and the secrets the client remembers.
+    /// The scrubber of what `call` received in `response`: the call's secrets, the signatures
+    /// its attempts were sent with, the token secrets the answer issues and the secrets the
+    /// client remembers; stopping at the call's deadline.
     pub(crate) fn scrubber<'a>(&'a self, call: &Call<'a>, response: &'a Response) -> Scrubber<'a> {
         self.scrubber_of(
             self.known(call)
-                .with_signature(&response.signature)
-                .with_app_credentials(&response.app_credentials),
+                .with_signatures(&response.signatures)
+                .with_app_credentials(&response.app_credentials)
+                .with_issued(&response.issued),
         )
+        .until(response.progress.deadline)
     }
 
     /// The scrubber of `known` and the secrets the client remembers: how every scrubber of a
@@ -406,7 +431,7 @@ impl Transport {
         let time_left =
             || deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
         let retry_transient = call.http_method == reqwest::Method::GET;
-        let mut clock_corrected = false;
+        let mut earlier = Earlier::default();
         let mut progress = Progress {
             started,
             attempt: 0,
@@ -440,7 +465,7 @@ impl Transport {
                     options,
                     progress,
                     may_retry,
-                    &mut clock_corrected,
+                    &mut earlier,
                 )),
             )
             .instrument(span)
@@ -488,26 +513,33 @@ impl Transport {
         options: &CallOptions,
         progress: Progress,
         may_retry: bool,
-        clock_corrected: &mut bool,
+        earlier: &mut Earlier,
     ) -> Next {
         let retry = self.retry_policy(options);
         let signed_at = self.now();
-        let (header, signature) = match self.authorization(call, url, signed_at) {
-            Ok(signed) => signed,
+        let header = match self.authorization(call, url, signed_at) {
+            Ok((header, signature)) => {
+                earlier.signatures.push(signature);
+                header
+            }
             Err(error) => return Next::Done(Err(error)),
         };
+        let signatures: &[String] = &earlier.signatures;
         let headers = self.extra_headers(call, url, options, progress.attempt);
         // The credentials the app put in them are this attempt's secrets too, and, remembered,
         // of the client's later calls and attempts (another user's, a retry's).
         let mut app_credentials = call.app_credentials.to_vec();
         app_credentials.extend(headers.as_ref().map(credential_values).unwrap_or_default());
         self.secrets.remember_app(&app_credentials);
-        // Everything this attempt hands on (hooks, errors, traces) goes through it.
-        let scrubber = self.scrubber_of(
-            self.known(call)
-                .with_signature(&signature)
-                .with_app_credentials(&app_credentials),
-        );
+        // Everything this attempt hands on (hooks, errors, traces) goes through it, and it
+        // stops at the call's deadline.
+        let scrubber = self
+            .scrubber_of(
+                self.known(call)
+                    .with_signatures(signatures)
+                    .with_app_credentials(&app_credentials),
+            )
+            .until(progress.deadline);
         let mut request = self.http.request(call.http_method.clone(), url.clone());
         if let Some(headers) = headers {
             request = request.headers(headers);
@@ -622,13 +654,38 @@ impl Transport {
             }
         }
         span.record("latency_ms", started.elapsed().as_millis() as u64);
+        let body = body.freeze();
+        // A token endpoint's answer issues a token secret: a secret from now on, wherever else
+        // the answer echoes it, before anything of it is shown.
+        let issued = if call.oauth_endpoint && (200..300).contains(&status) {
+            issued_secrets(&body)
+        } else {
+            Vec::new()
+        };
+        let answer_scrubber;
+        let scrubber = if issued.is_empty() {
+            &scrubber
+        } else {
+            answer_scrubber = self
+                .scrubber_of(
+                    self.known(call)
+                        .with_signatures(signatures)
+                        .with_app_credentials(&app_credentials)
+                        .with_issued(&issued),
+                )
+                .until(progress.deadline);
+            &answer_scrubber
+        };
         let response = Response::new(
             status,
             headers,
-            body.freeze(),
+            body,
             progress,
-            signature.clone(),
-            app_credentials.clone(),
+            AnswerSecrets {
+                signatures: signatures.to_vec(),
+                app_credentials: app_credentials.clone(),
+                issued: issued.clone(),
+            },
         );
         // What will be read of the answer is cleaned now, under the attempt's limits: for an
         // error or a token answer (never kept as sent), and a large body for the hooks (a small
@@ -637,17 +694,22 @@ impl Transport {
         let read = (!self.settings.hooks.response.is_empty() && response.body.len() > INLINE_BYTES)
             || !response.is_success()
             || call.oauth_endpoint;
-        if read && !response.clean_within_deadline(&scrubber).await {
+        if read && !response.clean_within_deadline(scrubber).await {
             return Next::Done(Err(progress.timeout(call.method, TimeoutLimit::Deadline)));
         }
         if let Some(exchange) = &exchange {
             exchange.notify(
                 &self.settings,
-                &scrubber,
+                scrubber,
                 status,
                 &response.headers,
                 Some(&response),
             );
+            // What the hooks read was cleaned until the deadline, and withheld after: the call
+            // is out of time.
+            if scrubber.stopped() {
+                return Next::Done(Err(progress.timeout(call.method, TimeoutLimit::Deadline)));
+            }
         }
 
         if may_retry && (status == 429 || (500..600).contains(&status)) {
@@ -670,11 +732,11 @@ impl Transport {
             }
         }
 
-        if !*clock_corrected {
-            match self.correct_clock(call, &response, &scrubber, signed_at) {
+        if !earlier.clock_corrected {
+            match self.correct_clock(call, &response, scrubber, signed_at) {
                 Ok(false) => {}
                 Ok(true) => {
-                    *clock_corrected = true;
+                    earlier.clock_corrected = true;
                     return Next::Retry {
                         after: Duration::ZERO,
                         reason: "signature mismatch with a skewed clock".to_owned(),

@@ -156,8 +156,10 @@ mod tests {
     fn written(status: u16, headers: &HeaderMap, body: Option<&[u8]>) -> [Exchange; 3] {
         let registry = SecretRegistry::new(&Secret::new(CONSUMER));
         registry.remember(TOKEN);
-        let scrubber = Scrubber::new(KnownSecrets::new(CONSUMER, TOKEN).with_signature(SIGNATURE))
-            .remembering(&registry);
+        let signatures = [SIGNATURE.to_owned()];
+        let scrubber =
+            Scrubber::new(KnownSecrets::new(CONSUMER, TOKEN).with_signatures(&signatures))
+                .remembering(&registry);
         let url = Url::parse("https://api.example/api/pay/getInvoice?id=9003").unwrap();
         let params = [("id", "9003".to_owned())];
         let sent_at = Timestamp::from_second(1_700_000_000).unwrap();

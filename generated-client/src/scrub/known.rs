@@ -17,7 +17,9 @@
 //! hostile service, an app's header value `1`) is removed only where it stands alone: where
 //! the bytes of the view around it are not letters or digits. Removing every `e` would blank
 //! every text; where such a secret is *named* (`oauth_token_secret=e`) the scan removes it by
-//! structure wherever it is.
+//! structure wherever it is. A secret of digits followed by a number's exponent, after any
+//! zeros (`584224e0`, `0.584224e6`, `5842240e-1`), stands alone too: it is a number, which
+//! a reader may take for the secret's value (the client does: `ResponseMeta::api_version`).
 
 use std::collections::VecDeque;
 use std::collections::hash_map::{Entry, HashMap};
@@ -41,12 +43,31 @@ struct Thread {
     start: usize,
     depth: usize,
     alone_before: bool,
+    /// Whether every byte read so far is an ASCII digit.
+    digits: bool,
 }
 
 /// Whether a byte is part of a word, for the rule of short secrets: an ASCII letter or digit,
 /// or a byte of a character beyond ASCII.
 fn is_word_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || !byte.is_ascii()
+}
+
+/// Whether the bytes from `at` on (`byte_at`) are a number's zeros and exponent: `0`s, then
+/// `e` or `E`, a sign or not, and a digit. Looked for within the window, as far as the longest
+/// escape reaches.
+fn exponent_follows(byte_at: impl Fn(usize) -> Option<u8>, mut at: usize) -> bool {
+    while byte_at(at) == Some(b'0') {
+        at += 1;
+    }
+    if !matches!(byte_at(at), Some(b'e' | b'E')) {
+        return false;
+    }
+    at += 1;
+    if matches!(byte_at(at), Some(b'+' | b'-')) {
+        at += 1;
+    }
+    byte_at(at).is_some_and(|byte| byte.is_ascii_digit())
 }
 
 /// The threads waiting at one place of the view.
@@ -258,6 +279,7 @@ impl<'a, A: Automaton> KnownMatcher<'a, A> {
             start: unit.start,
             depth: 0,
             alone_before: !self.previous.is_some_and(is_word_byte),
+            digits: true,
         });
         let window = &self.window;
         let escape = escape_at(|i| window.get(i).map(|unit| unit.byte));
@@ -287,9 +309,15 @@ impl<'a, A: Automaton> KnownMatcher<'a, A> {
             }
         }
         let depth = thread.depth + bytes.len();
+        let digits = thread.digits && bytes.iter().all(u8::is_ascii_digit);
         if self.is_spelling(state, depth) {
-            // A short secret counts where it stands alone: the next unit is no letter or digit.
-            let alone_after = || !self.window.get(ahead).is_some_and(|u| is_word_byte(u.byte));
+            // A short secret counts where it stands alone: the next unit is no letter or digit,
+            // or (digits) the number goes on only with zeros and an exponent.
+            let alone_after = || {
+                let after = |at: usize| self.window.get(at).map(|unit| unit.byte);
+                !after(ahead).is_some_and(is_word_byte)
+                    || (digits && exponent_follows(after, ahead))
+            };
             if depth >= SHORT_SECRET || (thread.alone_before && alone_after()) {
                 self.found.push(Finding {
                     start: thread.start,
@@ -304,6 +332,7 @@ impl<'a, A: Automaton> KnownMatcher<'a, A> {
                 start: thread.start,
                 depth,
                 alone_before: thread.alone_before,
+                digits,
             });
         }
     }

@@ -38,8 +38,9 @@ mod views;
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock};
+use std::time::Instant;
 
 use aho_corasick::Anchored;
 use aho_corasick::automaton::{Automaton, StateID};
@@ -68,13 +69,17 @@ static WORDS: LazyLock<DFA> = LazyLock::new(|| {
 });
 
 /// The secrets the client holds for one call: the consumer secret, the token secret in use,
-/// the verifier being exchanged and the attempt's signature, and the credentials the app handed
-/// the call (its headers' `secret::credential_values`, a callback's query, `redact`'s
-/// secrets). Empty ones are ignored. `Debug` shows only how many there are.
+/// the verifier being exchanged, the signatures of the call's attempts so far (a retried
+/// answer may echo an earlier one), the credentials the app handed the call (its headers'
+/// `secret::credential_values`, a callback's query, `redact`'s secrets) and the token secrets a
+/// token endpoint's answer issues (known before anything of that answer is shown). Empty ones
+/// are ignored. `Debug` shows only how many there are.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct KnownSecrets<'a> {
-    values: [&'a str; 4],
+    values: [&'a str; 3],
+    signatures: &'a [String],
     app: &'a [String],
+    issued: &'a [String],
 }
 
 impl fmt::Debug for KnownSecrets<'_> {
@@ -86,15 +91,17 @@ impl fmt::Debug for KnownSecrets<'_> {
 impl<'a> KnownSecrets<'a> {
     /// No secret known (for text read outside a call: recordings, `ApiFailure::parse`).
     pub(crate) const NONE: KnownSecrets<'static> = KnownSecrets {
-        values: ["", "", "", ""],
+        values: ["", "", ""],
+        signatures: &[],
         app: &[],
+        issued: &[],
     };
 
     /// The consumer secret and a token secret (empty for none).
     pub(crate) fn new(consumer_secret: &'a str, token_secret: &'a str) -> Self {
         KnownSecrets {
-            values: [consumer_secret, token_secret, "", ""],
-            app: &[],
+            values: [consumer_secret, token_secret, ""],
+            ..KnownSecrets::NONE
         }
     }
 
@@ -110,9 +117,16 @@ impl<'a> KnownSecrets<'a> {
         self
     }
 
-    /// These and the signature an attempt was sent with.
-    pub(crate) fn with_signature(mut self, signature: &'a str) -> Self {
-        self.values[3] = signature;
+    /// These and the signatures the call's attempts were sent with, up to the one whose
+    /// answer is cleaned.
+    pub(crate) fn with_signatures(mut self, signatures: &'a [String]) -> Self {
+        self.signatures = signatures;
+        self
+    }
+
+    /// These and the token secrets the answer cleaned issues (`error_body::issued_secrets`).
+    pub(crate) fn with_issued(mut self, issued: &'a [String]) -> Self {
+        self.issued = issued;
         self
     }
 
@@ -120,7 +134,12 @@ impl<'a> KnownSecrets<'a> {
         self.values
             .iter()
             .copied()
-            .chain(self.app.iter().map(String::as_str))
+            .chain(
+                [self.signatures, self.app, self.issued]
+                    .into_iter()
+                    .flatten()
+                    .map(String::as_str),
+            )
             .filter(|value| !value.is_empty())
     }
 }
@@ -174,8 +193,49 @@ pub(crate) struct Scrubber<'a> {
     spellings: OnceLock<Vec<memchr::memmem::Finder<'static>>>,
     /// The secrets the client remembers from other calls ([`SecretRegistry`]), if any.
     remembered: Option<Result<Arc<Option<SecretSet>>, ()>>,
+    /// When it stops reading: cancelled, or past its call's deadline.
+    limits: Limits,
+}
+
+/// When a scrubber stops reading and withholds what it was cleaning: when whoever waits for
+/// the cleaning on another thread no longer does (cancelled), or when the call whose texts it
+/// cleans is past its deadline. Cleaning is CPU work no timer interrupts, so the reader looks
+/// every [`CHECK_EVERY`] units it reads, counted across texts: a hook reading ninety costly
+/// headers is bounded like one reading a costly body.
+#[derive(Default)]
+struct Limits {
     /// Set when the cleaning is no longer awaited (on another thread only).
     cancelled: Option<Arc<AtomicBool>>,
+    /// The call's deadline (`Scrubber::until`).
+    deadline: Option<Instant>,
+    /// Units read since the last look.
+    unchecked: AtomicUsize,
+    /// Set at the first look that found it cancelled or late: every later read stops at once.
+    stopped: AtomicBool,
+}
+
+impl Limits {
+    /// Whether to stop reading, `units` more having been read.
+    fn stop_after(&self, units: usize) -> bool {
+        if self.stopped.load(Ordering::Relaxed) {
+            return true;
+        }
+        if self.unchecked.fetch_add(units, Ordering::Relaxed) + units < CHECK_EVERY {
+            return false;
+        }
+        self.unchecked.store(0, Ordering::Relaxed);
+        let stop = self
+            .cancelled
+            .as_ref()
+            .is_some_and(|cancelled| cancelled.load(Ordering::Relaxed))
+            || self
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline);
+        if stop {
+            self.stopped.store(true, Ordering::Relaxed);
+        }
+        stop
+    }
 }
 
 impl fmt::Debug for Scrubber<'_> {
@@ -199,8 +259,21 @@ impl<'a> Scrubber<'a> {
             known_automaton: OnceLock::new(),
             spellings: OnceLock::new(),
             remembered: None,
-            cancelled: None,
+            limits: Limits::default(),
         }
+    }
+
+    /// This scrubber, stopping at `deadline` (the call's): a text it is reading then is
+    /// withheld, and so is every text it reads after (see [`Scrubber::stopped`]).
+    pub(crate) fn until(mut self, deadline: Option<Instant>) -> Self {
+        self.limits.deadline = deadline;
+        self
+    }
+
+    /// Whether it stopped reading, at its deadline or cancelled: what it cleaned since was
+    /// withheld, and the call is out of time.
+    pub(crate) fn stopped(&self) -> bool {
+        self.limits.stopped.load(Ordering::Relaxed)
     }
 
     /// This scrubber, cleaning the secrets `registry` remembers too.
@@ -425,8 +498,8 @@ impl<'a> Scrubber<'a> {
     }
 
     /// Every span of `text` that holds a secret, in any view; `None` when the known secrets
-    /// cannot be looked for, a view holds an escape too long to decode, or the cleaning was
-    /// cancelled.
+    /// cannot be looked for, a view holds an escape too long to decode, or the scrubber
+    /// stopped ([`Limits`]: cancelled, or past its call's deadline).
     fn find(&self, text: &[u8]) -> Option<Vec<Finding>> {
         let remembered = match &self.remembered {
             Some(Ok(automaton)) => automaton.as_ref().as_ref(),
@@ -451,7 +524,7 @@ impl<'a> Scrubber<'a> {
         let mut found = Vec::new();
         let reader = ViewReader {
             automata: &automata,
-            cancelled: self.cancelled.as_deref(),
+            limits: &self.limits,
         };
         // Each view read with its own decoder type (no dynamic dispatch per byte).
         for layers in 0..=MAX_LAYERS {
@@ -506,7 +579,10 @@ impl ScrubberParts {
             known_automaton: OnceLock::new(),
             spellings: OnceLock::new(),
             remembered: self.remembered.clone(),
-            cancelled: Some(Arc::clone(&self.cancelled)),
+            limits: Limits {
+                cancelled: Some(Arc::clone(&self.cancelled)),
+                ..Limits::default()
+            },
         }
     }
 }
@@ -635,14 +711,15 @@ fn has_secret_word(text: &[u8]) -> bool {
     })
 }
 
-/// How often a view reader looks whether it was cancelled, in bytes of the view.
-const CANCEL_CHECK: usize = 1 << 16;
+/// How often a scrubber looks whether it must stop ([`Limits`]), in units read: a few
+/// microseconds of reading, so a look costs nothing measurable and a call ends within that of
+/// its deadline.
+const CHECK_EVERY: usize = 1 << 12;
 
 /// Reads views for secret-named values and known secrets.
 struct ViewReader<'a> {
     automata: &'a [&'a SecretSet],
-    /// Set when nobody waits for the result any more (see [`ScrubberParts::cancel`]).
-    cancelled: Option<&'a AtomicBool>,
+    limits: &'a Limits,
 }
 
 impl ViewReader<'_> {
@@ -658,18 +735,25 @@ impl ViewReader<'_> {
         let mut scan = Scan::new(&WORDS, plain);
         let mut matchers: Vec<Matcher<'_>> =
             self.automata.iter().map(|set| set.matcher()).collect();
-        for (read, unit) in units.enumerate() {
-            if read % CANCEL_CHECK == 0
-                && self
-                    .cancelled
-                    .is_some_and(|cancelled| cancelled.load(Ordering::Relaxed))
-            {
-                return None;
+        if self.limits.stopped.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut unchecked = 0;
+        for unit in units {
+            unchecked += 1;
+            if unchecked == CHECK_EVERY {
+                if self.limits.stop_after(unchecked) {
+                    return None;
+                }
+                unchecked = 0;
             }
             scan.feed(unit);
             for matcher in &mut matchers {
                 matcher.feed(unit);
             }
+        }
+        if self.limits.stop_after(unchecked) {
+            return None;
         }
         let scan = scan.finish();
         if scan.undecodable {

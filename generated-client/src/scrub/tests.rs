@@ -111,14 +111,23 @@ fn known_secrets_go_in_every_encoding() {
         let (cleaned, _) = clean(&scrubber, &format!("before {written} after"));
         assert_eq!(cleaned, "before [redacted] after", "{written}");
     }
-    // The signature and the verifier are known too.
+    // The signatures, the verifier and the issued token secrets are known too.
+    let signatures = ["sig/+=".to_owned(), "earlier/sig=".to_owned()];
+    let issued = ["issued-s3cret".to_owned()];
     let scrubber = Scrubber::new(
         KnownSecrets::new("", "")
             .with_verifier("verif1er")
-            .with_signature("sig/+="),
+            .with_signatures(&signatures)
+            .with_issued(&issued),
     );
-    let (cleaned, _) = clean(&scrubber, "v=verif1er&s=sig%2F%2B%3D");
-    assert_eq!(cleaned, "v=[redacted]&s=[redacted]");
+    let (cleaned, _) = clean(
+        &scrubber,
+        "v=verif1er&s=sig%2F%2B%3D&e=earlier%2Fsig%3D&i=issued-s3cret",
+    );
+    assert_eq!(
+        cleaned,
+        "v=[redacted]&s=[redacted]&e=[redacted]&i=[redacted]"
+    );
 }
 
 #[test]
@@ -817,4 +826,98 @@ proptest! {
         let kept = scrubber.clean_body(text.as_bytes(), &utf8).into_string();
         prop_assert_eq!(kept, text.replace(&secret, REDACTED));
     }
+}
+
+proptest! {
+    /// A short secret of digits written as a number with zeros and an exponent
+    /// (`584224e0`, `0.584224e6`, `5842240e-1`, in a JSON value or text) is a number a reader
+    /// may take for the secret: removed. The same digits inside a longer run of digits, or
+    /// followed by an `e` that is no exponent (a word), are kept.
+    #[test]
+    fn a_short_secret_of_digits_written_as_a_number_goes(
+        digits in "[1-9][0-9]{0,6}",
+        zeros in 0usize..4,
+        sign in prop::sample::select(vec!["", "+", "-"]),
+        exponent in 0u32..20,
+        before in prop::sample::select(vec!["", "0.", "-", "\"apiVersion\":", " "]),
+        upper in any::<bool>(),
+    ) {
+        let scrubber = Scrubber::new(KnownSecrets::new("", &digits));
+        let e = if upper { "E" } else { "e" };
+        let number = format!("{before}{digits}{}{e}{sign}{exponent}", "0".repeat(zeros));
+        let (cleaned, outcome) = clean(&scrubber, &format!("{{\"v\": {number}, \"n\": 1}}"));
+        let mantissa = format!("{digits}{}{e}", "0".repeat(zeros));
+        prop_assert!(!cleaned.contains(&mantissa), "{mantissa} left in {cleaned}");
+        prop_assert_eq!(outcome, Outcome::Redacted);
+        for word in [format!("9{digits}e{exponent}"), format!("{digits}{e}x{exponent}"), format!("{digits}{e}{sign}")] {
+            let text = format!("{{\"v\": \"{word}\"}}");
+            prop_assert_eq!(clean(&scrubber, &text), (text.clone(), Outcome::Unchanged));
+        }
+    }
+}
+
+proptest! {
+    // Each case cleans up to 16 KiB of costly text four times.
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A scrubber's deadline only ever withholds: whatever the text and wherever the deadline
+    /// falls (passed, during the reading, far), each text is either cleaned exactly as
+    /// without a deadline or withheld whole, and once it stopped it says so.
+    #[test]
+    fn a_deadline_only_ever_withholds(
+        secret in long_secret(),
+        units in prop::collection::vec(
+            prop::sample::select(vec!["secret=%25252F\\u0025&amp; ", "plain words ", "{\"k\": 1} "]),
+            1..600,
+        ),
+        at in 0usize..600,
+        deadline_in in prop::sample::select(vec![-1i64, 0, 1, 200, 60_000]),
+    ) {
+        let mut text: String = units.concat();
+        let at = text.char_indices().map(|(i, _)| i).nth(at).unwrap_or(text.len());
+        text.insert_str(at, &secret);
+        let free = Scrubber::new(KnownSecrets::new("", &secret));
+        let expected = clean(&free, &text);
+        let now = Instant::now();
+        let deadline = if deadline_in < 0 {
+            now.checked_sub(std::time::Duration::from_millis(1))
+        } else {
+            now.checked_add(std::time::Duration::from_micros(deadline_in as u64))
+        };
+        let bounded = Scrubber::new(KnownSecrets::new("", &secret)).until(deadline);
+        // Three texts in a row: the count of what was read goes across them.
+        for _ in 0..3 {
+            let shown = clean(&bounded, &text);
+            if shown.1 == Outcome::Withheld && expected.1 != Outcome::Withheld {
+                prop_assert!(bounded.stopped(), "withheld without having stopped");
+                prop_assert!(!shown.0.contains(&secret));
+            } else {
+                prop_assert_eq!(&shown, &expected);
+            }
+        }
+        if deadline_in < 0 && text.len() >= CHECK_EVERY {
+            prop_assert!(bounded.stopped(), "a deadline passed before {} bytes", text.len());
+            prop_assert_eq!(clean(&bounded, &text).1, Outcome::Withheld);
+        }
+    }
+}
+
+/// A stopped scrubber withholds every later text it reads in full, whatever its size: a
+/// hook that reads ninety headers after the deadline gets each withheld at once.
+#[test]
+fn after_its_deadline_a_scrubber_withholds_every_text_it_reads() {
+    let deadline = Instant::now().checked_sub(std::time::Duration::from_millis(1));
+    let scrubber = Scrubber::new(KnownSecrets::new("", "c0nsumer-secret")).until(deadline);
+    assert!(!scrubber.stopped(), "nothing read yet");
+    let long = "a%20b ".repeat(CHECK_EVERY);
+    assert_eq!(clean(&scrubber, &long).1, Outcome::Withheld);
+    assert!(scrubber.stopped());
+    for short in ["x%20y", "key c0nsumer-secret"] {
+        assert_eq!(clean(&scrubber, short).1, Outcome::Withheld, "{short}");
+    }
+    // Text the scrubber need not read in full (no escape, no secret) is cleaned as ever.
+    assert_eq!(
+        clean(&scrubber, "plain"),
+        ("plain".to_owned(), Outcome::Unchanged)
+    );
 }
