@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 use url::Url;
@@ -350,14 +350,16 @@ impl Client {
     /// is sent as `https://app/b`); one with control characters or surrounding white space,
     /// which parsing would silently drop, is refused with [`Error::InvalidArgument`].
     pub async fn request_token(&self, callback: Option<&str>) -> Result<RequestToken, Error> {
-        self.request_token_unscrubbed(callback)
+        let deadline = self.transport.deadline(&CallOptions::default());
+        self.request_token_unscrubbed(callback, deadline)
             .await
-            .map_err(|error| error.scrubbed(&self.scrubber("", "")))
+            .map_err(|error| error.scrubbed(&self.scrubber("", "").until(deadline)))
     }
 
     async fn request_token_unscrubbed(
         &self,
         callback: Option<&str>,
+        deadline: Option<Instant>,
     ) -> Result<RequestToken, Error> {
         const METHOD: &str = "oauth/getRequestToken";
         let callback = callback
@@ -379,6 +381,7 @@ impl Client {
             verifier: None,
             oauth_endpoint: true,
             app_credentials: &app_credentials,
+            deadline,
         };
         let response = self.transport.send(&call, &CallOptions::default()).await?;
         let scrubber = self.transport.scrubber(&call, &response);
@@ -430,10 +433,12 @@ impl Client {
         request: &RequestToken,
         verifier: &Verifier,
     ) -> Result<AccessToken, Error> {
-        self.access_token_unscrubbed(request, verifier)
+        let deadline = self.transport.deadline(&CallOptions::default());
+        self.access_token_unscrubbed(request, verifier, deadline)
             .await
             .map_err(|error| {
-                error.scrubbed(&self.scrubber(request.secret.expose(), verifier.as_str()))
+                let scrubber = self.scrubber(request.secret.expose(), verifier.as_str());
+                error.scrubbed(&scrubber.until(deadline))
             })
     }
 
@@ -441,6 +446,7 @@ impl Client {
         &self,
         request: &RequestToken,
         verifier: &Verifier,
+        deadline: Option<Instant>,
     ) -> Result<AccessToken, Error> {
         const METHOD: &str = "oauth/getAccessToken";
         let call = Call {
@@ -455,6 +461,7 @@ impl Client {
             verifier: Some(verifier.as_str()),
             oauth_endpoint: true,
             app_credentials: &[],
+            deadline,
         };
         let granted_at = self.transport.now();
         let response = self.transport.send(&call, &CallOptions::default()).await?;
@@ -574,12 +581,13 @@ impl Session {
 
     /// Ends the access token at once (`oauth/revokeToken`). Later calls with it fail.
     pub async fn revoke(&self) -> Result<(), Error> {
-        self.revoke_unscrubbed()
+        let deadline = self.transport.deadline(&CallOptions::default());
+        self.revoke_unscrubbed(deadline)
             .await
-            .map_err(|error| error.scrubbed(&self.scrubber()))
+            .map_err(|error| error.scrubbed(&self.scrubber().until(deadline)))
     }
 
-    async fn revoke_unscrubbed(&self) -> Result<(), Error> {
+    async fn revoke_unscrubbed(&self, deadline: Option<Instant>) -> Result<(), Error> {
         const METHOD: &str = "oauth/revokeToken";
         self.check_expiry()?;
         let call = Call {
@@ -594,6 +602,7 @@ impl Session {
             verifier: None,
             oauth_endpoint: true,
             app_credentials: &[],
+            deadline,
         };
         let response = self.transport.send(&call, &CallOptions::default()).await?;
         // The reference does not show revokeToken's body: any success status will do, unless
@@ -636,13 +645,18 @@ impl Session {
         query: Result<Query, Error>,
         options: &CallOptions,
     ) -> Result<(T, K::Kept), Error> {
+        let deadline = self.transport.deadline(options);
         let result = match query {
             // Boxed: the call's state is kilobytes (the attempt, the decoded data), and a future
             // is moved whole into each one that awaits it, the app's included.
-            Ok(query) => Box::pin(self.get::<T, K>(method, path, query.pairs(), options)).await,
+            Ok(query) => {
+                Box::pin(self.get::<T, K>(method, path, query.pairs(), options, deadline)).await
+            }
             Err(error) => Err(error),
         };
-        result.map_err(|error| error.scrubbed(&self.scrubber()))
+        // The error's texts were cleaned by the call; cleaned again here (the one place every
+        // error leaves), within the same deadline.
+        result.map_err(|error| error.scrubbed(&self.scrubber().until(deadline)))
     }
 
     /// Calls a data method and decodes its `data`, kept with the response's metadata. Decoding
@@ -654,6 +668,7 @@ impl Session {
         path: &'static str,
         query: &[(&'static str, String)],
         options: &CallOptions,
+        deadline: Option<Instant>,
     ) -> Result<(T, K::Kept), Error> {
         self.check_expiry()?;
         let call = Call {
@@ -668,6 +683,7 @@ impl Session {
             verifier: None,
             oauth_endpoint: false,
             app_credentials: &[],
+            deadline,
         };
         let response = self.transport.send(&call, options).await?;
         let scrubber = self.transport.scrubber(&call, &response);
@@ -1009,6 +1025,7 @@ mod tests {
                 "/api/pay/getTimesheet",
                 &[],
                 &CallOptions::default(),
+                None,
             ),
         )
         .unwrap_err();

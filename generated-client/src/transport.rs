@@ -108,6 +108,10 @@ pub(crate) struct Call<'a> {
     pub(crate) oauth_endpoint: bool,
     /// Credentials the app handed the call besides its headers (a callback's query values).
     pub(crate) app_credentials: &'a [String],
+    /// When the whole call must end ([`Transport::deadline`]), made once as it starts: every
+    /// attempt and wait, and every cleaning of what it received up to the error it returns,
+    /// end by it. `None`: a deadline too far to represent.
+    pub(crate) deadline: Option<Instant>,
 }
 
 /// A response that arrived whole, from the URL it was sent to.
@@ -362,6 +366,12 @@ impl Transport {
         }
     }
 
+    /// The deadline of a call with `options` that starts now (its own, else the client's); a
+    /// deadline too far to represent is none.
+    pub(crate) fn deadline(&self, options: &CallOptions) -> Option<Instant> {
+        Instant::now().checked_add(options.deadline.unwrap_or(self.settings.deadline))
+    }
+
     /// The local clock, corrected by what the service's `Date` headers taught.
     pub(crate) fn now(&self) -> Timestamp {
         self.clock.now()
@@ -426,8 +436,7 @@ impl Transport {
         let retry = self.retry_policy(options);
         let attempt_timeout = options.timeout.unwrap_or(self.settings.timeout);
         let started = Instant::now();
-        // A deadline too far to represent is no deadline.
-        let deadline = started.checked_add(options.deadline.unwrap_or(self.settings.deadline));
+        let deadline = call.deadline;
         let time_left =
             || deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
         let retry_transient = call.http_method == reqwest::Method::GET;
@@ -459,14 +468,7 @@ impl Transport {
             // each layer around it (the timeout, the span, every caller's future).
             let attempted = tokio::time::timeout(
                 budget,
-                Box::pin(self.attempt(
-                    call,
-                    &url,
-                    options,
-                    progress,
-                    may_retry,
-                    &mut earlier,
-                )),
+                Box::pin(self.attempt(call, &url, options, progress, may_retry, &mut earlier)),
             )
             .instrument(span)
             .await;
@@ -1201,6 +1203,7 @@ mod tests {
             verifier: None,
             oauth_endpoint: false,
             app_credentials: &[],
+            deadline: None,
         };
         for seconds in [0, -1, -86_400, Timestamp::MIN.as_second()] {
             let at = Timestamp::from_second(seconds).unwrap();

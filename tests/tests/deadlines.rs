@@ -335,3 +335,51 @@ async fn a_body_costly_to_clean_still_ends_the_call_at_its_deadline() {
         );
     }
 }
+
+/// The sibling of the case above where the cleaning under the deadline finishes: the error
+/// then leaves the call through the session's own cleaning (`Error::scrubbed`), which must be
+/// bounded by the same deadline. Error answers whose bodies cost the scrubber most per byte
+/// and hold nothing it removes (so the cleaned text costs as much again), of growing sizes
+/// (each cleaned in some share of the deadline): every call ends by its deadline and a quarter,
+/// with the answer's error or a timeout.
+#[tokio::test]
+async fn an_error_cleaned_by_its_deadline_leaves_the_call_by_it_too() {
+    let stub = StubServer::start().await.unwrap();
+    let deadline = Duration::from_millis(600);
+    let unit = "%25252F\\u0025&amp; x ";
+    let mut late = Vec::new();
+    let mut size = 16 << 10;
+    while size <= 8 << 20 {
+        let body = unit.repeat(size / unit.len());
+        stub.enqueue(INVOICE, Reply::text(500, "text/plain", body));
+        let client = builder(&stub)
+            .retry(RetryPolicy::none())
+            .deadline(deadline)
+            .build()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let error = invoice_error(&client).await;
+        let took = started.elapsed();
+        assert!(
+            matches!(
+                error,
+                Error::Status { status: 500, .. } | Error::Timeout { .. }
+            ),
+            "{size} bytes: {error:.200}"
+        );
+        if took > deadline * 5 / 4 {
+            let kind = if matches!(error, Error::Timeout { .. }) {
+                "a timeout"
+            } else {
+                "the status"
+            };
+            late.push(format!("{size} bytes: {kind} after {took:?}"));
+        }
+        size = size * 5 / 4;
+    }
+    assert!(
+        late.is_empty(),
+        "deadline {deadline:?}, calls ended late:\n{}",
+        late.join("\n")
+    );
+}
