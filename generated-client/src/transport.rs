@@ -388,13 +388,32 @@ impl Transport {
     /// its attempts were sent with, the token secrets the answer issues and the secrets the
     /// client remembers; stopping at the call's deadline.
     pub(crate) fn scrubber<'a>(&'a self, call: &Call<'a>, response: &'a Response) -> Scrubber<'a> {
+        self.answer_scrubber(
+            call,
+            &response.signatures,
+            &response.app_credentials,
+            &response.issued,
+        )
+    }
+
+    /// The scrubber of an answer to `call`: the call's secrets, the signatures of its attempts
+    /// so far, the credentials the app put in the attempt, the token secrets the answer issues
+    /// and the secrets the client remembers; stopping at the call's deadline. Made before the
+    /// answer (without `issued`), and again once a token answer is read.
+    fn answer_scrubber<'a>(
+        &'a self,
+        call: &Call<'a>,
+        signatures: &'a [String],
+        app_credentials: &'a [String],
+        issued: &'a [String],
+    ) -> Scrubber<'a> {
         self.scrubber_of(
             self.known(call)
-                .with_signatures(&response.signatures)
-                .with_app_credentials(&response.app_credentials)
-                .with_issued(&response.issued),
+                .with_signatures(signatures)
+                .with_app_credentials(app_credentials)
+                .with_issued(issued),
         )
-        .until(response.progress.deadline)
+        .until(call.deadline)
     }
 
     /// The scrubber of `known` and the secrets the client remembers: how every scrubber of a
@@ -535,13 +554,7 @@ impl Transport {
         self.secrets.remember_app(&app_credentials);
         // Everything this attempt hands on (hooks, errors, traces) goes through it, and it
         // stops at the call's deadline.
-        let scrubber = self
-            .scrubber_of(
-                self.known(call)
-                    .with_signatures(signatures)
-                    .with_app_credentials(&app_credentials),
-            )
-            .until(progress.deadline);
+        let scrubber = self.answer_scrubber(call, signatures, &app_credentials, &[]);
         let mut request = self.http.request(call.http_method.clone(), url.clone());
         if let Some(headers) = headers {
             request = request.headers(headers);
@@ -668,14 +681,7 @@ impl Transport {
         let scrubber = if issued.is_empty() {
             &scrubber
         } else {
-            answer_scrubber = self
-                .scrubber_of(
-                    self.known(call)
-                        .with_signatures(signatures)
-                        .with_app_credentials(&app_credentials)
-                        .with_issued(&issued),
-                )
-                .until(progress.deadline);
+            answer_scrubber = self.answer_scrubber(call, signatures, &app_credentials, &issued);
             &answer_scrubber
         };
         let response = Response::new(
