@@ -333,11 +333,18 @@ impl Client {
     }
 
     /// What every error of the client's own calls is cleaned with before it leaves: the
-    /// consumer secret, and the token secret and verifier the call holds.
-    fn scrubber<'a>(&'a self, token_secret: &'a str, verifier: &'a str) -> Scrubber<'a> {
+    /// consumer secret, and the token secret and verifier the call holds; stopping at the
+    /// call's deadline.
+    fn scrubber<'a>(
+        &'a self,
+        token_secret: &'a str,
+        verifier: &'a str,
+        deadline: Option<Instant>,
+    ) -> Scrubber<'a> {
         self.transport.scrubber_of(
             KnownSecrets::new(self.transport.consumer.secret.expose(), token_secret)
                 .with_verifier(verifier),
+            deadline,
         )
     }
 
@@ -353,7 +360,7 @@ impl Client {
         let deadline = self.transport.deadline(&CallOptions::default());
         self.request_token_unscrubbed(callback, deadline)
             .await
-            .map_err(|error| error.scrubbed(&self.scrubber("", "").until(deadline)))
+            .map_err(|error| error.scrubbed(&self.scrubber("", "", deadline)))
     }
 
     async fn request_token_unscrubbed(
@@ -420,8 +427,10 @@ impl Client {
         request: &RequestToken,
         callback_url: &str,
     ) -> Result<Verifier, Error> {
-        let verifier = verifier_in(request, callback_url)
-            .map_err(|error| error.scrubbed(&self.scrubber(request.secret.expose(), "")))?;
+        let verifier = verifier_in(request, callback_url).map_err(|error| {
+            // Not a call: no deadline (the URL is read at once, its length bounded).
+            error.scrubbed(&self.scrubber(request.secret.expose(), "", None))
+        })?;
         self.transport.secrets.remember(verifier.as_str());
         Ok(verifier)
     }
@@ -437,8 +446,8 @@ impl Client {
         self.access_token_unscrubbed(request, verifier, deadline)
             .await
             .map_err(|error| {
-                let scrubber = self.scrubber(request.secret.expose(), verifier.as_str());
-                error.scrubbed(&scrubber.until(deadline))
+                let scrubber = self.scrubber(request.secret.expose(), verifier.as_str(), deadline);
+                error.scrubbed(&scrubber)
             })
     }
 
@@ -571,12 +580,15 @@ impl Session {
     }
 
     /// What every error of the session's calls is cleaned with before it leaves: the
-    /// consumer secret and the access token's secret.
-    fn scrubber(&self) -> Scrubber<'_> {
-        self.transport.scrubber_of(KnownSecrets::new(
-            self.transport.consumer.secret.expose(),
-            self.token.secret().expose(),
-        ))
+    /// consumer secret and the access token's secret; stopping at the call's deadline.
+    fn scrubber(&self, deadline: Option<Instant>) -> Scrubber<'_> {
+        self.transport.scrubber_of(
+            KnownSecrets::new(
+                self.transport.consumer.secret.expose(),
+                self.token.secret().expose(),
+            ),
+            deadline,
+        )
     }
 
     /// Ends the access token at once (`oauth/revokeToken`). Later calls with it fail.
@@ -584,7 +596,7 @@ impl Session {
         let deadline = self.transport.deadline(&CallOptions::default());
         self.revoke_unscrubbed(deadline)
             .await
-            .map_err(|error| error.scrubbed(&self.scrubber().until(deadline)))
+            .map_err(|error| error.scrubbed(&self.scrubber(deadline)))
     }
 
     async fn revoke_unscrubbed(&self, deadline: Option<Instant>) -> Result<(), Error> {
@@ -656,7 +668,7 @@ impl Session {
         };
         // The error's texts were cleaned by the call; cleaned again here (the one place every
         // error leaves), within the same deadline.
-        result.map_err(|error| error.scrubbed(&self.scrubber().until(deadline)))
+        result.map_err(|error| error.scrubbed(&self.scrubber(deadline)))
     }
 
     /// Calls a data method and decodes its `data`, kept with the response's metadata. Decoding

@@ -412,14 +412,21 @@ impl Transport {
                 .with_signatures(signatures)
                 .with_app_credentials(app_credentials)
                 .with_issued(issued),
+            call.deadline,
         )
-        .until(call.deadline)
     }
 
-    /// The scrubber of `known` and the secrets the client remembers: how every scrubber of a
-    /// client is made.
-    pub(crate) fn scrubber_of<'a>(&'a self, known: KnownSecrets<'a>) -> Scrubber<'a> {
-        Scrubber::new(known).remembering(&self.secrets)
+    /// The scrubber of `known` and the secrets the client remembers, stopping at `deadline`
+    /// (the call's whose texts it cleans; `None` outside a call): how every scrubber of a
+    /// client is made, so none is made without deciding its deadline.
+    pub(crate) fn scrubber_of<'a>(
+        &'a self,
+        known: KnownSecrets<'a>,
+        deadline: Option<Instant>,
+    ) -> Scrubber<'a> {
+        Scrubber::new(known)
+            .remembering(&self.secrets)
+            .until(deadline)
     }
 
     /// The URL of `path` (and `query`) below the base URL.
