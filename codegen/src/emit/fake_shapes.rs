@@ -1,7 +1,7 @@
 //! The fake marketplace's copy of the spec's wire shapes (`tests/fake/src/generated/shapes.rs`):
 //! every row of the encoding table as an `Encoding` variant, every record as a static tree of
 //! its fields by wire name with the encodings each declares (per method where they differ), and
-//! every data method with its response record.
+//! every data method with its parameters and its response record.
 //!
 //! The fake varies how it spells each value within what this table declares, so the choice of
 //! spellings comes from the spec's encoding table and never from a second hand-written list. A
@@ -32,7 +32,8 @@ pub fn fake_shapes(api: &Api) -> Result<GeneratedFile, EmitError> {
     let methods = api.methods.iter().map(|method| {
         let name = &method.name;
         let response = static_ident(lookup.record(&method.response));
-        quote! { Method { name: #name, response: &records::#response }, }
+        let params = method.params.iter().map(|param| &param.wire_name);
+        quote! { Method { name: #name, params: &[#(#params),*], response: &records::#response }, }
     });
     let module_doc = inner_doc(
         "The wire shape of every data method's answer, from the spec: each record's fields by \
@@ -50,7 +51,8 @@ pub fn fake_shapes(api: &Api) -> Result<GeneratedFile, EmitError> {
             #(#encodings)*
         }
 
-        /// Every data method, with the record of its envelope's `data`.
+        /// Every data method, with the parameters it takes (by wire name) and the record of its
+        /// envelope's `data`.
         pub(crate) static METHODS: &[Method] = &[#(#methods)*];
 
         /// Every record, named as its Rust type (names the spec keeps distinct).

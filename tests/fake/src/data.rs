@@ -15,6 +15,18 @@
 //!   only);
 //! - workroom/getWorkviewDetails without a numeric `userId`: 400
 //!   `E_VALIDATION_INVALID_PARAMETER`.
+//!
+//! Where the reference has a rough edge the fake decides too (ARCHITECTURE.md, "decisions"):
+//! - workroom/getWorkviewDetails' `page`: the reference says "when equal to or above
+//!   totalPages, no records are returned", with pages counted from 1 and no `totalPages` in
+//!   the answer. Read literally, a day's last page could never be fetched (a day of one page
+//!   would show nothing at page 1, the default), so the fake reads it as every other paged
+//!   method does: pages 1 to totalPages hold the buckets, and a page above totalPages none.
+//!
+//! And where the reference is explicit the fake follows it: a parameter a method does not
+//! take (a misspelled name, `oauth_` ones included) is ignored by the service and so not in
+//! the base string it computes: a signer that signed it is refused with
+//! `E_API_AUTH_SIGNATURE_MISMATCH`, the message naming it.
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;

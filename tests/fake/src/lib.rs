@@ -97,7 +97,9 @@
 //! Decisions where the reference is silent: errors are answered in the shape
 //! [`FakeMarketplace::set_error_shape`] sets ([`ErrorShape::Nested`] by default: `{"api",
 //! "apiVersion": 1, "rcode": 0, "error": {"code", "type", "message"}}`); every OAuth failure
-//! answers 401 with `E_API_AUTH_SIGNATURE_MISMATCH` (type `authentication`); timestamps may be 300 s off the
+//! answers 401 with `E_API_AUTH_SIGNATURE_MISMATCH` (type `authentication`), or whatever
+//! status the shape set answers every error with ([`ErrorShape::RcodeWithData`]: 200, the
+//! envelope alone saying it failed); timestamps may be 300 s off the
 //! fake's clock; a nonce may be used once per consumer and token; an access token lives six
 //! hours by the [`FakeClock`]; an `oauth_callback` that is neither an absolute URI nor `oob`
 //! answers 400 `E_VALIDATION_INVALID_CALLBACK`; unknown paths answer 404 JSON errors.

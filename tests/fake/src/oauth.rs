@@ -31,10 +31,14 @@ pub(crate) fn auth_error(app: &App, api: &str, message: &str) -> Response {
     ))
 }
 
-/// Parses and checks the OAuth parameters of a data call; returns the caller's user ID, or why
-/// the call is refused (for [`auth_error`]).
-pub(crate) fn authenticate_data_call(app: &App, read: &ReadRequest) -> Result<u64, String> {
-    let request = OAuthRequest::parse(&read.raw(app.scheme))?;
+/// Parses and checks the OAuth parameters of a data call taking `params`; returns the caller's
+/// user ID, or why the call is refused (for [`auth_error`]).
+pub(crate) fn authenticate_data_call(
+    app: &App,
+    read: &ReadRequest,
+    params: &[&str],
+) -> Result<u64, String> {
+    let request = OAuthRequest::parse(&read.raw(app.scheme))?.recognizing(params);
     let now = app.clock.now();
     let mut tokens = app.tokens();
     let token = tokens.authenticate(&app.credentials, &request, Expect::Access, now)?;
@@ -49,8 +53,10 @@ async fn signed(
     expect: Expect,
 ) -> Result<(OAuthRequest, String), Response> {
     let read = ReadRequest::read(app, request).await?;
-    let request =
-        OAuthRequest::parse(&read.raw(app.scheme)).map_err(|m| auth_error(app, api, &m))?;
+    // The OAuth endpoints take the protocol's parameters only.
+    let request = OAuthRequest::parse(&read.raw(app.scheme))
+        .map_err(|m| auth_error(app, api, &m))?
+        .recognizing(&[]);
     let token = app
         .tokens()
         .authenticate(&app.credentials, &request, expect, app.clock.now())

@@ -39,19 +39,6 @@ use crate::tls;
 use crate::tokens::{Tokens, random_hex};
 use crate::world::World;
 
-/// The data methods served under `/api/<group>/<method>`.
-const DATA_METHODS: [&str; 9] = [
-    "pay/getTimesheetsForBid",
-    "pay/getStatusReportsForBid",
-    "pay/getTimesheet",
-    "pay/getStatusReport",
-    "pay/getBilling",
-    "pay/getInvoice",
-    "pay/getPayment",
-    "manage/getMyProviders",
-    "workroom/getWorkviewDetails",
-];
-
 /// The longest a TLS handshake may take.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -485,7 +472,7 @@ async fn data_call(State(app): State<Arc<App>>, request: Request) -> Response {
         .strip_prefix("/api/")
         .unwrap_or_default()
         .to_owned();
-    if !DATA_METHODS.contains(&api.as_str()) {
+    let Some(params) = crate::spelling::data_method_params(&api) else {
         return app.error(ServiceError::new(
             &api,
             404,
@@ -493,12 +480,12 @@ async fn data_call(State(app): State<Arc<App>>, request: Request) -> Response {
             "request",
             &format!("there is no method {api:?}"),
         ));
-    }
+    };
     let read = match ReadRequest::read(&app, request).await {
         Ok(read) => read,
         Err(response) => return response,
     };
-    let user = match oauth::authenticate_data_call(&app, &read) {
+    let user = match oauth::authenticate_data_call(&app, &read, params) {
         Ok(user) => user,
         Err(message) => return oauth::auth_error(&app, &api, &message),
     };

@@ -16,6 +16,19 @@ use hmac::{Hmac, KeyInit as _, Mac as _};
 use jiff::Timestamp;
 use sha1::Sha1;
 
+/// The protocol parameters of RFC 5849 a service reads (sections 2 and 3.1; `oauth_signature`
+/// is never signed): any other `oauth_` name is one it does not know.
+const PROTOCOL_PARAMETERS: [&str; 8] = [
+    "oauth_consumer_key",
+    "oauth_token",
+    "oauth_signature_method",
+    "oauth_timestamp",
+    "oauth_nonce",
+    "oauth_version",
+    "oauth_callback",
+    "oauth_verifier",
+];
+
 /// How far (in seconds, either way) a request's `oauth_timestamp` may be from the fake's clock.
 pub(crate) const TIMESTAMP_TOLERANCE_SECS: i64 = 300;
 
@@ -38,6 +51,9 @@ pub(crate) struct OAuthRequest {
     protocol: Vec<(String, String)>,
     /// Every parameter that is signed (decoded), `oauth_signature` and `realm` excluded.
     signed: Vec<(String, String)>,
+    /// The names sent that the service does not know, left out of `signed`
+    /// ([`OAuthRequest::recognizing`]).
+    ignored: Vec<String>,
 }
 
 /// The parts of an HTTP request that OAuth looks at.
@@ -145,7 +161,24 @@ impl OAuthRequest {
             base_uri: base_uri(raw.scheme, raw.host, raw.path),
             protocol,
             signed,
+            ignored: Vec::new(),
         })
+    }
+
+    /// This request as the service reads it: a parameter it does not know (not one of
+    /// `known`, the method's, nor a protocol parameter of RFC 5849) is ignored, so it is not in
+    /// the base string the service computes. The reference: "A parameter whose name is
+    /// misspelled is ignored by the service and therefore changes the computed signature" (a
+    /// signer that signed it is refused with `E_API_AUTH_SIGNATURE_MISMATCH`, the refusal
+    /// naming it).
+    pub(crate) fn recognizing(mut self, known: &[&str]) -> OAuthRequest {
+        let recognized = |name: &str| known.contains(&name) || PROTOCOL_PARAMETERS.contains(&name);
+        let (kept, ignored): (Vec<_>, Vec<_>) = std::mem::take(&mut self.signed)
+            .into_iter()
+            .partition(|(name, _)| recognized(name));
+        self.signed = kept;
+        self.ignored = ignored.into_iter().map(|(name, _)| name).collect();
+        self
     }
 
     /// A protocol parameter's value.
@@ -266,16 +299,26 @@ impl OAuthRequest {
         } else {
             // The base string holds every parameter as signed, the verifier and any
             // secret-named one among them: shown without their values.
+            let ignored = if self.ignored.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (parameters the service does not know are ignored, not signed: {})",
+                    self.ignored.join(", ")
+                )
+            };
             Err(format!(
-                "the signature does not match the service's base string {:?}",
+                "the signature does not match the service's base string {:?}{ignored}",
                 self.shown_base_string()
             ))
         }
     }
 }
 
-/// Checks a request's OAuth signature exactly as the fake marketplace does, with its own code
-/// (not the client's): for tests of any signer.
+/// Checks a request's OAuth signature as the fake marketplace does, with its own code (not
+/// the client's): for tests of any signer, on any URL, so every parameter sent is signed (the
+/// fake's own endpoints also leave out a name their method does not take, as the service
+/// does).
 ///
 /// # Errors
 ///
@@ -483,6 +526,36 @@ mod tests {
         let request = OAuthRequest::parse(&raw).unwrap();
         request.check_signature("kd94hf93k423kf44", "").unwrap();
         assert!(request.check_signature("other", "").is_err());
+    }
+
+    #[test]
+    fn a_parameter_the_method_does_not_take_is_left_out_of_the_base_string_and_named() {
+        let raw = RawRequest {
+            method: "GET",
+            scheme: "https",
+            host: "h",
+            path: "/api/pay/getInvoice",
+            query: Some("id=1&bidid=2"),
+            authorization: Some(
+                "OAuth oauth_nonce=\"n\", oauth_signatur_method=\"x\", oauth_signature=\"s\"",
+            ),
+            form: None,
+        };
+        let signed_all = OAuthRequest::parse(&raw).unwrap();
+        assert_eq!(
+            signed_all.base_string(),
+            "GET&https%3A%2F%2Fh%2Fapi%2Fpay%2FgetInvoice&bidid%3D2%26id%3D1%26oauth_nonce%3Dn%26oauth_signatur_method%3Dx"
+        );
+        let read = OAuthRequest::parse(&raw).unwrap().recognizing(&["id"]);
+        assert_eq!(
+            read.base_string(),
+            "GET&https%3A%2F%2Fh%2Fapi%2Fpay%2FgetInvoice&id%3D1%26oauth_nonce%3Dn"
+        );
+        let refusal = read.check_signature("c", "t").unwrap_err();
+        assert!(
+            refusal.ends_with("ignored, not signed: bidid, oauth_signatur_method)"),
+            "{refusal}"
+        );
     }
 
     #[test]

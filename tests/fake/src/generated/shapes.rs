@@ -26,42 +26,52 @@ pub(crate) enum Encoding {
     Array,
 }
 
-/// Every data method, with the record of its envelope's `data`.
+/// Every data method, with the parameters it takes (by wire name) and the record of its
+/// envelope's `data`.
 pub(crate) static METHODS: &[Method] = &[
     Method {
         name: "manage/getMyProviders",
+        params: &["bidId", "rpp", "page"],
         response: &records::ProviderList,
     },
     Method {
         name: "pay/getTimesheetsForBid",
+        params: &["bidId", "rpp", "page"],
         response: &records::TimesheetList,
     },
     Method {
         name: "pay/getStatusReportsForBid",
+        params: &["bidId", "rpp", "page"],
         response: &records::StatusReportList,
     },
     Method {
         name: "pay/getTimesheet",
+        params: &["id", "bidId"],
         response: &records::TimesheetDetails,
     },
     Method {
         name: "pay/getStatusReport",
+        params: &["id", "bidId"],
         response: &records::StatusReportDetails,
     },
     Method {
         name: "pay/getBilling",
+        params: &["id"],
         response: &records::BillingDetails,
     },
     Method {
         name: "pay/getInvoice",
+        params: &["id"],
         response: &records::InvoiceSummary,
     },
     Method {
         name: "pay/getPayment",
+        params: &["id"],
         response: &records::PaymentDetails,
     },
     Method {
         name: "workroom/getWorkviewDetails",
+        params: &["bidId", "userId", "date", "rpp", "page"],
         response: &records::Workview,
     },
 ];

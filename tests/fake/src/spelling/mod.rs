@@ -89,6 +89,12 @@ pub struct SpellingSeedError {
     pub found: String,
 }
 
+/// The parameters the data method `method` takes, by wire name, from the spec (the table the
+/// spellings come from); `None` for a name that is no data method.
+pub(crate) fn data_method_params(method: &str) -> Option<&'static [&'static str]> {
+    METHODS.iter().find(|m| m.name == method).map(|m| m.params)
+}
+
 /// The JSON text of `body`, the answer to `method` called with `query` (without OAuth
 /// values), its values spelled as `spellings` says. An answer that is not the success
 /// envelope of a data method of the spec is written as it is.
@@ -175,6 +181,9 @@ pub(crate) enum Encoded {
 #[derive(Debug)]
 pub(crate) struct Method {
     pub(crate) name: &'static str,
+    /// The parameters it takes, by wire name: the service ignores any other, so that a
+    /// misspelled one is not signed by it (`verify::OAuthRequest::recognizing`).
+    pub(crate) params: &'static [&'static str],
     pub(crate) response: &'static Record,
 }
 

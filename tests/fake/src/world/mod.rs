@@ -59,8 +59,10 @@ pub struct Workroom {
     pub hourly: bool,
     /// Timesheet IDs, oldest week first, as pay/getTimesheetsForBid lists them.
     pub timesheets: Vec<u64>,
-    /// Stored status report IDs, oldest week first. The current draft, which
-    /// pay/getStatusReport answers for the bid with `id` 0, is not stored and not listed.
+    /// Stored status report IDs, oldest week first. The current draft (the report in
+    /// progress, `id` 0 for pay/getStatusReport) is made when asked for, so it is not in this
+    /// list; pay/getStatusReportsForBid lists it last, as the reference's "submitted and in
+    /// progress" says.
     pub status_reports: Vec<u64>,
     /// Invoice IDs.
     pub invoices: Vec<u64>,
