@@ -29,9 +29,13 @@ use aho_corasick::dfa::DFA;
 use aho_corasick::nfa::contiguous::NFA;
 use aho_corasick::{Anchored, StartKind};
 
+use super::Limits;
 use super::scan::Finding;
 use super::spellings::{fold, spellings};
 use super::views::{LONGEST_ESCAPE, Unit, escape_at};
+
+/// How many bytes [`SecretSet::find_plain`] reads between two looks at its [`Limits`].
+const CHECK_EVERY: usize = super::CHECK_EVERY;
 use crate::secret::SHORT_SECRET;
 
 /// A partial match: the automaton's state, where in the original text it started, how many
@@ -51,6 +55,14 @@ struct Thread {
 /// or a byte of a character beyond ASCII.
 fn is_word_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || !byte.is_ascii()
+}
+
+/// Whether a short secret just read stands alone on its right: the byte after it (`after(0)`,
+/// then `after(1)`, …; `None` past what can be seen) is no letter or digit, or (`digits`: the
+/// secret is all digits) the number goes on only with zeros and an exponent. The one rule of
+/// both ways of finding a secret (see the module docs on short secrets).
+fn alone_after(after: impl Fn(usize) -> Option<u8>, digits: bool) -> bool {
+    !after(0).is_some_and(is_word_byte) || (digits && exponent_follows(after, 0))
 }
 
 /// Whether the bytes from `at` on (`byte_at`) are a number's zeros and exponent: `0`s, then
@@ -192,6 +204,64 @@ impl SecretSet {
         }
     }
 
+    /// Every spelling of the secrets in `text` read as it is, added to `found`, for a text in
+    /// which no escape starts anywhere (`views::holds_escape`), so that each byte has one
+    /// reading: one unanchored pass of the automaton, linear in the text whatever the secrets'
+    /// shape (the anchored threads of [`KnownMatcher`], which follow every reading of every
+    /// escape, keep one thread per start inside a periodic secret: `tttt…`). The rule of short
+    /// secrets is the matcher's. `None` when `limits` stopped it.
+    pub(super) fn find_plain(
+        &self,
+        text: &[u8],
+        limits: &Limits,
+        found: &mut Vec<Finding>,
+    ) -> Option<()> {
+        fn find(
+            automaton: &impl Automaton,
+            text: &[u8],
+            limits: &Limits,
+            found: &mut Vec<Finding>,
+        ) -> Option<()> {
+            let mut state = automaton.start_state(Anchored::No).unwrap_or(StateID::ZERO);
+            for (at, &byte) in text.iter().enumerate() {
+                if at % CHECK_EVERY == CHECK_EVERY - 1 && limits.stop_after(CHECK_EVERY) {
+                    return None;
+                }
+                state = automaton.next_state(Anchored::No, state, fold(byte));
+                if !automaton.is_match(state) {
+                    continue;
+                }
+                let end = at + 1;
+                for index in 0..automaton.match_len(state) {
+                    let pattern = automaton.match_pattern(state, index);
+                    let start = end - automaton.pattern_len(pattern);
+                    let spelled = &text[start..end];
+                    let alone = || {
+                        !start
+                            .checked_sub(1)
+                            .is_some_and(|before| is_word_byte(text[before]))
+                            && alone_after(
+                                |i| text.get(end + i).copied().filter(|_| i < LONGEST_ESCAPE),
+                                spelled.iter().all(u8::is_ascii_digit),
+                            )
+                    };
+                    if spelled.len() >= SHORT_SECRET || alone() {
+                        found.push(Finding {
+                            start,
+                            end,
+                            quoted: false,
+                        });
+                    }
+                }
+            }
+            (!limits.stop_after(text.len() % CHECK_EVERY)).then_some(())
+        }
+        match self {
+            SecretSet::Dfa(dfa) => find(dfa, text, limits, found),
+            SecretSet::Nfa(nfa) => find(nfa, text, limits, found),
+        }
+    }
+
     /// A matcher of the set over one view.
     pub(super) fn matcher(&self) -> Matcher<'_> {
         match self {
@@ -208,7 +278,8 @@ pub(super) enum Matcher<'a> {
 }
 
 impl Matcher<'_> {
-    pub(super) fn feed(&mut self, unit: Unit) {
+    /// Reads `unit`; how many threads it moved on (the work, for [`Limits`]).
+    pub(super) fn feed(&mut self, unit: Unit) -> usize {
         match self {
             Matcher::Dfa(matcher) => matcher.feed(unit),
             Matcher::Nfa(matcher) => matcher.feed(unit),
@@ -252,10 +323,13 @@ impl<'a, A: Automaton> KnownMatcher<'a, A> {
         }
     }
 
-    pub(super) fn feed(&mut self, unit: Unit) {
+    /// Reads `unit`; how many threads it moved on.
+    pub(super) fn feed(&mut self, unit: Unit) -> usize {
         self.window.push_back(unit);
         if self.window.len() > LONGEST_ESCAPE {
-            self.step();
+            self.step()
+        } else {
+            0
         }
     }
 
@@ -267,10 +341,10 @@ impl<'a, A: Automaton> KnownMatcher<'a, A> {
     }
 
     /// Moves every thread at the current place on, by its byte and by the escape starting
-    /// there, and a new thread with them.
-    fn step(&mut self) {
+    /// there, and a new thread with them; how many it moved.
+    fn step(&mut self) -> usize {
         let Some(&unit) = self.window.front() else {
-            return;
+            return 0;
         };
         let mut here = self.slots.pop_front().unwrap_or_default();
         self.slots.push_back(Slot::default());
@@ -290,6 +364,7 @@ impl<'a, A: Automaton> KnownMatcher<'a, A> {
                 self.advance(thread, escape.bytes(), end, escape.len);
             }
         }
+        let moved = here.threads.len();
         // The emptied slot's storage is reused for a later place.
         here.clear();
         if let Some(last) = self.slots.back_mut() {
@@ -297,6 +372,7 @@ impl<'a, A: Automaton> KnownMatcher<'a, A> {
         }
         self.window.pop_front();
         self.previous = Some(unit.byte);
+        moved
     }
 
     /// `thread` reading `bytes`, which end at `end` in the text and `ahead` places on.
@@ -311,14 +387,9 @@ impl<'a, A: Automaton> KnownMatcher<'a, A> {
         let depth = thread.depth + bytes.len();
         let digits = thread.digits && bytes.iter().all(u8::is_ascii_digit);
         if self.is_spelling(state, depth) {
-            // A short secret counts where it stands alone: the next unit is no letter or digit,
-            // or (digits) the number goes on only with zeros and an exponent.
-            let alone_after = || {
-                let after = |at: usize| self.window.get(at).map(|unit| unit.byte);
-                !after(ahead).is_some_and(is_word_byte)
-                    || (digits && exponent_follows(after, ahead))
-            };
-            if depth >= SHORT_SECRET || (thread.alone_before && alone_after()) {
+            // A short secret counts where it stands alone.
+            let after = |i: usize| self.window.get(ahead + i).map(|unit| unit.byte);
+            if depth >= SHORT_SECRET || (thread.alone_before && alone_after(after, digits)) {
                 self.found.push(Finding {
                     start: thread.start,
                     end,

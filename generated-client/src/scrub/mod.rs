@@ -526,16 +526,26 @@ impl<'a> Scrubber<'a> {
             automata: &automata,
             limits: &self.limits,
         };
+        // No escape anywhere: each byte has one reading, and the known secrets are found by
+        // one unanchored pass each (linear whatever their shape), the names by the scan.
+        if !views::holds_escape(text) {
+            reader.read(views::raw(text), true, false, &mut found)?;
+            for set in &automata {
+                set.find_plain(text, &self.limits, &mut found)?;
+            }
+            return Some(found);
+        }
         // Each view read with its own decoder type (no dynamic dispatch per byte).
         for layers in 0..=MAX_LAYERS {
             let raw = views::raw(text);
             let escapes = match layers {
-                0 => reader.read(raw, true, &mut found)?,
-                1 => reader.read(Decoded::new(raw), false, &mut found)?,
-                2 => reader.read(Decoded::new(Decoded::new(raw)), false, &mut found)?,
+                0 => reader.read(raw, true, true, &mut found)?,
+                1 => reader.read(Decoded::new(raw), false, true, &mut found)?,
+                2 => reader.read(Decoded::new(Decoded::new(raw)), false, true, &mut found)?,
                 _ => reader.read(
                     Decoded::new(Decoded::new(Decoded::new(raw))),
                     false,
+                    true,
                     &mut found,
                 )?,
             };
@@ -711,9 +721,10 @@ fn has_secret_word(text: &[u8]) -> bool {
     })
 }
 
-/// How often a scrubber looks whether it must stop ([`Limits`]), in units read: a few
-/// microseconds of reading, so a look costs nothing measurable and a call ends within that of
-/// its deadline.
+/// How often a scrubber looks whether it must stop ([`Limits`]), in work done: units read, and
+/// each partial match of a known secret moved on by one (what a text of a periodic secret,
+/// `tttt…`, costs more than its length). A few microseconds of reading, so a look costs
+/// nothing measurable and a call ends within that of its deadline.
 const CHECK_EVERY: usize = 1 << 12;
 
 /// Reads views for secret-named values and known secrets.
@@ -723,33 +734,39 @@ struct ViewReader<'a> {
 }
 
 impl ViewReader<'_> {
-    /// Reads one view (`plain`: the text as it is), adding what it finds to `found`; whether
-    /// the view holds an escape, or `None` when cancelled or when the view holds an escape too
-    /// long to decode (the text cannot be cleaned for certain).
+    /// Reads one view (`plain`: the text as it is), adding what it finds to `found`: the
+    /// secret-named values, and the known secrets when `known` (else the caller finds them,
+    /// `SecretSet::find_plain`); whether the view holds an escape, or `None` when stopped or
+    /// when the view holds an escape too long to decode (the text cannot be cleaned for
+    /// certain).
     fn read(
         &self,
         units: impl Iterator<Item = Unit>,
         plain: bool,
+        known: bool,
         found: &mut Vec<Finding>,
     ) -> Option<bool> {
         let mut scan = Scan::new(&WORDS, plain);
-        let mut matchers: Vec<Matcher<'_>> =
-            self.automata.iter().map(|set| set.matcher()).collect();
+        let mut matchers: Vec<Matcher<'_>> = if known {
+            self.automata.iter().map(|set| set.matcher()).collect()
+        } else {
+            Vec::new()
+        };
         if self.limits.stopped.load(Ordering::Relaxed) {
             return None;
         }
         let mut unchecked = 0;
         for unit in units {
             unchecked += 1;
-            if unchecked == CHECK_EVERY {
+            scan.feed(unit);
+            for matcher in &mut matchers {
+                unchecked += matcher.feed(unit);
+            }
+            if unchecked >= CHECK_EVERY {
                 if self.limits.stop_after(unchecked) {
                     return None;
                 }
                 unchecked = 0;
-            }
-            scan.feed(unit);
-            for matcher in &mut matchers {
-                matcher.feed(unit);
             }
         }
         if self.limits.stop_after(unchecked) {

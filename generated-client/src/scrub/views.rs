@@ -117,6 +117,13 @@ fn numeric_reference(value: u32) -> char {
         .unwrap_or('\u{FFFD}')
 }
 
+/// Whether an escape ([`escape_at`]) starts anywhere in `text`: without one, each byte of it
+/// has one reading.
+pub(super) fn holds_escape(text: &[u8]) -> bool {
+    memchr::memchr3_iter(b'%', b'\\', b'&', text)
+        .any(|at| escape_at(|i| text.get(at + i).copied()).is_some())
+}
+
 /// The escape at the start of a text whose bytes `at(i)` gives (`None` past its end), if one
 /// starts there: `%HH`, a JSON escape (`\uXXXX` with surrogate pairs, `\"`, `\\`, `\/`, …),
 /// `\xHH`, `\u{H…}`, or an HTML character reference (see the module docs). Never reads at
