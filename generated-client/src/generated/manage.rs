@@ -240,7 +240,7 @@ impl Session {
     ///
     /// `GET /api/manage/getMyProviders`
     ///
-    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`.
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH` and `E_VALIDATION_INVALID_ID`.
     pub fn get_my_providers(&self) -> Request<GetMyProviders> {
         Request::new(
             self,

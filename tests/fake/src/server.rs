@@ -544,6 +544,10 @@ async fn data_call(State(app): State<Arc<App>>, request: Request) -> Response {
         ));
     };
     if let Some(error) = reply.error {
+        if error.code == crate::data::INVALID_PARAMETER {
+            let why = "a parameter out of the spec's type or bounds";
+            return outside_the_api(app.error(error), why);
+        }
         return app.error(error);
     }
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -570,17 +574,21 @@ async fn method_not_allowed(State(app): State<Arc<App>>, request: Request) -> Re
     )
 }
 
-/// Any other path.
+/// Any other path: a refusal of a request the reference does not describe, left out of the
+/// wire audit like a wrong HTTP method.
 async fn not_found(State(app): State<Arc<App>>, request: Request) -> Response {
     let path = request.uri().path();
     let api = path.strip_prefix('/').unwrap_or(path);
-    app.error(ServiceError::new(
-        api,
-        404,
-        "E_API_NOT_FOUND",
-        "request",
-        &format!("there is nothing at {path:?}"),
-    ))
+    outside_the_api(
+        app.error(ServiceError::new(
+            api,
+            404,
+            "E_API_NOT_FOUND",
+            "request",
+            &format!("there is nothing at {path:?}"),
+        )),
+        "no such path in the API",
+    )
 }
 
 /// A response of JSON text.
