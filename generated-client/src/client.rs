@@ -23,7 +23,7 @@ use crate::scrub::{KnownSecrets, Scrubber};
 use crate::secret::{ConsumerCredentials, callback_credentials};
 use crate::service::Service;
 use crate::tls;
-use crate::transport::{Call, INLINE_BYTES, Response, Settings, Transport, within};
+use crate::transport::{Call, Deadline, INLINE_BYTES, Response, Settings, Transport, within};
 
 /// The marketplace client of one application.
 ///
@@ -360,13 +360,13 @@ impl Client {
         let deadline = self.transport.deadline(&CallOptions::default());
         self.request_token_unscrubbed(callback, deadline)
             .await
-            .map_err(|error| error.scrubbed(&self.scrubber("", "", deadline)))
+            .map_err(|error| error.scrubbed(&self.scrubber("", "", deadline.at)))
     }
 
     async fn request_token_unscrubbed(
         &self,
         callback: Option<&str>,
-        deadline: Option<Instant>,
+        deadline: Deadline,
     ) -> Result<RequestToken, Error> {
         const METHOD: &str = "oauth/getRequestToken";
         let callback = callback
@@ -446,7 +446,8 @@ impl Client {
         self.access_token_unscrubbed(request, verifier, deadline)
             .await
             .map_err(|error| {
-                let scrubber = self.scrubber(request.secret.expose(), verifier.as_str(), deadline);
+                let scrubber =
+                    self.scrubber(request.secret.expose(), verifier.as_str(), deadline.at);
                 error.scrubbed(&scrubber)
             })
     }
@@ -455,7 +456,7 @@ impl Client {
         &self,
         request: &RequestToken,
         verifier: &Verifier,
-        deadline: Option<Instant>,
+        deadline: Deadline,
     ) -> Result<AccessToken, Error> {
         const METHOD: &str = "oauth/getAccessToken";
         let call = Call {
@@ -596,10 +597,10 @@ impl Session {
         let deadline = self.transport.deadline(&CallOptions::default());
         self.revoke_unscrubbed(deadline)
             .await
-            .map_err(|error| error.scrubbed(&self.scrubber(deadline)))
+            .map_err(|error| error.scrubbed(&self.scrubber(deadline.at)))
     }
 
-    async fn revoke_unscrubbed(&self, deadline: Option<Instant>) -> Result<(), Error> {
+    async fn revoke_unscrubbed(&self, deadline: Deadline) -> Result<(), Error> {
         const METHOD: &str = "oauth/revokeToken";
         self.check_expiry()?;
         let call = Call {
@@ -668,7 +669,7 @@ impl Session {
         };
         // The error's texts were cleaned by the call; cleaned again here (the one place every
         // error leaves), within the same deadline.
-        result.map_err(|error| error.scrubbed(&self.scrubber(deadline)))
+        result.map_err(|error| error.scrubbed(&self.scrubber(deadline.at)))
     }
 
     /// Calls a data method and decodes its `data`, kept with the response's metadata. Decoding
@@ -680,7 +681,7 @@ impl Session {
         path: &'static str,
         query: &[(&'static str, String)],
         options: &CallOptions,
-        deadline: Option<Instant>,
+        deadline: Deadline,
     ) -> Result<(T, K::Kept), Error> {
         self.check_expiry()?;
         let call = Call {
@@ -1037,7 +1038,7 @@ mod tests {
                 "/api/pay/getTimesheet",
                 &[],
                 &CallOptions::default(),
-                None,
+                session.transport.deadline(&CallOptions::default()),
             ),
         )
         .unwrap_err();

@@ -108,10 +108,19 @@ pub(crate) struct Call<'a> {
     pub(crate) oauth_endpoint: bool,
     /// Credentials the app handed the call besides its headers (a callback's query values).
     pub(crate) app_credentials: &'a [String],
-    /// When the whole call must end ([`Transport::deadline`]), made once as it starts: every
-    /// attempt and wait, and every cleaning of what it received up to the error it returns,
-    /// end by it. `None`: a deadline too far to represent.
-    pub(crate) deadline: Option<Instant>,
+    /// When the call started and must end ([`Transport::deadline`]), made once as it starts:
+    /// every attempt and wait, and every cleaning of what it received up to the error it
+    /// returns, end by it.
+    pub(crate) deadline: Deadline,
+}
+
+/// When a call started, and when it must end: one instant, so that the time a timeout reports
+/// is never short of the deadline it names.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Deadline {
+    pub(crate) started: Instant,
+    /// `None`: a deadline too far to represent.
+    pub(crate) at: Option<Instant>,
 }
 
 /// A response that arrived whole, from the URL it was sent to.
@@ -368,8 +377,12 @@ impl Transport {
 
     /// The deadline of a call with `options` that starts now (its own, else the client's); a
     /// deadline too far to represent is none.
-    pub(crate) fn deadline(&self, options: &CallOptions) -> Option<Instant> {
-        Instant::now().checked_add(options.deadline.unwrap_or(self.settings.deadline))
+    pub(crate) fn deadline(&self, options: &CallOptions) -> Deadline {
+        let started = Instant::now();
+        Deadline {
+            started,
+            at: started.checked_add(options.deadline.unwrap_or(self.settings.deadline)),
+        }
     }
 
     /// The local clock, corrected by what the service's `Date` headers taught.
@@ -412,7 +425,7 @@ impl Transport {
                 .with_signatures(signatures)
                 .with_app_credentials(app_credentials)
                 .with_issued(issued),
-            call.deadline,
+            call.deadline.at,
         )
     }
 
@@ -461,8 +474,10 @@ impl Transport {
         }
         let retry = self.retry_policy(options);
         let attempt_timeout = options.timeout.unwrap_or(self.settings.timeout);
-        let started = Instant::now();
-        let deadline = call.deadline;
+        let Deadline {
+            started,
+            at: deadline,
+        } = call.deadline;
         let time_left =
             || deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
         let retry_transient = call.http_method == reqwest::Method::GET;
@@ -1216,7 +1231,10 @@ mod tests {
             verifier: None,
             oauth_endpoint: false,
             app_credentials: &[],
-            deadline: None,
+            deadline: Deadline {
+                started: Instant::now(),
+                at: None,
+            },
         };
         for seconds in [0, -1, -86_400, Timestamp::MIN.as_second()] {
             let at = Timestamp::from_second(seconds).unwrap();
