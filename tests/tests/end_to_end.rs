@@ -507,6 +507,13 @@ async fn provoke(
         ("pay/getInvoice", MISMATCH) => done(s.get_invoice(1).send().await.map(drop)),
         ("pay/getPayment", MISMATCH) => done(s.get_payment(1).send().await.map(drop)),
         ("manage/getMyProviders", MISMATCH) => done(s.get_my_providers().send().await.map(drop)),
+        ("manage/getMyProviders", "E_VALIDATION_INVALID_ID") => done(
+            s.get_my_providers()
+                .bid_id(OTHER_CLIENTS_BID)
+                .send()
+                .await
+                .map(drop),
+        ),
         ("workroom/getWorkviewDetails", MISMATCH) => {
             done(workview(SCREENS_BID, SCREENS_USER).await)
         }
