@@ -33,10 +33,10 @@ use super::Limits;
 use super::scan::Finding;
 use super::spellings::{fold, spellings};
 use super::views::{LONGEST_ESCAPE, Unit, escape_at};
+use crate::secret::SHORT_SECRET;
 
 /// How many bytes [`SecretSet::find_plain`] reads between two looks at its [`Limits`].
 const CHECK_EVERY: usize = super::CHECK_EVERY;
-use crate::secret::SHORT_SECRET;
 
 /// A partial match: the automaton's state, where in the original text it started, how many
 /// bytes of a spelling it read, and whether the view's byte before its start is not a letter or
@@ -234,7 +234,10 @@ impl SecretSet {
                 let end = at + 1;
                 for index in 0..automaton.match_len(state) {
                     let pattern = automaton.match_pattern(state, index);
-                    let start = end - automaton.pattern_len(pattern);
+                    // A pattern matched here was read whole within the text.
+                    let Some(start) = end.checked_sub(automaton.pattern_len(pattern)) else {
+                        continue;
+                    };
                     let spelled = &text[start..end];
                     let alone = || {
                         !start
