@@ -358,7 +358,9 @@ impl Client {
     /// which parsing would silently drop, is refused with [`Error::InvalidArgument`].
     pub async fn request_token(&self, callback: Option<&str>) -> Result<RequestToken, Error> {
         let deadline = self.transport.deadline(&CallOptions::default());
-        self.request_token_unscrubbed(callback, deadline)
+        // Boxed, like a data call's state (`Session::call`): the app's future stays small.
+        let unscrubbed = Box::pin(self.request_token_unscrubbed(callback, deadline));
+        unscrubbed
             .await
             .map_err(|error| error.scrubbed(&self.scrubber("", "", deadline.at)))
     }
@@ -443,13 +445,11 @@ impl Client {
         verifier: &Verifier,
     ) -> Result<AccessToken, Error> {
         let deadline = self.transport.deadline(&CallOptions::default());
-        self.access_token_unscrubbed(request, verifier, deadline)
-            .await
-            .map_err(|error| {
-                let scrubber =
-                    self.scrubber(request.secret.expose(), verifier.as_str(), deadline.at);
-                error.scrubbed(&scrubber)
-            })
+        let unscrubbed = Box::pin(self.access_token_unscrubbed(request, verifier, deadline));
+        unscrubbed.await.map_err(|error| {
+            let scrubber = self.scrubber(request.secret.expose(), verifier.as_str(), deadline.at);
+            error.scrubbed(&scrubber)
+        })
     }
 
     async fn access_token_unscrubbed(
@@ -595,7 +595,8 @@ impl Session {
     /// Ends the access token at once (`oauth/revokeToken`). Later calls with it fail.
     pub async fn revoke(&self) -> Result<(), Error> {
         let deadline = self.transport.deadline(&CallOptions::default());
-        self.revoke_unscrubbed(deadline)
+        let unscrubbed = Box::pin(self.revoke_unscrubbed(deadline));
+        unscrubbed
             .await
             .map_err(|error| error.scrubbed(&self.scrubber(deadline.at)))
     }

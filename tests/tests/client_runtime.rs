@@ -1228,3 +1228,37 @@ async fn an_html_page_with_status_200_is_a_decode_error_naming_the_content_type(
         "{text}"
     );
 }
+
+/// What an app holds while a call waits is small: the call's state (kilobytes: the attempt,
+/// the answer, the decoded data) is boxed where the client makes it. The bound is clippy.toml's
+/// `future-size-threshold`, which the client's own awaits are held to (`large_futures`).
+#[test]
+fn the_futures_an_app_holds_stay_small() {
+    const BOUND: usize = 2048;
+    let client = Client::builder("https://127.0.0.1:9/", consumer())
+        .build()
+        .unwrap();
+    let session = session(&client);
+    let sizes = [
+        ("request_token", size_of_val(&client.request_token(None))),
+        ("revoke", size_of_val(&session.revoke())),
+        (
+            "get_invoice.send",
+            size_of_val(&session.get_invoice(9003).send()),
+        ),
+        (
+            "get_invoice.send_with_metadata",
+            size_of_val(&session.get_invoice(9003).send_with_metadata()),
+        ),
+        (
+            "get_my_providers.send",
+            size_of_val(&session.get_my_providers().send()),
+        ),
+    ];
+    for (name, size) in sizes {
+        assert!(
+            size <= BOUND,
+            "{name}'s future is {size} bytes, over {BOUND}"
+        );
+    }
+}

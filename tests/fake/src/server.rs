@@ -616,7 +616,9 @@ async fn accept_loop(listener: TcpListener, tls: Option<TlsAcceptor>, router: Ro
                             if let Ok(Ok(stream)) =
                                 tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await
                             {
-                                serve_connection(stream, router).await;
+                                // Boxed: a TLS stream's state is kilobytes (clippy's
+                                // large_futures, clippy.toml).
+                                Box::pin(serve_connection(stream, router)).await;
                             }
                         }),
                         None => connections.spawn(serve_connection(tcp, router)),
