@@ -139,6 +139,10 @@ error_kinds! {
     InvalidPaging = "invalid-paging",
     /// An error code that is not declared.
     UnknownErrorCode = "unknown-error-code",
+    /// An error code whose `methods` names a method whose `errors` leaves the code out, or a
+    /// method's `errors` naming a code whose `methods` leaves the method out: documentation,
+    /// the fake and the OpenAPI export would each tell a different story.
+    ErrorListsDisagree = "error-lists-disagree",
 }
 
 /// One problem in the spec.

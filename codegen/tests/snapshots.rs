@@ -244,7 +244,7 @@ types:
     fields:
       id: { type: id, doc: ID. }
 methods:
-  pay/getTimesheet: { doc: One timesheet., response: Timesheet }
+  pay/getTimesheet: { doc: One timesheet., response: Timesheet, errors: [E_VALIDATION_INVALID_ID_BIDID] }
 "#
     );
 }

@@ -220,6 +220,10 @@ fn one_spec_per_rule() -> Vec<(ErrorKind, String)> {
             ),
         ),
         (UnknownErrorCode, format!("{BASE}    errors: [E_NOPE]\n")),
+        (
+            ErrorListsDisagree,
+            format!("{BASE}errors:\n  E_X:\n    doc: X.\n    methods: [pay/getTimesheet]\n"),
+        ),
         (AliasExpansion, alias_bomb(3 << 20)),
         (
             ControlCharacter,
@@ -792,6 +796,46 @@ fn error_codes_must_be_defined() {
     );
     assert_eq!(suggestion(&errors[0]), Some("E_VALIDATION_INVALID_ID"));
     assert_eq!(suggestion(&errors[1]), Some("pay/getTimesheet"));
+}
+
+/// A second method delivering the same record, and two codes: `E_NAMED` names
+/// `pay/getTimesheet` only, `E_ANY` names no method (any method's).
+fn with_error_lists(first: &str, second: &str) -> String {
+    format!(
+        "{BASE}{first}  pay/getTimesheetById:\n    doc: One timesheet.\n    response: Timesheet\n{second}errors:\n  E_NAMED:\n    doc: Named.\n    methods: [pay/getTimesheet]\n  E_ANY:\n    doc: Any.\n"
+    )
+}
+
+#[test]
+fn an_error_code_and_the_methods_it_names_agree_both_ways() {
+    // The code names a method whose errors leave it out.
+    let named_only_here = errors(&with_error_lists("", "    errors: [E_ANY]\n"));
+    assert_eq!(
+        found(&named_only_here),
+        [at(ErrorListsDisagree, "19:15", "errors.E_NAMED.methods.0")]
+    );
+    // A method names a code whose methods leave it out.
+    let named_only_there = errors(&with_error_lists(
+        "    errors: [E_NAMED]\n",
+        "    errors: [E_ANY, E_NAMED]\n",
+    ));
+    assert_eq!(
+        found(&named_only_there),
+        [at(
+            ErrorListsDisagree,
+            "16:21",
+            "methods.pay/getTimesheetById.errors.1"
+        )]
+    );
+    // Agreeing lists, and a code without methods named by any method, are accepted.
+    let agreeing = with_error_lists("    errors: [E_NAMED, E_ANY]\n", "    errors: [E_ANY]\n");
+    let sources = [SpecSource {
+        path: "spec/test.yaml".to_owned(),
+        text: agreeing,
+    }];
+    if let Err(errors) = resolve(&sources) {
+        panic!("refused: {:#?}", errors.0);
+    }
 }
 
 #[test]

@@ -191,6 +191,7 @@ impl Resolver<'_> {
             .map(|m| self.method(m, &names, &data_path, &records))
             .collect();
         self.check_paged_responses(&methods);
+        self.check_error_lists(&errors, &methods);
         let (delivered_by, passed) = records::delivered_by(&methods, &types, &field_types);
         if let Some(method) = passed.map(|index| &methods[index]) {
             self.report(
@@ -220,6 +221,58 @@ impl Resolver<'_> {
             enums,
             records,
             methods,
+        }
+    }
+}
+
+impl Resolver<'_> {
+    /// An error code that names its methods and each method's `errors` agree, both ways
+    /// (a code without `methods` is any method's). Unknown names were reported where they
+    /// are written; they are not reported again here.
+    fn check_error_lists(&mut self, errors: &[ir::ErrorCode], methods: &[ir::Method]) {
+        for error in errors {
+            let Some(named) = &error.methods else {
+                continue;
+            };
+            for (i, method) in named.iter().enumerate() {
+                let Some(method) = methods.iter().find(|m| m.name == method.as_str()) else {
+                    continue;
+                };
+                if !method.errors.iter().any(|code| code.as_str() == error.code) {
+                    let index = i.to_string();
+                    self.report(
+                        ErrorKind::ErrorListsDisagree,
+                        at(error.file, &["errors", &error.code, "methods", &index]),
+                        format!(
+                            "{} names method '{}', whose errors leave it out; add it to \
+                             methods.{}.errors, or remove the method here",
+                            error.code, method.name, method.name
+                        ),
+                    );
+                }
+            }
+        }
+        for method in methods {
+            for (i, code) in method.errors.iter().enumerate() {
+                let Some(error) = errors.iter().find(|e| e.code == code.as_str()) else {
+                    continue;
+                };
+                let Some(named) = &error.methods else {
+                    continue;
+                };
+                if !named.iter().any(|m| m.as_str() == method.name) {
+                    let index = i.to_string();
+                    self.report(
+                        ErrorKind::ErrorListsDisagree,
+                        at(method.file, &["methods", &method.name, "errors", &index]),
+                        format!(
+                            "{} is named here, but its methods leave out '{}'; add the method \
+                             to errors.{}.methods, or remove the code here",
+                            error.code, method.name, error.code
+                        ),
+                    );
+                }
+            }
         }
     }
 }

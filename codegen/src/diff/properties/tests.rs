@@ -26,6 +26,7 @@ oauth:
     revoke: { method: POST, path: /oauth/revokeToken, doc: Revocation. }
 errors:
   E_VALIDATION_INVALID_ID: { doc: Invalid ID., kind: validation, methods: [pay/getTimesheet] }
+  E_ANY: { doc: Any method's. }
 enums:
   ReportStatus:
     doc: Status of a timesheet.
@@ -248,13 +249,20 @@ const CHANGES: &[(&str, &str, Edits)] = &[
         "kind",
         &[("kind: validation,", "kind: authentication,")],
     ),
+    // A code's methods and theirs agree (`error-lists-disagree`): both change.
     (
         "ErrorCode",
         "methods",
-        &[(
-            "methods: [pay/getTimesheet] }",
-            "methods: [pay/getTimesheet, pay/getNote] }",
-        )],
+        &[
+            (
+                "methods: [pay/getTimesheet] }",
+                "methods: [pay/getTimesheet, pay/getNote] }",
+            ),
+            (
+                "    doc: One note.\n    response: Note\n",
+                "    doc: One note.\n    response: Note\n    errors: [E_VALIDATION_INVALID_ID]\n",
+            ),
+        ],
     ),
     (
         "Enum",
@@ -471,10 +479,14 @@ const CHANGES: &[(&str, &str, Edits)] = &[
         "paging",
         &[("beyond_last: above_total", "beyond_last: at_or_above_total")],
     ),
+    // E_ANY names no method: any method's, it changes nothing else.
     (
         "Method",
         "errors",
-        &[("    errors: [E_VALIDATION_INVALID_ID]\n", "")],
+        &[(
+            "    errors: [E_VALIDATION_INVALID_ID]\n",
+            "    errors: [E_VALIDATION_INVALID_ID, E_ANY]\n",
+        )],
     ),
     (
         "Param",
