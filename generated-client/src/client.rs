@@ -143,7 +143,8 @@ impl ClientBuilder {
         self
     }
 
-    /// How many pages a paged stream fetches at once once it knows the page count (default 4).
+    /// How many pages a paged stream fetches at once once it knows the page count (default 4;
+    /// 0 counts as 1). Each runs on a task of its own (see [`paging`](crate::paging)).
     pub fn page_concurrency(mut self, pages: usize) -> Self {
         self.settings.page_concurrency = pages.max(1);
         self

@@ -15,6 +15,15 @@
 //! `page`, or repeats its last page instead of an empty one) or pages beyond the bound ends the
 //! stream with [`Error::Paging`] after the pages before it.
 //!
+//! The page count is taken from the first page that gives one; later pages' counts are not
+//! read. A count of zero, or one below the first page, ends the stream after the first page.
+//! The empty page that ends a stream is not yielded.
+//!
+//! Each page's call runs on a task of its own, spawned on the current tokio runtime: a page
+//! fetched ahead is read to its end, within its own deadline, while the app is busy with the
+//! pages before it (polled only with the stream, it would wait unread and time out). Dropping
+//! the stream aborts the calls in flight: no request is sent or retried for it afterwards.
+//!
 //! A request's streams are the named types [`Pages`] and [`Items`]: `Unpin` (`.next()` and
 //! `.try_next()` need no pinning) and `Send`, with `collect_all()` for the whole list at once.
 
@@ -31,6 +40,60 @@ use crate::Error;
 /// documented list (25 items a page: 250,000 timesheets of one workroom); continue with a new
 /// stream from `page(MAX_PAGES + first page)` if a list really is longer.
 pub const MAX_PAGES: u64 = 10_000;
+
+/// A page's call on a task of its own, so that it runs while the app is busy with the pages
+/// before it: a page fetched ahead and polled only with the stream would make no progress
+/// meanwhile (its body unread) and end in `Error::Timeout` at its deadline, though the service
+/// answered in time. Dropped with the stream, the task is aborted: no request is retried or
+/// sent for a stream nobody reads.
+pub(crate) struct Fetched<T: Send + 'static> {
+    task: tokio::task::JoinHandle<Result<T, Error>>,
+    method: &'static str,
+    page: u64,
+}
+
+impl<T: Send + 'static> Fetched<T> {
+    /// Starts `call`, the call for `page` of `method`, on its own task (of the current tokio
+    /// runtime, which every call of the client needs for its timers).
+    pub(crate) fn start(
+        method: &'static str,
+        page: u64,
+        call: impl Future<Output = Result<T, Error>> + Send + 'static,
+    ) -> Self {
+        Fetched {
+            task: tokio::spawn(call),
+            method,
+            page,
+        }
+    }
+}
+
+impl<T: Send + 'static> Future for Fetched<T> {
+    type Output = Result<T, Error>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Poll::Ready(match ready!(Pin::new(&mut self.task).poll(cx)) {
+            Ok(result) => result,
+            // The call panicked (it does not): as if it had been polled here.
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            // Cancelled by its runtime shutting down, the stream polled from another.
+            Err(_) => Err(Error::Paging {
+                method: self.method,
+                after_page: self.page.saturating_sub(1),
+                reason: format!(
+                    "the task fetching page {} was cancelled: its runtime shut down",
+                    self.page
+                ),
+            }),
+        })
+    }
+}
+
+impl<T: Send + 'static> Drop for Fetched<T> {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
 
 /// A page of a paged method's response.
 pub trait Page {
@@ -62,7 +125,9 @@ pub trait Page {
 pub enum BeyondLast {
     /// Pages above totalPages are empty.
     AboveTotal,
-    /// Pages equal to or above totalPages are empty (the workroom rule).
+    /// Pages equal to or above totalPages are empty: the workroom rule read literally, which
+    /// the spec does not use (its page is read as the zero-based index, `AboveTotal`; see
+    /// ARCHITECTURE.md's decisions), kept for a method that really has it.
     AtOrAboveTotal,
 }
 
@@ -85,7 +150,7 @@ pub struct Walk {
     pub first_page: u64,
     /// The method's rule for pages past the end.
     pub beyond_last: BeyondLast,
-    /// Pages fetched at once once the page count is known (at least 1).
+    /// Pages fetched at once once the page count is known (0 counts as 1).
     pub concurrency: usize,
     /// The most pages to request ([`MAX_PAGES`] in generated code).
     pub max_pages: u64,
@@ -282,7 +347,7 @@ impl<P> fmt::Debug for Pages<P> {
 /// per page.
 ///
 /// ```no_run
-/// use futures::TryStreamExt;
+/// use marketplace_client::TryStreamExt;
 ///
 /// # async fn run(session: marketplace_client::Session) -> Result<(), marketplace_client::Error> {
 /// // Item by item as the pages arrive (pages after the first are fetched ahead).

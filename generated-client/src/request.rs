@@ -145,7 +145,9 @@ where
         paging::pages(walk, move |page| {
             let mut request = self.clone();
             request.method.set_page(page);
-            request.send()
+            // On a task of its own: a page fetched ahead runs while the app reads the pages
+            // before it (`paging::Fetched`).
+            paging::Fetched::start(M::NAME, page, request.send())
         })
     }
 }
