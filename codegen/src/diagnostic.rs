@@ -145,6 +145,56 @@ error_kinds! {
     ErrorListsDisagree = "error-lists-disagree",
 }
 
+impl ErrorKind {
+    /// Whether the rule is one of agreement between two places of the spec that state the same
+    /// fact, rather than one of what can be described or generated: a spec that breaks only
+    /// such rules still resolves to a whole description. `spec-diff` reads its base revision so
+    /// ([`resolve_leniently`](crate::resolve_leniently)), which an older spec, written before
+    /// the rule, may break. A new rule must say which it is: this match has no wildcard.
+    pub fn is_agreement(self) -> bool {
+        match self {
+            ErrorKind::ErrorListsDisagree => true,
+            ErrorKind::TooLarge
+            | ErrorKind::AliasExpansion
+            | ErrorKind::InvalidYaml
+            | ErrorKind::InvalidFileName
+            | ErrorKind::ControlCharacter
+            | ErrorKind::UnknownKey
+            | ErrorKind::MissingKey
+            | ErrorKind::InvalidValue
+            | ErrorKind::DuplicateName
+            | ErrorKind::DuplicateSection
+            | ErrorKind::InvalidPath
+            | ErrorKind::UnknownHttpMethod
+            | ErrorKind::UnsupportedSignatureMethod
+            | ErrorKind::EmptyEnum
+            | ErrorKind::InvalidVariant
+            | ErrorKind::DuplicateVariant
+            | ErrorKind::InvalidTypeName
+            | ErrorKind::UnknownType
+            | ErrorKind::InvalidFields
+            | ErrorKind::RecursiveType
+            | ErrorKind::InvalidRustName
+            | ErrorKind::RustNameTaken
+            | ErrorKind::InvalidPresence
+            | ErrorKind::UnknownMethod
+            | ErrorKind::NotDelivered
+            | ErrorKind::UnknownEncoding
+            | ErrorKind::MissingEncoding
+            | ErrorKind::InvalidZeroIsNone
+            | ErrorKind::EmptyDoc
+            | ErrorKind::InvalidNarrowed
+            | ErrorKind::InvalidMethodName
+            | ErrorKind::UnknownParameter
+            | ErrorKind::InvalidAlternatives
+            | ErrorKind::UnknownParameterType
+            | ErrorKind::InvalidBounds
+            | ErrorKind::InvalidPaging
+            | ErrorKind::UnknownErrorCode => false,
+        }
+    }
+}
+
 /// One problem in the spec.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpecError {

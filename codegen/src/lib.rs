@@ -39,7 +39,7 @@ pub use emit::{
     EmitError, FAKE_SHAPES_DIR, GeneratedFile, REGENERATE_COMMAND, fake_shapes, generate,
 };
 pub use openapi::{OPENAPI_DIR, OPENAPI_FILE, openapi};
-pub use resolve::resolve;
+pub use resolve::{resolve, resolve_leniently};
 pub use spec_source::SpecSource;
 
 /// Anything that stops generation.

@@ -180,7 +180,15 @@ pub fn compare(
     options: &Options,
     with_generated_code: bool,
 ) -> Result<Outcome, SpecDiffError> {
-    let base = resolve(base_label, base_sources)?;
+    // The base may predate a rule of agreement the head is held to: compared as it is, and
+    // the rules it breaks are noted in the report.
+    let (base, base_notes) =
+        marketplace_codegen::resolve_leniently(base_sources).map_err(|errors| {
+            SpecDiffError::InvalidSpec {
+                revision: base_label.to_owned(),
+                errors,
+            }
+        })?;
     let head = resolve(head_label, head_sources)?;
     let diff = diff::diff(
         Side {
@@ -214,9 +222,11 @@ pub fn compare(
         FailOn::Breaking => breaking,
         FailOn::Any => !changes.is_empty(),
     };
+    let base_notes: Vec<String> = base_notes.iter().map(ToString::to_string).collect();
     let report = Report {
         base: base_label,
         head: head_label,
+        base_notes: &base_notes,
         changes: &changes,
         generated: &generated,
         judged: &judged,
@@ -375,6 +385,8 @@ fn files_diff(
 struct Report<'a> {
     base: &'a str,
     head: &'a str,
+    /// The rules of agreement the base breaks (an older spec, written before them).
+    base_notes: &'a [String],
     changes: &'a [Change],
     generated: &'a str,
     judged: &'a Judged,
@@ -461,6 +473,10 @@ impl Report<'_> {
         )
     }
 
+    /// What a note on the base says before the rule it breaks.
+    const BASE_NOTE: &'static str =
+        "the base breaks a rule the head is held to; it is compared as it is";
+
     fn text(&self) -> String {
         let mut out = format!(
             "spec-diff: {} -> {}\n{}\nspec-diff: {}\n",
@@ -469,6 +485,9 @@ impl Report<'_> {
             self.summary(),
             self.judged
         );
+        for note in self.base_notes {
+            let _ = writeln!(out, "note: {}: {note}", Self::BASE_NOTE);
+        }
         for change in self.changes {
             let _ = write!(
                 out,
@@ -500,6 +519,14 @@ impl Report<'_> {
             self.summary(),
             self.judged
         );
+        for note in self.base_notes {
+            let _ = writeln!(
+                out,
+                "\n_note: {}: {}_",
+                Self::BASE_NOTE,
+                note.replace('\n', " ")
+            );
+        }
         if !self.changes.is_empty() {
             out.push_str("\n| rule | wire | Rust API | what | where |\n|---|---|---|---|---|\n");
             for change in self.changes {
@@ -583,6 +610,8 @@ impl Report<'_> {
             schema: &'static str,
             base: &'a str,
             head: &'a str,
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            base_notes: &'a [String],
             summary: Summary,
             compared: Compared,
             changes: &'a [Change],
@@ -606,6 +635,7 @@ impl Report<'_> {
             schema: "marketplace-spec-diff/1",
             base: self.base,
             head: self.head,
+            base_notes: self.base_notes,
             summary: Summary {
                 changes: self.changes.len(),
                 wire_breaking: self.count(|c| c.wire),
@@ -683,6 +713,7 @@ mod tests {
         Report {
             base: "base",
             head: "head",
+            base_notes: &[],
             changes,
             generated: "",
             judged: &judged,

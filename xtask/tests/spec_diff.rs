@@ -352,6 +352,57 @@ fn fail_on_breaking_fails_exactly_when_a_change_breaks() {
     );
 }
 
+/// A base written before a rule of agreement (here `error-lists-disagree`) is compared as it
+/// is, with a note; a head that breaks the rule is refused.
+#[test]
+fn a_base_older_than_a_rule_of_agreement_is_compared_with_a_note() {
+    let repo = Repo::new();
+    repo.edit(
+        "manage.yaml",
+        "errors: [E_API_AUTH_SIGNATURE_MISMATCH, E_VALIDATION_INVALID_ID]",
+        "errors: [E_API_AUTH_SIGNATURE_MISMATCH]",
+    );
+    repo.commit("an older spec: the method's list leaves out a code that names it");
+    repo.edit(
+        "manage.yaml",
+        "errors: [E_API_AUTH_SIGNATURE_MISMATCH]",
+        "errors: [E_API_AUTH_SIGNATURE_MISMATCH, E_VALIDATION_INVALID_ID]",
+    );
+    repo.commit("the lists agree");
+    let outcome = repo
+        .run(&["--base", "HEAD~1", "--head", "HEAD"])
+        .expect("an older base is compared");
+    assert!(
+        outcome.report.contains(
+            "note: the base breaks a rule the head is held to; it is compared as it is: \
+             spec/api.yaml"
+        ) && outcome.report.contains("error-lists-disagree"),
+        "{}",
+        outcome.report
+    );
+    assert!(
+        outcome
+            .changes
+            .iter()
+            .any(|change| change.rule == "method-errors-changed"),
+        "{}",
+        outcome.report
+    );
+    let json = repo
+        .run(&["--base", "HEAD~1", "--head", "HEAD", "--format", "json"])
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&json.report).unwrap();
+    assert_eq!(json["base_notes"].as_array().map(Vec::len), Some(1));
+    // The other way round the head breaks the rule: refused, whatever the base.
+    let error = repo
+        .run(&["--base", "HEAD", "--head", "HEAD~1"])
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("error-lists-disagree"),
+        "{error}"
+    );
+}
+
 #[test]
 fn revisions_are_read_with_git_and_the_work_tree_is_left_alone() {
     let repo = Repo::new();

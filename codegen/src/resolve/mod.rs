@@ -26,10 +26,23 @@ use crate::spec_source::SpecSource;
 
 /// Parses and validates `sources` (in the order given) into one API.
 pub fn resolve(sources: &[SpecSource]) -> Result<ir::Api, SpecErrors> {
+    match crate::diagnostic::with_suggestion_budget(|| resolve_within_budget(sources)) {
+        Ok((api, broken)) if broken.is_empty() => Ok(api),
+        Ok((_, broken)) => Err(SpecErrors(broken)),
+        Err(errors) => Err(errors),
+    }
+}
+
+/// Like [`resolve`], for a spec that may predate rules of agreement
+/// ([`ErrorKind::is_agreement`]): a spec that breaks only those resolves, and the broken rules
+/// come back beside it. What `spec-diff` reads a base revision with, so that adding such a
+/// rule does not make every older revision impossible to compare against.
+pub fn resolve_leniently(sources: &[SpecSource]) -> Result<(ir::Api, Vec<SpecError>), SpecErrors> {
     crate::diagnostic::with_suggestion_budget(|| resolve_within_budget(sources))
 }
 
-fn resolve_within_budget(sources: &[SpecSource]) -> Result<ir::Api, SpecErrors> {
+/// The description, with the rules of agreement it breaks; `Err` when it breaks any other.
+fn resolve_within_budget(sources: &[SpecSource]) -> Result<(ir::Api, Vec<SpecError>), SpecErrors> {
     let mut resolver = Resolver {
         sources,
         locations: SourceIndexes::new(sources),
@@ -42,16 +55,16 @@ fn resolve_within_budget(sources: &[SpecSource]) -> Result<ir::Api, SpecErrors> 
         .map(|(file, source)| resolver.parse_file(file, source))
         .collect();
     let api = resolver.build(&files);
-    if resolver.errors.is_empty() {
+    let mut errors = resolver.errors;
+    errors.sort_by(|a, b| {
+        let position = |e: &SpecError| e.location.map(|l| (l.line, l.column));
+        (a.file.as_str(), position(a)).cmp(&(b.file.as_str(), position(b)))
+    });
+    errors.dedup();
+    if errors.iter().all(|error| error.kind.is_agreement()) {
         debug_assert_eq!(api.check(), Ok(()), "resolve built an inconsistent Api");
-        Ok(api)
+        Ok((api, errors))
     } else {
-        let mut errors = resolver.errors;
-        errors.sort_by(|a, b| {
-            let position = |e: &SpecError| e.location.map(|l| (l.line, l.column));
-            (a.file.as_str(), position(a)).cmp(&(b.file.as_str(), position(b)))
-        });
-        errors.dedup();
         Err(SpecErrors(errors))
     }
 }
