@@ -18,6 +18,20 @@
 //! [`Session`] for a seeded user in one line; see its crate docs), and build model values in
 //! unit tests with the generated builders (`Timesheet::builder()`, see [`BuildError`]).
 //!
+//! # Getting started
+//!
+//! ```toml
+//! [dependencies]
+//! marketplace-client = "0.1"
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+//! [dev-dependencies]
+//! marketplace-fake = "0.1"
+//! ```
+//!
+//! The repository's README has a complete `main` and a test of it against the fake; its tour
+//! (`cargo run --example tour` in a clone) walks every call against the fake, and its `docs/`
+//! hold a page per task (using the client, testing with the fake).
+//!
 //! # Cargo features
 //!
 //! The TLS of the HTTP client the crate builds: `rustls-ring` (the default: rustls with the
@@ -47,8 +61,8 @@
 //! // 2. Send the user's browser here to approve the application.
 //! println!("open {}", client.authorization_url(&request));
 //! // 3. The service redirects to the callback with oauth_token and oauth_verifier.
-//! # let callback_url = "";
-//! let verifier = client.verifier_from_callback(&request, callback_url)?;
+//! let callback_url = std::env::args().nth(1).unwrap_or_default(); // where the user came back
+//! let verifier = client.verifier_from_callback(&request, &callback_url)?;
 //! //    (Without a callback, the user types in the verifier: `Verifier::new(&typed)?`.)
 //! # let _ = Verifier::new("typed");
 //! // 4. The access token: valid for six hours; serialize it to keep the session.
@@ -65,7 +79,7 @@
 //! # A paged stream
 //!
 //! ```no_run
-//! use futures::TryStreamExt;
+//! use marketplace_client::TryStreamExt;
 //! # async fn run(session: marketplace_client::Session) -> Result<(), marketplace_client::Error> {
 //! // Every timesheet of the workroom, across pages; pages after the first are fetched ahead.
 //! let mut timesheets = session.get_timesheets_for_bid(310001).rpp(25).items();

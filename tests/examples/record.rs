@@ -6,6 +6,8 @@
 //! cargo xtask wire-audit tests/app/tests/recordings   # audit before committing
 //! ```
 //!
+//! (That path is the committed recording: writing it replaces it. `--help` says more.)
+//!
 //! The fake varies its spellings (seed [`SEED`]), so the recording holds mixed spellings, as
 //! traffic recorded against a deployment does. The client's recorder keeps no OAuth value and
 //! no credential (see `marketplace_client::recording`); the OAuth exchanges are recorded
@@ -13,9 +15,11 @@
 
 use std::error::Error;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
+
+use clap::Parser;
 
 use marketplace_client::files::OutputDir;
 use marketplace_client::recording::Recorder;
@@ -25,15 +29,29 @@ use marketplace_tests::workroom_reading::read_workroom;
 /// The spelling seed of the committed recording.
 const SEED: u64 = 2026;
 
+/// Records a reading of the fake's hourly workroom (the OAuth flow, then its timesheets, an
+/// invoice and its providers), as the client received it, into a recording of JSON lines that
+/// the fake replays (`marketplace_fake::Replay`) and `cargo xtask wire-audit` audits.
+#[derive(Parser)]
+#[command(
+    name = "record",
+    after_help = "Example:\n  cargo run -p marketplace-tests --example record -- \
+                  /tmp/recordings/workroom.jsonl\n  cargo xtask wire-audit /tmp/recordings\n\n\
+                  Exit codes: 0 recorded; 1 the recording failed (nothing is written); 2 usage \
+                  error."
+)]
+struct Arguments {
+    /// The recording to write (JSON lines). Its directory is created when missing; a file
+    /// already there is replaced whole, only once the reading succeeded.
+    recording: PathBuf,
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    let Some(path) = std::env::args_os().nth(1) else {
-        eprintln!("usage: record <recording.jsonl>");
-        return ExitCode::from(2);
-    };
-    match record(std::path::Path::new(&path)).await {
+    let path = Arguments::parse().recording;
+    match record(&path).await {
         Ok(count) => {
-            println!("recorded {count} exchanges to {}", path.to_string_lossy());
+            println!("recorded {count} exchanges to {}", path.display());
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -43,7 +61,7 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn record(path: &std::path::Path) -> Result<u64, Box<dyn Error>> {
+async fn record(path: &Path) -> Result<u64, Box<dyn Error>> {
     let fake = FakeMarketplace::start().await?;
     fake.set_spellings(Spellings::Varied { seed: SEED });
     let workroom = fake.world().hourly_workroom();
@@ -76,7 +94,7 @@ async fn record(path: &std::path::Path) -> Result<u64, Box<dyn Error>> {
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .clone();
-    OutputDir::open(dir)?.write(name, recorded)?;
+    OutputDir::create(dir)?.write(name, recorded)?;
     Ok(stats.written)
 }
 

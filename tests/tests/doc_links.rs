@@ -1,6 +1,12 @@
 //! Every relative link of the project's Markdown pages resolves: the file it names exists, and
 //! the anchor it names (`page.md#a-heading`, `#a-heading`) is a heading of that page, by the
 //! slug GitHub gives it. Links in code blocks and to other sites are not followed.
+//!
+//! And every Rust example an app's author reads (the pages' `rust` blocks, the published
+//! crates' doc comments) imports only what such an app has: the two crates, what they re-export
+//! (`marketplace_client::TryStreamExt`, `marketplace_client::jiff`, …), std and tokio. The
+//! examples compile in the workspace, where every dependency is at hand, so a `use futures::…`
+//! compiled there and failed in an app.
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -241,4 +247,148 @@ fn headings_become_github_anchors() {
     );
     let repeated = anchors("# A\n## A\n### A\n");
     assert_eq!(repeated, ["a", "a-1", "a-2"].map(str::to_owned).into());
+}
+
+/// The crates an app that follows the README has: its two dependencies and what it builds on.
+const AN_APP_HAS: &[&str] = &[
+    "marketplace_client",
+    "marketplace_fake",
+    "std",
+    "core",
+    "alloc",
+    "tokio",
+    "crate",
+    "self",
+    "super",
+];
+
+/// The first path segment of each `use` and `extern crate` of a line of Rust, and of a path
+/// written `name::…` at the start of an expression statement (`futures::executor::block_on(…)`).
+fn crates_named(line: &str) -> Vec<String> {
+    let code = line.trim_start().trim_start_matches('#').trim_start();
+    let mut named = Vec::new();
+    for prefix in ["use ", "pub use ", "extern crate "] {
+        if let Some(rest) = code.strip_prefix(prefix) {
+            let first: String = rest
+                .trim_start_matches("::")
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !first.is_empty() {
+                named.push(first);
+            }
+        }
+    }
+    named
+}
+
+/// The Rust examples an app's author reads, as `(place, line)`: `rust` blocks of the Markdown
+/// pages (the manual, the READMEs), and the example lines of the published crates' doc comments.
+fn example_lines(root: &Path) -> Vec<(String, String)> {
+    let mut lines = Vec::new();
+    for page in pages(root) {
+        let text = std::fs::read_to_string(root.join(&page)).expect("a readable page");
+        // `Some(is_rust)` inside a fenced block.
+        let mut block: Option<bool> = None;
+        for (index, line) in text.lines().enumerate() {
+            if let Some(info) = line.trim_start().strip_prefix("```") {
+                // A page's block is Rust when it says so (a bare fence is a shell or text block).
+                block = match block {
+                    Some(_) => None,
+                    None => Some(info.starts_with("rust")),
+                };
+                continue;
+            }
+            if block == Some(true) {
+                lines.push((format!("{}:{}", page.display(), index + 1), line.to_owned()));
+            }
+        }
+    }
+    for crate_dir in ["generated-client/src", "tests/fake/src"] {
+        let mut files = Vec::new();
+        let mut dirs = vec![root.join(crate_dir)];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("a readable directory") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("a readable source file");
+            // `Some(is_rust)` inside a fenced block of a doc comment.
+            let mut block: Option<bool> = None;
+            for (index, line) in text.lines().enumerate() {
+                let trimmed = line.trim_start();
+                let Some(doc) = trimmed
+                    .strip_prefix("//!")
+                    .or_else(|| trimmed.strip_prefix("///"))
+                else {
+                    block = None;
+                    continue;
+                };
+                let doc = doc.strip_prefix(' ').unwrap_or(doc);
+                if let Some(info) = doc.trim_start().strip_prefix("```") {
+                    // A doc comment's block is Rust unless it names another language.
+                    block = match block {
+                        Some(_) => None,
+                        None => Some(
+                            info.is_empty()
+                                || ["rust", "no_run", "ignore", "should_panic", "compile_fail"]
+                                    .iter()
+                                    .any(|attribute| info.starts_with(attribute)),
+                        ),
+                    };
+                    continue;
+                }
+                if block == Some(true) {
+                    let place = file.strip_prefix(root).expect("below the root").display();
+                    lines.push((format!("{place}:{}", index + 1), doc.to_owned()));
+                }
+            }
+        }
+    }
+    lines
+}
+
+#[test]
+fn every_example_an_app_reads_imports_only_what_the_app_has() {
+    let root = root();
+    let lines = example_lines(&root);
+    assert!(
+        lines.len() > 200,
+        "only {} example lines found: the scan is broken",
+        lines.len()
+    );
+    let foreign: Vec<String> = lines
+        .iter()
+        .flat_map(|(place, line)| {
+            crates_named(line)
+                .into_iter()
+                .filter(|name| !AN_APP_HAS.contains(&name.as_str()))
+                .map(move |name| format!("{place}: `{name}`: {}", line.trim()))
+        })
+        .collect();
+    assert!(
+        foreign.is_empty(),
+        "examples importing a crate an app following the README does not have (use the \
+         re-export, e.g. marketplace_client::TryStreamExt):\n{}",
+        foreign.join("\n")
+    );
+}
+
+#[test]
+fn the_crates_an_example_names_are_found_in_each_form() {
+    assert_eq!(crates_named("use futures::TryStreamExt;"), ["futures"]);
+    assert_eq!(crates_named("# use ::serde::Deserialize;"), ["serde"]);
+    assert_eq!(
+        crates_named("    pub use marketplace_client::Error;"),
+        ["marketplace_client"]
+    );
+    assert_eq!(crates_named("extern crate rand;"), ["rand"]);
+    assert!(crates_named("let used = futures_count;").is_empty());
 }

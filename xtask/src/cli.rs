@@ -44,8 +44,8 @@ struct CommandLine {
 /// The commands.
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Regenerates the client (generated-client/src/generated/), the fake's wire shapes and
-    /// spec/README.md's generated part from spec/
+    /// Regenerates the client (generated-client/src/generated/), the fake's wire shapes,
+    /// spec/openapi.json and spec/README.md's generated part from spec/
     ///
     /// Everything is generated in memory first: an invalid spec writes nothing. Only files
     /// whose bytes differ are written, and generated files the spec no longer produces are

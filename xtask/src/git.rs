@@ -78,10 +78,14 @@ impl<'r> Git<'r> {
             )
             .map_err(|error| GitError {
                 args: format!("rev-parse --verify {revision:?}"),
-                message: format!(
-                    "{revision:?} names no commit of this repository ({})",
-                    error.message
-                ),
+                message: if error.message.trim().is_empty() {
+                    format!("{revision:?} names no commit of this repository")
+                } else {
+                    format!(
+                        "{revision:?} names no commit of this repository ({})",
+                        error.message.trim()
+                    )
+                },
             })?;
         object_id(output.trim())
             .map(|id| Commit(id.to_owned()))
@@ -105,7 +109,8 @@ impl<'r> Git<'r> {
         self.commit_of(output.trim())
     }
 
-    /// `abc1234 subject` of a commit.
+    /// `abc1234 subject` of a commit, cut to [`SUBJECT_CHARS`] characters (an ellipsis marks
+    /// the cut): a report's header names the revisions, it does not quote them.
     pub fn describe(&self, commit: &Commit) -> Result<String, GitError> {
         let output = self.run(
             &[
@@ -118,7 +123,7 @@ impl<'r> Git<'r> {
             ],
             MAX_OUTPUT_BYTES,
         )?;
-        Ok(output.trim().to_owned())
+        Ok(shortened(output.trim(), SUBJECT_CHARS))
     }
 
     /// The names of the files under `path` that differ between `commit` and the work tree.
@@ -402,6 +407,17 @@ impl<'r> Git<'r> {
     }
 }
 
+/// How much of a commit's subject [`Git::describe`] keeps, in characters.
+pub const SUBJECT_CHARS: usize = 60;
+
+/// `line` cut to `chars` characters, an ellipsis marking the cut.
+fn shortened(line: &str, chars: usize) -> String {
+    match line.char_indices().nth(chars) {
+        Some((cut, _)) => format!("{}…", line[..cut].trim_end()),
+        None => line.to_owned(),
+    }
+}
+
 /// `text` if it is an object id: 40 (SHA-1) or 64 (SHA-256) hex digits.
 fn object_id(text: &str) -> Option<&str> {
     (matches!(text.len(), 40 | 64) && text.bytes().all(|b| b.is_ascii_hexdigit())).then_some(text)
@@ -426,5 +442,20 @@ impl Entry {
             object: object_id(object)?.to_owned(),
             name: name.to_owned(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_line_is_cut_at_a_character_with_an_ellipsis_and_a_short_one_kept() {
+        assert_eq!(shortened("abc1234 fix", SUBJECT_CHARS), "abc1234 fix");
+        let long = format!("abc1234 {}", "é".repeat(100));
+        let cut = shortened(&long, SUBJECT_CHARS);
+        assert_eq!(cut.chars().count(), SUBJECT_CHARS + 1);
+        assert!(cut.ends_with('…'), "{cut}");
+        assert_eq!(shortened("abc1234 word      next", 12), "abc1234 word…");
     }
 }

@@ -141,7 +141,8 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, WireAuditError> {
         }
     }
     let audit = wire_audit::audit(&api, &sources, &observations);
-    let judged = tally(&options.recordings, recorded.len(), &audit, unaudited).verdict()?;
+    let spec = (shown.as_str(), sources.len());
+    let judged = tally(spec, &options.recordings, recorded.len(), &audit, unaudited).verdict()?;
     let mut report = report(&audit, &judged);
     let mut proposed = None;
     if options.propose || options.propose_into.is_some() {
@@ -170,9 +171,10 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, WireAuditError> {
     })
 }
 
-/// What the audit read (the files the paths name, their exchanges), judged (answers and error
-/// answers, over how many methods) and left out, and why.
+/// What the audit read (the spec's files, the recording files the paths name, their exchanges),
+/// judged (answers and error answers, over how many methods) and left out, and why.
 fn tally(
+    (spec, spec_files): (&str, usize),
     paths: &[PathBuf],
     exchanges: usize,
     audit: &Audit,
@@ -223,8 +225,14 @@ fn tally(
     }));
     Tally {
         command: "wire-audit",
-        looked_at: described.join(", "),
-        read: vec![Count::new(files, "file"), Count::new(exchanges, "exchange")],
+        // The spec first: a spec directory that describes nothing makes every exchange one of
+        // a method it does not have, and the count of its files says why.
+        looked_at: format!("the spec at {spec}/ and {}", described.join(", ")),
+        read: vec![
+            Count::new(spec_files, "spec file"),
+            Count::new(files, "recording file"),
+            Count::new(exchanges, "exchange"),
+        ],
         judged: vec![
             Count::new(coverage.answers, "answer"),
             Count::new(coverage.errors, "error answer"),

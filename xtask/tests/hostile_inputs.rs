@@ -111,9 +111,18 @@ fn nothing_to_audit_is_an_error_saying_what_was_looked_at() {
     let other_dir = dir.path().join("other");
     out.write("other/notes.txt", "not a recording").unwrap();
     for (path, says) in [
-        (&empty_file, "read 1 file, 0 exchanges; judged nothing"),
-        (&empty_dir, "(a directory of 0 .jsonl files); read 0 files"),
-        (&other_dir, "(a directory of 0 .jsonl files); read 0 files"),
+        (
+            &empty_file,
+            "read 4 spec files, 1 recording file, 0 exchanges; judged nothing",
+        ),
+        (
+            &empty_dir,
+            "(a directory of 0 .jsonl files); read 4 spec files, 0 recording files",
+        ),
+        (
+            &other_dir,
+            "(a directory of 0 .jsonl files); read 4 spec files, 0 recording files",
+        ),
     ] {
         let args: Vec<String> = ["wire-audit", path.to_str().unwrap()]
             .map(str::to_owned)

@@ -59,7 +59,7 @@
 //! use marketplace_fake::{FakeMarketplace, Replay};
 //!
 //! let fake = FakeMarketplace::start().await?;
-//! fake.replay(Replay::from_files(["tests/recordings/workroom.jsonl"])?.strict());
+//! fake.replay(Replay::from_files(["tests/recordings/workroom.jsonl"])?);
 //! let session = fake.sign_in(&fake.client()?, "dwhitfield").await?;
 //! let sheets: Vec<_> = session.get_timesheets_for_bid(310001).rpp(10).items().try_collect().await?;
 //! fake.check_replay()?;

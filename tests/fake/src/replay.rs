@@ -83,11 +83,12 @@ pub enum Latency {
 /// use marketplace_fake::{FakeMarketplace, Replay};
 ///
 /// let fake = FakeMarketplace::start().await?;
-/// fake.replay(Replay::from_files(["tests/recordings/workroom.jsonl"])?.strict());
+/// // Strict: every recording must be used too, so the test makes each call they hold.
+/// fake.replay(Replay::from_files(["tests/recordings/timesheets.jsonl"])?.strict());
 /// let client = fake.client()?;
-/// let session = fake.sign_in(&client, "dana.whitfield").await?; // the fake's own OAuth flow
+/// let session = fake.sign_in(&client, "dwhitfield").await?; // the fake's own OAuth flow
 /// let sheets = session.get_timesheets_for_bid(310001).items().collect_all().await?;
-/// let count = fake.check_replay()?; // every request matched, and (strict) every recording was used
+/// let count = fake.check_replay()?; // every request matched, and every recording was used
 /// assert!(count.answered > 0); // so it is: check_replay fails when nothing was replayed
 /// # Ok(())
 /// # }
