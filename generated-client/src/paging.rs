@@ -61,7 +61,8 @@ impl<T: Send + 'static> Fetched<T> {
         call: impl Future<Output = Result<T, Error>> + Send + 'static,
     ) -> Self {
         Fetched {
-            task: tokio::spawn(call),
+            // In the span the stream is read in, as the call would be without its own task.
+            task: tokio::spawn(tracing::Instrument::in_current_span(call)),
             method,
             page,
         }
