@@ -58,19 +58,24 @@ error_kinds! {
     ControlCharacter = "control-character",
     /// A key the format does not have (with the nearest one).
     UnknownKey = "unknown-key",
-    /// A required key left out.
+    /// A required key left out, or a token endpoint's documented `response` without
+    /// `oauth_token` and `oauth_token_secret`, which the client reads.
     MissingKey = "missing-key",
-    /// A value of the wrong kind for its key (a list for a text, …).
+    /// A value of the wrong kind for its key (a list for a text, …), or a `documented_type`
+    /// that is the field's own type.
     InvalidValue = "invalid-value",
-    /// A type, enum, method or error code defined twice, in one file or across files, or a
-    /// JSON key a type's fields are read from twice (a field's name and another's
-    /// `documented_as`, or its own).
+    /// A type, enum, method or error code defined twice, in one file or across files; a JSON
+    /// key a type's fields are read from twice (a field's name and another's `documented_as`,
+    /// or its own); a type's `documented_as` that is another's, or a type's name; a path two
+    /// endpoints or methods share; or a list (`errors`, an error's `methods`, `only_in`,
+    /// `absent_in`, `at_least_one_of`, `response`) naming one thing twice.
     DuplicateName = "duplicate-name",
     /// `api` or `oauth` declared by more than one file.
     DuplicateSection = "duplicate-section",
     /// A path that does not start with `/`.
     InvalidPath = "invalid-path",
-    /// An OAuth endpoint's HTTP method other than GET or POST.
+    /// An OAuth endpoint's HTTP method other than the one the client sends it with (GET for
+    /// `authorize`, POST for the others): the OAuth flow is the runtime's, not generated.
     UnknownHttpMethod = "unknown-http-method",
     /// A signature method other than HMAC-SHA1, the only one the client signs with.
     UnsupportedSignatureMethod = "unsupported-signature-method",
@@ -103,7 +108,8 @@ error_kinds! {
     /// runtime's `Request` or `Session` or of a builder, their own or of a trait they derive
     /// (`build`, `clone`, `default`, …).
     RustNameTaken = "rust-name-taken",
-    /// More than one of `optional`, `only_in` and `absent_in`, or an empty method list.
+    /// More than one of `optional`, `only_in` and `absent_in`, an empty method list, or one
+    /// that names every method delivering the field (always there, or never).
     InvalidPresence = "invalid-presence",
     /// A method that is not declared.
     UnknownMethod = "unknown-method",
@@ -115,7 +121,8 @@ error_kinds! {
     /// A date without an encoding, or a per-method encoding that leaves out a method that
     /// delivers the field.
     MissingEncoding = "missing-encoding",
-    /// `zero_is_none` on a field that cannot be 0 (not an integer, id, count or epoch date).
+    /// `zero_is_none` on a field that cannot be 0 (not an integer, id or count, nor a date
+    /// every method sends as epoch seconds).
     InvalidZeroIsNone = "invalid-zero-is-none",
     /// An empty `doc`.
     EmptyDoc = "empty-doc",
@@ -131,11 +138,14 @@ error_kinds! {
     /// A parameter type other than integer, count, id and date.
     UnknownParameterType = "unknown-parameter-type",
     /// `default`, `min` or `max` that do not fit the parameter: on a date, negative for an
-    /// unsigned type, min above max, a default outside them or on a required parameter.
+    /// unsigned type, below 1 for an ID, min above max, a default outside them or on a
+    /// required parameter.
     InvalidBounds = "invalid-bounds",
-    /// Paging by a parameter that is not a count, items that are not a list, a page count
-    /// that is not a count, a response field that does not exist, an unknown `beyond_last`,
-    /// or a response type another paged method pages (its items are read from the type, once).
+    /// Paging by a parameter that is not a count, or by one parameter for the page and its
+    /// size; a page parameter whose default (the first page a stream asks for) is not its
+    /// min; items that are not a list, a page count that is not a count, a response field that
+    /// does not exist or is absent from the method's answers, an unknown `beyond_last`, or a
+    /// response type another paged method pages (its items are read from the type, once).
     InvalidPaging = "invalid-paging",
     /// An error code that is not declared.
     UnknownErrorCode = "unknown-error-code",
@@ -143,6 +153,9 @@ error_kinds! {
     /// method's `errors` naming a code whose `methods` leaves the method out: documentation,
     /// the fake and the OpenAPI export would each tell a different story.
     ErrorListsDisagree = "error-lists-disagree",
+    /// A data method's parameter named as an OAuth protocol parameter (`oauth_…`, RFC 5849),
+    /// which the signature carries.
+    ReservedParameter = "reserved-parameter",
 }
 
 impl ErrorKind {
@@ -190,7 +203,8 @@ impl ErrorKind {
             | ErrorKind::UnknownParameterType
             | ErrorKind::InvalidBounds
             | ErrorKind::InvalidPaging
-            | ErrorKind::UnknownErrorCode => false,
+            | ErrorKind::UnknownErrorCode
+            | ErrorKind::ReservedParameter => false,
         }
     }
 }

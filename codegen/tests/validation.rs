@@ -221,6 +221,10 @@ fn one_spec_per_rule() -> Vec<(ErrorKind, String)> {
         ),
         (UnknownErrorCode, format!("{BASE}    errors: [E_NOPE]\n")),
         (
+            ReservedParameter,
+            params("      oauth_token: { type: id, doc: A token. }\n"),
+        ),
+        (
             ErrorListsDisagree,
             format!("{BASE}errors:\n  E_X:\n    doc: X.\n    methods: [pay/getTimesheet]\n"),
         ),

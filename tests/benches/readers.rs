@@ -29,6 +29,7 @@ use marketplace_client::oauth::RequestToken;
 use marketplace_client::recording::{self, Exchange, Side};
 use marketplace_client::{ApiFailure, Client, ConsumerCredentials, Secret, TimesheetList};
 use marketplace_client::{Envelope, decode, redact};
+use marketplace_codegen::SpecSource;
 use marketplace_tests::fixtures;
 use ratio::id;
 use serde_json::{Value, json};
@@ -220,6 +221,28 @@ fn cases(dir: &std::path::Path) -> Vec<Case> {
                 let cleaned: Vec<Exchange> =
                     read.into_iter().map(|r| r.exchange.redacted()).collect();
                 assert_eq!(cleaned.len(), k);
+            }),
+        },
+        Case {
+            key: "spec-error-lists",
+            reader: "spec validation",
+            input: "a code naming one method n times, a method naming the code n times",
+            n: 2_000,
+            run: Box::new(|k| {
+                let spec = format!(
+                    "types:\n  T:\n    doc: T.\n    fields:\n      a: {{ type: string, doc: A. }}\n\
+                     errors:\n  E_A:\n    doc: A.\n    methods: [{}]\nmethods:\n  a/b:\n    \
+                     doc: B.\n    response: T\n    errors: [E_A]\n  a/c:\n    doc: C.\n    \
+                     response: T\n    errors: [{}]\n",
+                    vec!["a/b"; k].join(", "),
+                    vec!["E_A"; k].join(", ")
+                );
+                let sources = [SpecSource {
+                    path: "spec/x.yaml".to_owned(),
+                    text: spec,
+                }];
+                // Refused (each repeated entry located), in time linear in the lists.
+                assert!(marketplace_codegen::resolve(&sources).is_err());
             }),
         },
         Case {

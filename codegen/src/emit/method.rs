@@ -141,8 +141,9 @@ const MAX_ARGUMENTS: usize = 7;
 fn constructors(module: &mut Module<'_>, method: &Method, name: &Ident) -> TokenStream {
     let required = constructor_args(method);
     let mut base_doc = vec![method.doc.clone(), format!("`GET {}`", method.path)];
-    if !method.errors.is_empty() {
-        base_doc.push(format!("Documented errors: {}.", code_list(&method.errors)));
+    let errors = module.api.errors_of(method);
+    if !errors.is_empty() {
+        base_doc.push(format!("Documented errors: {}.", code_list(&errors)));
     }
     let alternatives: Vec<Option<&Param>> = if method.at_least_one_of.is_empty() {
         vec![None]

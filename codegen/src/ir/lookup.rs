@@ -77,6 +77,19 @@ fn by_name<'a, T>(items: &'a [T], name: impl Fn(&'a T) -> &'a str) -> HashMap<&'
 }
 
 impl Api {
+    /// The error codes `method` documents: its own `errors`, then each code that names no
+    /// method (every method's) and that it leaves out. The one reading of the two lists that
+    /// the generated docs, the OpenAPI export and the wire audit share.
+    pub fn errors_of(&self, method: &Method) -> Vec<Id<ErrorCode>> {
+        let mut codes = method.errors.clone();
+        for error in self.errors.iter().filter(|e| e.methods.is_none()) {
+            if !codes.iter().any(|code| code.as_str() == error.code) {
+                codes.push(Id::new(error.code.as_str()));
+            }
+        }
+        codes
+    }
+
     /// Every item of this `Api` by name (linear, once); see [`Lookup`].
     pub fn lookup(&self) -> Lookup<'_> {
         Lookup {

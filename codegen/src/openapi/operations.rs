@@ -135,7 +135,7 @@ fn data_operation(api: &Api, lookup: &Lookup<'_>, records: &Records<'_>, method:
         .with_some("x-marketplace-paging", paging(method))
         .with(
             "x-marketplace-errors",
-            strings(method.errors.iter().map(|id| id.as_str())),
+            strings(api.errors_of(method).iter().map(|id| id.as_str())),
         )
         .with("x-marketplace-spec-file", &file.path)
 }
@@ -148,7 +148,7 @@ fn error_statuses(api: &Api, method: &Method) -> BTreeMap<u16, Vec<String>> {
     if !method.params.is_empty() {
         statuses.entry(INVALID_PARAMETER_STATUS).or_default();
     }
-    for id in &method.errors {
+    for id in &api.errors_of(method) {
         let kind = api
             .errors
             .iter()

@@ -67,6 +67,7 @@ impl Resolver<'_> {
             .paging
             .as_ref()
             .and_then(|paging| self.paging(m, paging, &params, records));
+        self.check_unique(file, &["methods", name, "errors"], &def.errors);
         for (i, code) in def.errors.iter().enumerate() {
             if !names.errors.contains(code.as_str()) {
                 let index = i.to_string();
@@ -145,6 +146,7 @@ impl Resolver<'_> {
             );
             return Vec::new();
         }
+        self.check_unique(file, &["methods", name, "at_least_one_of"], alternatives);
         let by_wire: HashMap<&str, &ir::Param> =
             params.iter().map(|p| (p.wire_name.as_str(), p)).collect();
         for wanted in alternatives {
@@ -180,6 +182,32 @@ impl Resolver<'_> {
         let (file, name, def) = (m.file, m.name, m.def);
         let path = ["methods", name, "paging"];
         let mut ok = true;
+        if paging.page_param == paging.size_param {
+            self.report(
+                ErrorKind::InvalidPaging,
+                at(file, &path).key("size_param"),
+                format!(
+                    "'{}' is already the page parameter: the page and its size are two parameters",
+                    paging.size_param
+                ),
+            );
+            ok = false;
+        }
+        // A stream starts at the page parameter's default: below it, pages would be skipped.
+        if let Some(page) = params.iter().find(|p| p.wire_name == paging.page_param) {
+            if let (Some(default), Some(min)) = (page.default, page.min) {
+                if default != min {
+                    self.report(
+                        ErrorKind::InvalidPaging,
+                        at(file, &["methods", name, "params", &paging.page_param]).key("default"),
+                        format!(
+                            "the page parameter's default {default} is the first page a stream \
+                             asks for, so it must be its min {min}"
+                        ),
+                    );
+                }
+            }
+        }
         for (key, wanted) in [
             ("page_param", &paging.page_param),
             ("size_param", &paging.size_param),
@@ -228,6 +256,29 @@ impl Resolver<'_> {
                             .and_then(|types| types.get(index))
                             .and_then(Option::as_ref)
                     });
+                let field = response.def.fields.get(wanted.as_str());
+                let absent_here = field.is_some_and(|field| {
+                    field
+                        .absent_in
+                        .as_ref()
+                        .is_some_and(|methods| methods.iter().any(|m| m == name))
+                        || field
+                            .only_in
+                            .as_ref()
+                            .is_some_and(|methods| !methods.iter().any(|m| m == name))
+                });
+                if absent_here {
+                    self.report(
+                        ErrorKind::InvalidPaging,
+                        at(file, &path).key(key),
+                        format!(
+                            "'{wanted}' of {} is absent from {name}'s answers (its only_in or \
+                             absent_in), so it cannot page them",
+                            def.response
+                        ),
+                    );
+                    ok = false;
+                }
                 match found {
                     Some(Some(ty)) if !fits(ty) => {
                         self.report(
@@ -305,6 +356,16 @@ impl Resolver<'_> {
                 return None;
             }
         };
+        if wire.starts_with("oauth_") {
+            self.report(
+                ErrorKind::ReservedParameter,
+                at(file, &path),
+                format!(
+                    "'{wire}': a parameter named oauth_… is the OAuth protocol's (RFC 5849), \
+                     carried by the signature; a data method's cannot take such a name"
+                ),
+            );
+        }
         let rust_name = self.rust_name(file, &path, wire, param.rust_name.as_deref())?;
         self.check_bounds(file, &path, ty, param);
         self.check_narrowed(file, &path, param.narrowed.as_deref());
@@ -351,6 +412,13 @@ impl Resolver<'_> {
                     self,
                     key,
                     format!("{key} cannot be negative: the parameter is unsigned"),
+                );
+            } else if ty == ir::ParamType::Id && value.is_some_and(|value| value < 1) {
+                // The client refuses ID 0 before sending, and the export says so (minimum 1).
+                report(
+                    self,
+                    key,
+                    format!("{key} cannot be below 1: IDs start at 1"),
                 );
             }
         }

@@ -18,7 +18,7 @@ mod service;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::diagnostic::{ErrorKind, SpecError, SpecErrors, suggesting};
-use crate::ir::{self, TypeRef};
+use crate::ir::{self, Id, TypeRef};
 use crate::location::SourceIndexes;
 use crate::model::SpecFile;
 use crate::naming;
@@ -128,6 +128,25 @@ impl Resolver<'_> {
         });
     }
 
+    /// Each entry of the list at `path` that repeats an earlier one (`duplicate-name`): a list
+    /// of the spec names each thing once, or its outputs repeat it (the export's lists, the
+    /// docs' "Returned by").
+    fn check_unique(&mut self, file: usize, path: &[&str], entries: &[String]) {
+        let mut seen = HashSet::new();
+        for (i, entry) in entries.iter().enumerate() {
+            if !seen.insert(entry.as_str()) {
+                let index = i.to_string();
+                let mut full = path.to_vec();
+                full.push(&index);
+                self.report(
+                    ErrorKind::DuplicateName,
+                    at(file, &full),
+                    format!("'{entry}' is already in this list"),
+                );
+            }
+        }
+    }
+
     /// A problem with a whole file (its name): located by the file alone.
     fn report_file(&mut self, kind: ErrorKind, file: usize, message: String) {
         self.errors.push(SpecError {
@@ -164,6 +183,33 @@ impl Resolver<'_> {
                     at(ty.file, &["types", ty.name]),
                     format!("'{}' is already defined as an enum in {first}", ty.name),
                 );
+            }
+        }
+        // A type's `documented_as` is the reference's name of it: one type's, and no other
+        // type's own name (the export and the docs would give two schemas one name).
+        let mut documented: HashMap<&str, &str> = HashMap::new();
+        for ty in types.values() {
+            let Some(alias) = ty.def.documented_as.as_deref() else {
+                continue;
+            };
+            let clash = if alias == ty.name {
+                Some("the type's own name".to_owned())
+            } else if types.contains_key(alias) || enums.contains_key(alias) {
+                Some(format!("the name of the type {alias}"))
+            } else {
+                documented
+                    .get(alias)
+                    .map(|other| format!("already the documented name of {other}"))
+            };
+            match clash {
+                Some(clash) => self.report(
+                    ErrorKind::DuplicateName,
+                    at(ty.file, &["types", ty.name]).key("documented_as"),
+                    format!("documented_as '{alias}' is {clash}"),
+                ),
+                None => {
+                    documented.insert(alias, ty.name);
+                }
             }
         }
         let names = Names {
@@ -205,6 +251,7 @@ impl Resolver<'_> {
             .collect();
         self.check_paged_responses(&methods);
         self.check_error_lists(&errors, &methods);
+        self.check_paths(oauth.as_ref(), &methods);
         let (delivered_by, passed) = records::delivered_by(&methods, &types, &field_types);
         if let Some(method) = passed.map(|index| &methods[index]) {
             self.report(
@@ -239,27 +286,77 @@ impl Resolver<'_> {
 }
 
 impl Resolver<'_> {
-    /// An error code that names its methods and each method's `errors` agree, both ways
-    /// (a code without `methods` is any method's). Unknown names were reported where they
-    /// are written; they are not reported again here.
+    /// Every endpoint and data method at a path of its own: the OpenAPI export keys its
+    /// operations by path (one would replace another), and the fake routes by it.
+    fn check_paths(&mut self, oauth: Option<&ir::OAuth>, methods: &[ir::Method]) {
+        let mut taken: HashMap<&str, String> = HashMap::new();
+        let endpoints = oauth.into_iter().flat_map(|oauth| {
+            oauth
+                .endpoints
+                .iter()
+                .map(move |endpoint| (oauth.file, endpoint))
+        });
+        for (file, endpoint) in endpoints {
+            let what = format!("the OAuth endpoint {}", endpoint.name);
+            if let Some(first) = taken.get(endpoint.path.as_str()) {
+                self.report(
+                    ErrorKind::DuplicateName,
+                    at(file, &["oauth", "endpoints", &endpoint.name]).key("path"),
+                    format!("{} is already the path of {first}", endpoint.path),
+                );
+            } else {
+                taken.insert(&endpoint.path, what);
+            }
+        }
+        for method in methods {
+            if let Some(first) = taken.get(method.path.as_str()) {
+                self.report(
+                    ErrorKind::DuplicateName,
+                    at(method.file, &["methods", &method.name]),
+                    format!("its path {} is already the path of {first}", method.path),
+                );
+            } else {
+                taken.insert(&method.path, format!("the method {}", method.name));
+            }
+        }
+    }
+
+    /// An error code that names its methods and each method's `errors` agree, both ways (a
+    /// code without `methods` is every method's, listed or not: `Api::errors_of`). Unknown
+    /// names were reported where they are written; they are not reported again here.
+    /// Linear: each list is looked up through a set made once (a hostile spec's lists are long).
     fn check_error_lists(&mut self, errors: &[ir::ErrorCode], methods: &[ir::Method]) {
+        let codes_of: HashMap<&str, HashSet<&str>> = methods
+            .iter()
+            .map(|m| (m.name.as_str(), m.errors.iter().map(Id::as_str).collect()))
+            .collect();
+        let methods_of: HashMap<&str, Option<HashSet<&str>>> = errors
+            .iter()
+            .map(|e| {
+                let named = e
+                    .methods
+                    .as_ref()
+                    .map(|m| m.iter().map(Id::as_str).collect());
+                (e.code.as_str(), named)
+            })
+            .collect();
         for error in errors {
             let Some(named) = &error.methods else {
                 continue;
             };
             for (i, method) in named.iter().enumerate() {
-                let Some(method) = methods.iter().find(|m| m.name == method.as_str()) else {
+                let Some(codes) = codes_of.get(method.as_str()) else {
                     continue;
                 };
-                if !method.errors.iter().any(|code| code.as_str() == error.code) {
+                if !codes.contains(error.code.as_str()) {
                     let index = i.to_string();
                     self.report(
                         ErrorKind::ErrorListsDisagree,
                         at(error.file, &["errors", &error.code, "methods", &index]),
                         format!(
-                            "{} names method '{}', whose errors leave it out; add it to \
-                             methods.{}.errors, or remove the method here",
-                            error.code, method.name, method.name
+                            "{} names method '{method}', whose errors leave it out; add it to \
+                             methods.{method}.errors, or remove the method here",
+                            error.code
                         ),
                     );
                 }
@@ -267,21 +364,18 @@ impl Resolver<'_> {
         }
         for method in methods {
             for (i, code) in method.errors.iter().enumerate() {
-                let Some(error) = errors.iter().find(|e| e.code == code.as_str()) else {
+                let Some(Some(named)) = methods_of.get(code.as_str()) else {
                     continue;
                 };
-                let Some(named) = &error.methods else {
-                    continue;
-                };
-                if !named.iter().any(|m| m.as_str() == method.name) {
+                if !named.contains(method.name.as_str()) {
                     let index = i.to_string();
                     self.report(
                         ErrorKind::ErrorListsDisagree,
                         at(method.file, &["methods", &method.name, "errors", &index]),
                         format!(
-                            "{} is named here, but its methods leave out '{}'; add the method \
-                             to errors.{}.methods, or remove the code here",
-                            error.code, method.name, error.code
+                            "{code} is named here, but its methods leave out '{}'; add the \
+                             method to errors.{code}.methods, or remove the code here",
+                            method.name
                         ),
                     );
                 }

@@ -208,22 +208,33 @@ impl Resolver<'_> {
             let zero_capable = match &ty {
                 TypeRef::Scalar(Scalar::Integer | Scalar::Id | Scalar::Count) => true,
                 // A date can be 0 where it is sent as a number of seconds.
+                // Every method's: a date one method sends as text cannot be 0 there.
                 TypeRef::Scalar(Scalar::Date) => encoding
                     .distinct()
                     .iter()
-                    .any(|e| e.info().date == Some(ir::DateForm::Instant)),
+                    .all(|e| e.info().date == Some(ir::DateForm::Instant)),
                 _ => false,
             };
             if !zero_capable {
                 self.report(
                     ErrorKind::InvalidZeroIsNone,
                     at(file, &path).key("zero_is_none"),
-                    "zero_is_none applies to integer, id, count and epoch date fields only",
+                    "zero_is_none applies to integer, id and count fields, and to dates every \
+                     method sends as epoch seconds",
                 );
             }
         }
         if let Some(documented) = &field.documented_type {
-            if !names.types.contains(documented.as_str()) {
+            if *documented == field.ty {
+                self.report(
+                    ErrorKind::InvalidValue,
+                    at(file, &path).key("documented_type"),
+                    format!(
+                        "documented_type names the field's own type {documented}; it is for \
+                         the type the reference documents instead (remove it)"
+                    ),
+                );
+            } else if !names.types.contains(documented.as_str()) {
                 self.report(
                     ErrorKind::UnknownType,
                     at(file, &path).key("documented_type"),
@@ -434,6 +445,27 @@ impl Resolver<'_> {
                 format!("{key} lists no method"),
             );
         }
+        let named: std::collections::BTreeSet<&str> = methods.iter().map(String::as_str).collect();
+        if !delivered_by.methods.is_empty()
+            && delivered_by
+                .methods
+                .iter()
+                .all(|m| named.contains(m.as_str()))
+        {
+            let what = if key == "only_in" {
+                "the field is always present: remove only_in"
+            } else {
+                "the field is never delivered: remove the field"
+            };
+            self.report(
+                ErrorKind::InvalidPresence,
+                at(file, path).key(key),
+                format!("{key} names every method that delivers {record}; {what}"),
+            );
+        }
+        let mut full = path.to_vec();
+        full.push(key);
+        self.check_unique(file, &full, methods);
         for (i, method) in methods.iter().enumerate() {
             if !delivered_by.set.contains(method.as_str()) {
                 let index = i.to_string();

@@ -68,13 +68,34 @@ impl Resolver<'_> {
         endpoint: &model::EndpointDef,
     ) -> ir::OAuthEndpoint {
         let path = ["oauth", "endpoints", name];
-        if !matches!(endpoint.method.as_str(), "GET" | "POST") {
+        // The OAuth flow is the runtime's, not generated: the spec states what it does.
+        let sent_with = if name == "authorize" { "GET" } else { "POST" };
+        if endpoint.method != sent_with {
             self.report(
                 ErrorKind::UnknownHttpMethod,
                 at(file, &path).key("method"),
-                format!("unknown HTTP method '{}'; use GET or POST", endpoint.method),
+                format!(
+                    "'{}': the client sends {name} with {sent_with} (its OAuth flow is the \
+                     runtime's, not generated)",
+                    endpoint.method
+                ),
             );
         }
+        // A documented answer (the list may be left out) names what the client reads.
+        if matches!(name, "request_token" | "access_token") && !endpoint.response.is_empty() {
+            for read in ["oauth_token", "oauth_token_secret"] {
+                if !endpoint.response.iter().any(|field| field == read) {
+                    self.report(
+                        ErrorKind::MissingKey,
+                        at(file, &path).key("response"),
+                        format!("the response must name {read}, which the client reads from it"),
+                    );
+                }
+            }
+        }
+        let mut response_path = path.to_vec();
+        response_path.push("response");
+        self.check_unique(file, &response_path, &endpoint.response);
         if !endpoint.path.starts_with('/') {
             self.report(
                 ErrorKind::InvalidPath,
@@ -100,6 +121,7 @@ impl Resolver<'_> {
     ) -> ir::ErrorCode {
         let variant = self.variant(variants, e.name, at(e.file, &["errors", e.name]));
         if let Some(methods) = &e.def.methods {
+            self.check_unique(e.file, &["errors", e.name, "methods"], methods);
             for (i, method) in methods.iter().enumerate() {
                 if !names.methods.contains(method.as_str()) {
                     let index = i.to_string();

@@ -104,7 +104,7 @@ oauth:
   version: "1.0"
   token_lifetime_seconds: 21600
   endpoints:
-    request_token: { method: POST, path: /oauth/getRequestToken, doc: "Request.", response: [oauth_token] }
+    request_token: { method: POST, path: /oauth/getRequestToken, doc: "Request.", response: [oauth_token, oauth_token_secret] }
     authorize: { method: GET, path: /oauth/authorizeToken, doc: "Authorize." }
     access_token: { method: POST, path: /oauth/getAccessToken, doc: "Access." }
     revoke: { method: POST, path: /oauth/revokeToken, doc: "Revoke." }

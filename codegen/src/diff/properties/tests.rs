@@ -26,7 +26,6 @@ oauth:
     revoke: { method: POST, path: /oauth/revokeToken, doc: Revocation. }
 errors:
   E_VALIDATION_INVALID_ID: { doc: Invalid ID., kind: validation, methods: [pay/getTimesheet] }
-  E_ANY: { doc: Any method's. }
 enums:
   ReportStatus:
     doc: Status of a timesheet.
@@ -102,7 +101,7 @@ const CHANGES: &[(&str, &str, Edits)] = &[
         "errors",
         &[(
             "  E_VALIDATION_INVALID_ID: {",
-            "  E_EXTRA: { doc: Extra. }\n  E_VALIDATION_INVALID_ID: {",
+            "  E_EXTRA: { doc: Extra., methods: [] }\n  E_VALIDATION_INVALID_ID: {",
         )],
     ),
     (
@@ -190,14 +189,6 @@ const CHANGES: &[(&str, &str, Edits)] = &[
     ),
     (
         "OAuthEndpoint",
-        "method",
-        &[(
-            "access_token: { method: POST,",
-            "access_token: { method: GET,",
-        )],
-    ),
-    (
-        "OAuthEndpoint",
         "path",
         &[("path: /oauth/getAccessToken,", "path: /oauth/accessToken,")],
     ),
@@ -211,7 +202,7 @@ const CHANGES: &[(&str, &str, Edits)] = &[
         "response",
         &[(
             "response: [oauth_token, oauth_token_secret] }",
-            "response: [oauth_token] }",
+            "response: [oauth_token, oauth_token_secret, oauth_expires_in] }",
         )],
     ),
     (
@@ -479,14 +470,14 @@ const CHANGES: &[(&str, &str, Edits)] = &[
         "paging",
         &[("beyond_last: above_total", "beyond_last: at_or_above_total")],
     ),
-    // E_ANY names no method: any method's, it changes nothing else.
+    // A method's errors and its codes' methods agree (`error-lists-disagree`): both change.
     (
         "Method",
         "errors",
-        &[(
-            "    errors: [E_VALIDATION_INVALID_ID]\n",
-            "    errors: [E_VALIDATION_INVALID_ID, E_ANY]\n",
-        )],
+        &[
+            ("    errors: [E_VALIDATION_INVALID_ID]\n", ""),
+            ("methods: [pay/getTimesheet] }", "methods: [] }"),
+        ],
     ),
     (
         "Param",
@@ -552,7 +543,7 @@ const CHANGES: &[(&str, &str, Edits)] = &[
         "page_param",
         &[(
             "paging: { page_param: page, size_param: rpp,",
-            "paging: { page_param: rpp, size_param: page,",
+            "paging: { page_param: size, size_param: rpp,",
         )],
     ),
     (
@@ -580,6 +571,16 @@ const CHANGES: &[(&str, &str, Edits)] = &[
 /// Properties the spec format does not let change, each with a change it refuses and the
 /// validation rule that refuses it: `(owner, property, (text, replacement), rule)`.
 const FIXED: &[(&str, &str, (&str, &str), &str)] = &[
+    // The OAuth flow is the runtime's: the spec states the method it sends each endpoint with.
+    (
+        "OAuthEndpoint",
+        "method",
+        (
+            "access_token: { method: POST,",
+            "access_token: { method: GET,",
+        ),
+        "unknown-http-method",
+    ),
     (
         "OAuth",
         "signature_method",

@@ -88,7 +88,14 @@ impl<'a> Index<'a> {
                 .methods
                 .iter()
                 .map(|m| {
-                    let codes = m.errors.iter().map(|c| c.as_str()).collect();
+                    // As `Api::errors_of` reads them: its own, and every method's.
+                    let every_methods = api.errors.iter().filter(|e| e.methods.is_none());
+                    let codes = m
+                        .errors
+                        .iter()
+                        .map(|c| c.as_str())
+                        .chain(every_methods.map(|e| e.code.as_str()))
+                        .collect();
                     (m.name.as_str(), Rc::new(codes))
                 })
                 .collect(),
