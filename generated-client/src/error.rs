@@ -136,7 +136,9 @@ pub enum Error {
     },
     /// A page stream stopped before its end: the service sent the same items for two pages in a
     /// row, or kept sending pages beyond [`MAX_PAGES`](crate::paging::MAX_PAGES), or the next
-    /// page number does not exist. The pages up to `after_page` were yielded.
+    /// page number does not exist, or the task fetching the next page was cancelled (its tokio
+    /// runtime shut down while the stream was read from another). The pages up to
+    /// `after_page` were yielded.
     #[error("{method}: paging stopped after page {after_page}: {reason}")]
     Paging {
         /// The API method.

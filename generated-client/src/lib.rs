@@ -22,7 +22,7 @@
 //!
 //! ```toml
 //! [dependencies]
-//! marketplace-client = "0.1"
+//! marketplace-client = "0.1"   # from the first release; until then a path or git dependency
 //! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
 //! [dev-dependencies]
 //! marketplace-fake = "0.1"

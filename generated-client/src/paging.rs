@@ -19,10 +19,15 @@
 //! read. A count of zero, or one below the first page, ends the stream after the first page.
 //! The empty page that ends a stream is not yielded.
 //!
-//! Each page's call runs on a task of its own, spawned on the current tokio runtime: a page
-//! fetched ahead is read to its end, within its own deadline, while the app is busy with the
-//! pages before it (polled only with the stream, it would wait unread and time out). Dropping
-//! the stream aborts the calls in flight: no request is sent or retried for it afterwards.
+//! A request's streams ([`Request::pages`](crate::Request::pages) and `items`; not the
+//! generic [`pages`], which polls the futures it is given in place) run each page's call on a
+//! task of its own, spawned on the current tokio runtime (which polling them needs): a page
+//! fetched ahead is read to its end, within its own deadline, while the app awaits something
+//! else (on a multi-thread runtime, while it works too), rather than waiting unread and timing
+//! out. So the response hooks and recorders of those calls run on that task, not the app's: a
+//! hook that reads a `tokio::task_local!` or a `thread_local!` sees the task's. The calls in
+//! flight are aborted when the stream ends in an error or is dropped: no request is sent or
+//! retried for it afterwards.
 //!
 //! A request's streams are the named types [`Pages`] and [`Items`]: `Unpin` (`.next()` and
 //! `.try_next()` need no pinning) and `Send`, with `collect_all()` for the whole list at once.
@@ -209,13 +214,13 @@ where
         state.arriving = state.arriving.saturating_add(1);
         match result {
             Err(error) => {
-                state.finished = true;
+                state.finish();
                 Some((Err(error), state))
             }
             Ok(page) if page.is_empty() => None,
             Ok(page) => {
                 if state.previous.as_deref() == Some(page.items()) {
-                    state.finished = true;
+                    state.finish();
                     let previous = page_number.saturating_sub(1);
                     let reason = format!(
                         "page {page_number} holds the same items as page {previous}: the service \
@@ -244,6 +249,13 @@ where
     F: Fn(u64) -> Fut,
     Fut: Future<Output = Result<P, Error>>,
 {
+    /// Ends the walk at an error: the pages fetched ahead are dropped at once (their tasks
+    /// aborted), not when the app drops the stream, which it may keep.
+    fn finish(&mut self) {
+        self.finished = true;
+        self.in_flight = FuturesOrdered::new();
+    }
+
     /// Starts the next fetches: one at a time until the page count is known, then ahead.
     fn fill(&mut self) {
         let wanted = match self.last_page {

@@ -1239,8 +1239,18 @@ fn the_futures_an_app_holds_stay_small() {
         .build()
         .unwrap();
     let session = session(&client);
+    let request = marketplace_client::oauth::RequestToken {
+        token: "request".to_owned(),
+        secret: marketplace_client::Secret::new(REQUEST_SECRET),
+        callback_confirmed: true,
+    };
+    let verifier = Verifier::new("verifier").unwrap();
     let sizes = [
         ("request_token", size_of_val(&client.request_token(None))),
+        (
+            "access_token",
+            size_of_val(&client.access_token(&request, &verifier)),
+        ),
         ("revoke", size_of_val(&session.revoke())),
         (
             "get_invoice.send",

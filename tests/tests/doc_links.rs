@@ -262,31 +262,55 @@ const AN_APP_HAS: &[&str] = &[
     "super",
 ];
 
-/// The first path segment of each `use` and `extern crate` of a line of Rust, and of a path
-/// written `name::…` at the start of an expression statement (`futures::executor::block_on(…)`).
+/// The crate each `use` or `extern crate` of a line of Rust starts from (each of a group's
+/// written on the line: `use {futures::X, tokio::Y};`). A group spread over lines is read by
+/// its first line only, and a path used without `use` is not read: the examples import.
 fn crates_named(line: &str) -> Vec<String> {
     let code = line.trim_start().trim_start_matches('#').trim_start();
+    let first_segment = |path: &str| -> String {
+        path.trim_start()
+            .trim_start_matches("::")
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
     let mut named = Vec::new();
-    for prefix in ["use ", "pub use ", "extern crate "] {
-        if let Some(rest) = code.strip_prefix(prefix) {
-            let first: String = rest
-                .trim_start_matches("::")
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !first.is_empty() {
-                named.push(first);
-            }
-        }
+    for prefix in ["use ", "pub use ", "pub(crate) use ", "extern crate "] {
+        let Some(rest) = code.strip_prefix(prefix) else {
+            continue;
+        };
+        let rest = rest.trim_start().trim_start_matches("::");
+        let paths: Vec<&str> = match rest.strip_prefix('{') {
+            Some(group) => group.split([',', '}']).collect(),
+            None => vec![rest],
+        };
+        named.extend(
+            paths
+                .into_iter()
+                .map(first_segment)
+                .filter(|first| !first.is_empty()),
+        );
     }
     named
 }
 
 /// The Rust examples an app's author reads, as `(place, line)`: `rust` blocks of the Markdown
-/// pages (the manual, the READMEs), and the example lines of the published crates' doc comments.
+/// pages for apps (the manual, the READMEs), and the example lines of the published crates'
+/// doc comments.
 fn example_lines(root: &Path) -> Vec<(String, String)> {
     let mut lines = Vec::new();
-    for page in pages(root) {
+    // The pages an app's author reads: the front pages and the manual.
+    let for_apps = |page: &Path| {
+        page.starts_with("docs")
+            || [
+                "README.md",
+                "generated-client/README.md",
+                "tests/fake/README.md",
+            ]
+            .iter()
+            .any(|front| page == Path::new(front))
+    };
+    for page in pages(root).into_iter().filter(|page| for_apps(page)) {
         let text = std::fs::read_to_string(root.join(&page)).expect("a readable page");
         // `Some(is_rust)` inside a fenced block.
         let mut block: Option<bool> = None;
@@ -390,5 +414,9 @@ fn the_crates_an_example_names_are_found_in_each_form() {
         ["marketplace_client"]
     );
     assert_eq!(crates_named("extern crate rand;"), ["rand"]);
+    assert_eq!(
+        crates_named("pub(crate) use {futures::StreamExt, tokio::time};"),
+        ["futures", "tokio"]
+    );
     assert!(crates_named("let used = futures_count;").is_empty());
 }

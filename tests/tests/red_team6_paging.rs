@@ -1664,3 +1664,58 @@ fn the_streams_of_every_paged_method_are_unpin_and_send_and_read_in_a_spawned_ta
         assert_eq!(seen, vec![(1, 2, 2), (2, 2, 2)]);
     });
 }
+
+/// Added by the lead, after a review of the fix of `pages_fetched_ahead_for_a_slow_consumer_do_
+/// not_time_out`: a page's call runs on a task of its own, so a stream that ended in an error
+/// but is kept (not dropped, not polled again) must not leave its pages fetched ahead running:
+/// page 2 fails after 250 ms while pages 3 to 5, fetched ahead, retry a 503 for seconds.
+#[test]
+fn a_stream_kept_after_its_error_sends_nothing_more() {
+    runtime().block_on(async {
+        let stub = StubServer::start().await.expect("stub");
+        let kind = Kind::Timesheets;
+        stub.route(kind.path(), move |request| {
+            let m = page_of(request);
+            match m {
+                1 => Reply::json(200, page_json(kind, m, Some(json!(50)), &ids_of(m, 2))),
+                // Late enough that pages 3 to 5 are asked for, and retrying, when it fails.
+                2 => Reply::json(404, "{}").delay(Duration::from_millis(250)),
+                _ => Reply::json(503, "{}")
+                    .header("Retry-After", "0")
+                    .delay(Duration::from_millis(100)),
+            }
+        });
+        let session = session_of(&stub, |b| {
+            b.page_concurrency(4).retry(
+                RetryPolicy::default()
+                    .max_attempts(50)
+                    .base_delay(Duration::from_millis(10))
+                    .max_delay(Duration::from_millis(20)),
+            )
+        });
+        let mut stream = id_stream(kind, &session, &Setup::default());
+        let mut error = None;
+        while let Some(item) = stream.next().await {
+            if let Err(failed) = item {
+                error = Some(failed);
+                break;
+            }
+        }
+        assert!(error.is_some(), "page 2's 404 ends the stream");
+        assert!(
+            pages_requested(&stub, kind).contains(&3),
+            "page 3 was never fetched ahead: the case shows nothing"
+        );
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        let at_error = stub.requests().len();
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let later = stub.requests();
+        assert_eq!(
+            later.len(),
+            at_error,
+            "requests after the stream's error, the stream kept: {:?}",
+            later[at_error..].iter().map(page_of).collect::<Vec<_>>()
+        );
+        drop(stream);
+    });
+}

@@ -109,8 +109,8 @@ impl<'r> Git<'r> {
         self.commit_of(output.trim())
     }
 
-    /// `abc1234 subject` of a commit, cut to [`SUBJECT_CHARS`] characters (an ellipsis marks
-    /// the cut): a report's header names the revisions, it does not quote them.
+    /// `abc1234 subject` of a commit, the whole line cut to [`SUBJECT_CHARS`] characters (an
+    /// ellipsis marks the cut): a report's header names the revisions, it does not quote them.
     pub fn describe(&self, commit: &Commit) -> Result<String, GitError> {
         let output = self.run(
             &[

@@ -227,7 +227,11 @@ fn tally(
         command: "wire-audit",
         // The spec first: a spec directory that describes nothing makes every exchange one of
         // a method it does not have, and the count of its files says why.
-        looked_at: format!("the spec at {spec}/ and {}", described.join(", ")),
+        looked_at: format!(
+            "the spec at {}/ and {}",
+            spec.trim_end_matches('/'),
+            described.join(", ")
+        ),
         read: vec![
             Count::new(spec_files, "spec file"),
             Count::new(files, "recording file"),
