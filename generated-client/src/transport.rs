@@ -1215,13 +1215,9 @@ mod tests {
         );
     }
 
-    /// The transport's part of a call's state (what `Session::get` keeps while a call waits,
-    /// boxed with it) stays under clippy.toml's `future-size-threshold`, 2 KiB: `large_futures`
-    /// does not see it awaited, `Session::get` being generic. The attempt is boxed apart.
-    #[test]
-    fn the_transport_part_of_a_call_stays_small() {
-        let t = transport(RetryPolicy::default());
-        let call = Call {
+    /// A `pay/getInvoice` call with a token, without a deadline.
+    fn invoice_call() -> Call<'static> {
+        Call {
             method: "pay/getInvoice",
             http_method: reqwest::Method::GET,
             path: "/api/pay/getInvoice",
@@ -1237,7 +1233,16 @@ mod tests {
                 started: Instant::now(),
                 at: None,
             },
-        };
+        }
+    }
+
+    /// The transport's part of a call's state (what `Session::get` keeps while a call waits,
+    /// boxed with it) stays under clippy.toml's `future-size-threshold`, 2 KiB: `large_futures`
+    /// does not see it awaited, `Session::get` being generic. The attempt is boxed apart.
+    #[test]
+    fn the_transport_part_of_a_call_stays_small() {
+        let t = transport(RetryPolicy::default());
+        let call = invoice_call();
         let options = CallOptions::default();
         let size = size_of_val(&t.send(&call, &options));
         assert!(size <= 2048, "Transport::send's future is {size} bytes");
@@ -1247,23 +1252,7 @@ mod tests {
     fn a_clock_at_or_before_1970_signs_nothing() {
         let t = transport(RetryPolicy::default());
         let url = t.url("/api/pay/getInvoice", &[]);
-        let call = Call {
-            method: "pay/getInvoice",
-            http_method: reqwest::Method::GET,
-            path: "/api/pay/getInvoice",
-            query: &[],
-            token: Some("token"),
-            token_secret: "token-secret",
-            keyed_mac: None,
-            callback: None,
-            verifier: None,
-            oauth_endpoint: false,
-            app_credentials: &[],
-            deadline: Deadline {
-                started: Instant::now(),
-                at: None,
-            },
-        };
+        let call = invoice_call();
         for seconds in [0, -1, -86_400, Timestamp::MIN.as_second()] {
             let at = Timestamp::from_second(seconds).unwrap();
             let error = t.authorization(&call, &url, at).unwrap_err();

@@ -22,7 +22,13 @@ fn root() -> PathBuf {
 /// Every Markdown page of the project, relative to the root: build output, git's folder and the
 /// fuzz corpus left out.
 fn pages(root: &Path) -> Vec<PathBuf> {
-    fn walk(root: &Path, dir: &Path, found: &mut Vec<PathBuf>) {
+    files_below(root, root, ".md")
+}
+
+/// The files below `dir` whose names end with `suffix`, relative to `root`, in name order:
+/// build output, git's folder and the fuzz corpus left out.
+fn files_below(root: &Path, dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    fn walk(root: &Path, dir: &Path, suffix: &str, found: &mut Vec<PathBuf>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
             .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
             .map(|entry| entry.expect("a readable entry"))
@@ -34,9 +40,9 @@ fn pages(root: &Path) -> Vec<PathBuf> {
             let kind = entry.file_type().expect("a file type");
             if kind.is_dir() {
                 if !matches!(name.as_str(), "target" | ".git" | "corpus" | "node_modules") {
-                    walk(root, &path, found);
+                    walk(root, &path, suffix, found);
                 }
-            } else if kind.is_file() && name.ends_with(".md") {
+            } else if kind.is_file() && name.ends_with(suffix) {
                 found.push(
                     path.strip_prefix(root)
                         .expect("below the root")
@@ -46,7 +52,7 @@ fn pages(root: &Path) -> Vec<PathBuf> {
         }
     }
     let mut found = Vec::new();
-    walk(root, root, &mut found);
+    walk(root, dir, suffix, &mut found);
     found
 }
 
@@ -329,21 +335,8 @@ fn example_lines(root: &Path) -> Vec<(String, String)> {
         }
     }
     for crate_dir in ["generated-client/src", "tests/fake/src"] {
-        let mut files = Vec::new();
-        let mut dirs = vec![root.join(crate_dir)];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).expect("a readable directory") {
-                let path = entry.expect("an entry").path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
-        for file in files {
-            let text = std::fs::read_to_string(&file).expect("a readable source file");
+        for file in files_below(root, &root.join(crate_dir), ".rs") {
+            let text = std::fs::read_to_string(root.join(&file)).expect("a readable source file");
             // `Some(is_rust)` inside a fenced block of a doc comment.
             let mut block: Option<bool> = None;
             for (index, line) in text.lines().enumerate() {
@@ -370,7 +363,7 @@ fn example_lines(root: &Path) -> Vec<(String, String)> {
                     continue;
                 }
                 if block == Some(true) {
-                    let place = file.strip_prefix(root).expect("below the root").display();
+                    let place = file.display();
                     lines.push((format!("{place}:{}", index + 1), doc.to_owned()));
                 }
             }
