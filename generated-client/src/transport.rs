@@ -223,6 +223,46 @@ impl Response {
     }
 }
 
+/// A body read chunk by chunk: a body of one chunk (most answers) is kept as it came, without
+/// a copy (as reqwest's own `bytes()` does); the chunks of a longer one are gathered into one
+/// buffer.
+#[derive(Default)]
+struct Chunks {
+    first: Bytes,
+    gathered: Option<bytes::BytesMut>,
+}
+
+impl Chunks {
+    fn len(&self) -> usize {
+        self.gathered
+            .as_ref()
+            .map_or(self.first.len(), |gathered| gathered.len())
+    }
+
+    /// Adds the next chunk; `expected` is the size to make room for when gathering starts.
+    fn push(&mut self, chunk: Bytes, expected: usize) {
+        match &mut self.gathered {
+            Some(gathered) => gathered.extend_from_slice(&chunk),
+            None if self.first.is_empty() => self.first = chunk,
+            None => {
+                let first = std::mem::take(&mut self.first);
+                let mut gathered =
+                    bytes::BytesMut::with_capacity(expected.max(first.len() + chunk.len()));
+                gathered.extend_from_slice(&first);
+                gathered.extend_from_slice(&chunk);
+                self.gathered = Some(gathered);
+            }
+        }
+    }
+
+    fn into_bytes(self) -> Bytes {
+        match self.gathered {
+            Some(gathered) => gathered.freeze(),
+            None => self.first,
+        }
+    }
+}
+
 /// The secrets of the call that an answer may echo besides the client's own
 /// ([`Transport::known`]), kept with the answer for everything made of it later.
 struct AnswerSecrets {
@@ -677,21 +717,21 @@ impl Transport {
         }
         // Read chunk by chunk so that a body without a Content-Length is capped too.
         let expected = content_length.unwrap_or(0).min(1 << 20);
-        let mut body = bytes::BytesMut::with_capacity(usize::try_from(expected).unwrap_or(0));
+        let mut body = Chunks::default();
         loop {
             match response.chunk().await {
                 Ok(Some(chunk)) => {
                     if (body.len() + chunk.len()) as u64 > self.settings.max_response_bytes {
                         return too_large();
                     }
-                    body.extend_from_slice(&chunk);
+                    body.push(chunk, usize::try_from(expected).unwrap_or(0));
                 }
                 Ok(None) => break,
                 Err(source) => return transport_error(source),
             }
         }
         span.record("latency_ms", started.elapsed().as_millis() as u64);
-        let body = body.freeze();
+        let body = body.into_bytes();
         // A token endpoint's answer issues a token secret: a secret from now on, wherever else
         // the answer echoes it, before anything of it is shown.
         let issued = if call.oauth_endpoint && (200..300).contains(&status) {
@@ -1269,5 +1309,29 @@ mod tests {
             .authorization(&call, &url, Timestamp::from_second(1).unwrap())
             .unwrap();
         assert!(header.contains("oauth_timestamp=\"1\""), "{header}");
+    }
+
+    proptest::proptest! {
+        /// However a body is cut into chunks (empty ones included), what is kept is the body,
+        /// and its length is known after every chunk (the size cap reads it).
+        #[test]
+        fn chunks_keep_the_body_whole(
+            body in proptest::collection::vec(proptest::num::u8::ANY, 0..300),
+            cuts in proptest::collection::vec(0usize..300, 0..6),
+            expected in 0usize..400,
+        ) {
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|cut| cut.min(body.len())).collect();
+            cuts.push(0);
+            cuts.push(body.len());
+            cuts.sort_unstable();
+            let mut chunks = Chunks::default();
+            let mut read = 0;
+            for pair in cuts.windows(2) {
+                chunks.push(Bytes::copy_from_slice(&body[pair[0]..pair[1]]), expected);
+                read += pair[1] - pair[0];
+                proptest::prop_assert_eq!(chunks.len(), read);
+            }
+            proptest::prop_assert_eq!(&chunks.into_bytes()[..], &body[..]);
+        }
     }
 }

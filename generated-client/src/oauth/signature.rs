@@ -14,10 +14,13 @@
 //! into a `String`.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 
 use hmac::Hmac;
 use percent_encoding::percent_decode_str;
+use rand::rngs::StdRng;
+use rand::{RngCore, SeedableRng};
 use sha1::Sha1;
 
 use super::base_string::{self, Decimal, MacSink, ProtocolParam};
@@ -398,21 +401,54 @@ impl From<getrandom::Error> for NonceError {
     }
 }
 
-/// A fresh nonce from the OS random source: 32 lowercase hex characters (16 random bytes).
+/// A fresh nonce: 32 lowercase hex characters (16 random bytes), from the calling thread's
+/// cryptographic generator (rand's `StdRng`, ChaCha12), seeded from the OS random source on
+/// the thread's first nonce.
+///
+/// A generator rather than the OS source for each nonce: its system call was a point of a
+/// call's CPU time (BENCHMARKS.md, the client row). The nonces are as unpredictable (a
+/// 256-bit seed from the OS, a generator built for keys), and each thread's are its own. A
+/// process that forks carries its threads' generators into the child, as every user-space
+/// generator does (rand's `ThreadRng` too): a child that signs calls would repeat its
+/// parent's next nonces, which the service refuses as replays, never accepts.
 ///
 /// # Errors
 ///
-/// [`NonceError`] if the OS random source fails.
+/// [`NonceError`] if the OS random source fails while seeding the thread's generator (it is
+/// tried again on the next nonce).
 pub fn nonce() -> Result<String, NonceError> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)?;
+    let drawn = NONCES.try_with(|generator| -> Result<(), NonceError> {
+        let mut generator = generator.borrow_mut();
+        let generator = match &mut *generator {
+            Some(generator) => generator,
+            None => {
+                let mut seed = <StdRng as SeedableRng>::Seed::default();
+                getrandom::fill(&mut seed)?;
+                generator.insert(StdRng::from_seed(seed))
+            }
+        };
+        generator.fill_bytes(&mut bytes);
+        Ok(())
+    });
+    match drawn {
+        Ok(drawn) => drawn?,
+        // The thread is ending (a nonce drawn by another thread-local's destructor): its
+        // generator is gone, the OS source is not.
+        Err(_) => getrandom::fill(&mut bytes)?,
+    }
     let mut out = String::with_capacity(2 * bytes.len());
     for byte in bytes {
         out.push(char::from(HEX[usize::from(byte >> 4)]));
         out.push(char::from(HEX[usize::from(byte & 0x0f)]));
     }
     Ok(out)
+}
+
+thread_local! {
+    /// Each thread's nonce generator (see [`nonce`]), seeded on its first nonce.
+    static NONCES: RefCell<Option<StdRng>> = const { RefCell::new(None) };
 }
 
 /// Parses an Authorization header of the form above back into (name, value) pairs with values
@@ -951,6 +987,64 @@ mod tests {
             );
         }
         assert_ne!(first, second);
+    }
+
+    /// A nonce drawn while the thread ends (by another thread-local's destructor, after the
+    /// generator's own may have run) is still a nonce, not a panic.
+    #[test]
+    fn a_nonce_drawn_as_the_thread_ends_is_a_nonce() {
+        struct DrawsOnDrop(std::sync::mpsc::Sender<Result<String, NonceError>>);
+        impl Drop for DrawsOnDrop {
+            fn drop(&mut self) {
+                let _ = self.0.send(nonce());
+            }
+        }
+        thread_local! {
+            static DRAWER: RefCell<Option<DrawsOnDrop>> = const { RefCell::new(None) };
+        }
+        for draw_first in [false, true] {
+            let (sender, receiver) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                if draw_first {
+                    // The generator exists before the drawer: it is destroyed first or after.
+                    nonce().expect("OS random source");
+                }
+                DRAWER.with_borrow_mut(|drawer| *drawer = Some(DrawsOnDrop(sender)));
+                if !draw_first {
+                    nonce().expect("OS random source");
+                }
+            })
+            .join()
+            .expect("the thread ends without a panic");
+            let drawn = receiver.recv().expect("drawn on drop").expect("a nonce");
+            assert_eq!(drawn.len(), 32, "{drawn}");
+        }
+    }
+
+    /// Each thread's generator is seeded on its own from the OS: a fixed or shared seed would
+    /// give two threads the same nonces (and two processes, which this cannot see, alike).
+    #[test]
+    fn nonces_of_every_thread_are_distinct() {
+        let per_thread: Vec<Vec<String>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..4)
+                .map(|_| {
+                    scope.spawn(|| {
+                        (0..2_000)
+                            .map(|_| nonce().expect("OS random source"))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            threads
+                .into_iter()
+                .map(|thread| thread.join().expect("nonce thread"))
+                .collect()
+        });
+        let all: std::collections::HashSet<&String> = per_thread.iter().flatten().collect();
+        assert_eq!(all.len(), 4 * 2_000, "a nonce repeated");
+        let firsts: std::collections::HashSet<&String> =
+            per_thread.iter().map(|nonces| &nonces[0]).collect();
+        assert_eq!(firsts.len(), 4, "two threads began alike: {firsts:?}");
     }
 
     #[test]
