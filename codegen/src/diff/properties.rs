@@ -60,6 +60,7 @@ macro_rules! properties {
     })*) => {
         // Every field named, no `..`: a field added to an IR struct fails to compile here.
         $(const _: fn(&$owner) = |value| {
+            #[allow(clippy::disallowed_fields, reason = "names every field, reads none")]
             let $owner { $($name: _,)* } = value;
         };)*
 
@@ -164,7 +165,7 @@ properties! {
         params: Items [PARAM_ADDED_REQUIRED, PARAM_ADDED_OPTIONAL, PARAM_REMOVED] "Its parameters, added and removed.",
         at_least_one_of: WireAndRust [PARAM_EITHER_OR_CHANGED] "The alternatives the old crate's constructors select by.",
         paging: WireAndRust [PAGING_CHANGED, PAGING_FIRST_PAGE_CHANGED] "How old streams walk the pages.",
-        errors: Documentation [METHOD_ERRORS_CHANGED] "The codes it documents; the old crate decodes every code.",
+        errors: Documentation [METHOD_ERRORS_CHANGED] "The codes it lists, which with every method's codes are what it documents (`Api::errors_of`); the old crate decodes every code.",
         file: Position [] "Where it is written.",
     }
     Param {

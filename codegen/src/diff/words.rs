@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use crate::ir::{BeyondLast, Field, Paging, Param, Presence};
+use crate::ir::{BeyondLast, ErrorCode, Field, Paging, Param, Presence};
 
 /// `at least 1, at most 25`, `at most 20`, `any value`.
 pub fn bounds(param: &Param) -> String {
@@ -65,6 +65,16 @@ pub fn set_change<T: AsRef<str>>(old: &[T], new: &[T]) -> String {
         parts.push(format!("removed {}", list(&removed)));
     }
     parts.join("; ")
+}
+
+/// `, which every method documents` (with `verb`) for a code that names no method (every
+/// method's, as `Api::errors_of` reads it), else nothing.
+pub fn every_method(code: &ErrorCode, verb: &str) -> String {
+    if code.methods.is_none() {
+        format!(", which every method {verb}")
+    } else {
+        String::new()
+    }
 }
 
 /// `string or number`, `DD-MON-YY`.

@@ -430,7 +430,12 @@ impl Checker<'_> {
     fn method(&self, method: &Method) -> Result<(), Inconsistency> {
         let at = format!("methods.{}", method.name);
         self.type_exists(&at, &TypeRef::Record(method.response.clone()))?;
-        for code in &method.errors {
+        #[expect(
+            clippy::disallowed_fields,
+            reason = "each code the method's own list names must exist"
+        )]
+        let own = &method.errors;
+        for code in own {
             if !self.errors.contains(code.as_str()) {
                 return broken(
                     &at,

@@ -79,15 +79,29 @@ fn by_name<'a, T>(items: &'a [T], name: impl Fn(&'a T) -> &'a str) -> HashMap<&'
 impl Api {
     /// The error codes `method` documents: its own `errors`, then each code that names no
     /// method (every method's) and that it leaves out. The one reading of the two lists that
-    /// the generated docs, the OpenAPI export and the wire audit share.
+    /// the generated docs, the OpenAPI export, the wire audit and the spec diff share (clippy's
+    /// `disallowed-fields` refuses `Method::errors` elsewhere, but to the code that checks or
+    /// writes the list itself).
     pub fn errors_of(&self, method: &Method) -> Vec<Id<ErrorCode>> {
-        let mut codes = method.errors.clone();
-        for error in self.errors.iter().filter(|e| e.methods.is_none()) {
-            if !codes.iter().any(|code| code.as_str() == error.code) {
-                codes.push(Id::new(error.code.as_str()));
-            }
-        }
-        codes
+        self.error_codes_of(method).map(Id::new).collect()
+    }
+
+    /// [`Api::errors_of`], borrowed, in the same order. Linear in the two lists: membership
+    /// is a set's, as a hostile spec's lists are long.
+    pub fn error_codes_of<'a>(&'a self, method: &'a Method) -> impl Iterator<Item = &'a str> {
+        #[expect(
+            clippy::disallowed_fields,
+            reason = "the one reader of a method's own list as documented"
+        )]
+        let own = &method.errors;
+        let mut taken: HashSet<&str> = own.iter().map(Id::as_str).collect();
+        let every_methods = self
+            .errors
+            .iter()
+            .filter(|e| e.methods.is_none())
+            .map(|e| e.code.as_str())
+            .filter(move |code| taken.insert(code));
+        own.iter().map(Id::as_str).chain(every_methods)
     }
 
     /// Every item of this `Api` by name (linear, once); see [`Lookup`].

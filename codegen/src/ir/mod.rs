@@ -460,6 +460,10 @@ pub enum Presence {
 
 /// A data method.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(
+    clippy::disallowed_fields,
+    reason = "the declaration of `errors`, and the derives' reads of every field"
+)]
 pub struct Method {
     /// `group/method`, as in the path.
     pub name: String,
@@ -479,7 +483,9 @@ pub struct Method {
     pub at_least_one_of: Vec<Id<Param>>,
     /// How the method pages, if it does.
     pub paging: Option<Paging>,
-    /// Error codes it documents.
+    /// The error codes its spec entry lists. It documents more: every code that names no
+    /// method is every method's, so read [`Api::errors_of`]; this list alone is for the code
+    /// that checks or writes it (clippy's `disallowed-fields` holds the rest to that).
     pub errors: Vec<Id<ErrorCode>>,
     /// Index of the declaring file.
     pub file: usize,

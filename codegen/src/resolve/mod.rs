@@ -325,6 +325,10 @@ impl Resolver<'_> {
     /// code without `methods` is every method's, listed or not: `Api::errors_of`). Unknown
     /// names were reported where they are written; they are not reported again here.
     /// Linear: each list is looked up through a set made once (a hostile spec's lists are long).
+    #[expect(
+        clippy::disallowed_fields,
+        reason = "the methods' own lists are what this checks"
+    )]
     fn check_error_lists(&mut self, errors: &[ir::ErrorCode], methods: &[ir::Method]) {
         let codes_of: HashMap<&str, HashSet<&str>> = methods
             .iter()

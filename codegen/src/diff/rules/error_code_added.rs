@@ -10,7 +10,8 @@ pub const RULE: Rule = Rule {
 /// Old crates keep a code they do not know as `ErrorCode::Other`, so a new code breaks nobody,
 /// but for the runtime's: a new `authentication` code is one the new server refuses a skewed
 /// clock with, which the old runtime does not correct its clock on (a renamed signature code
-/// is this and `error-code-removed`).
+/// is this and `error-code-removed`). A code that names no method is every method's: it is
+/// reported here, once, not by `method-errors-changed` for each method.
 pub fn check(cx: &mut Context<'_>) {
     let head = cx.head.api;
     for new in &head.errors {
@@ -34,8 +35,10 @@ pub fn check(cx: &mut Context<'_>) {
             None,
             Some((new.file, vec!["errors", new.code.as_str()])),
             format!(
-                "ErrorCode::{} ({}) was added{effect}",
-                new.variant, new.code
+                "ErrorCode::{} ({}) was added{}{effect}",
+                new.variant,
+                new.code,
+                words::every_method(new, "documents")
             ),
         );
     }

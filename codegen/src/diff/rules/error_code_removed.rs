@@ -7,7 +7,9 @@ pub const RULE: Rule = Rule {
     summary: "An error code was removed.",
 };
 
-/// Unknown codes are kept as `ErrorCode::Other`, so the wire is unaffected.
+/// Unknown codes are kept as `ErrorCode::Other`, so the wire is unaffected. A code that named
+/// no method was every method's: it is reported here, once, not by `method-errors-changed`
+/// for each method.
 pub fn check(cx: &mut Context<'_>) {
     let base = cx.base.api;
     for old in &base.errors {
@@ -21,7 +23,12 @@ pub fn check(cx: &mut Context<'_>) {
             &[Claim::Item(format!("ErrorCode::{}", old.variant))],
             Some((old.file, vec!["errors", old.code.as_str()])),
             None,
-            format!("ErrorCode::{} ({}) was removed", old.variant, old.code),
+            format!(
+                "ErrorCode::{} ({}) was removed{}",
+                old.variant,
+                old.code,
+                words::every_method(old, "documented")
+            ),
         );
     }
 }

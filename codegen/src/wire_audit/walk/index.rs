@@ -15,7 +15,8 @@ pub(super) struct Index<'a> {
     pub(super) fields: HashMap<&'a str, HashMap<&'a str, &'a Field>>,
     /// Error codes by code (the first of each).
     pub(super) codes: HashMap<&'a str, &'a ir::ErrorCode>,
-    /// Per method, the codes it declares (shared with each of its error answers).
+    /// Per method, the codes it documents (`Api::errors_of`), shared with each of its error
+    /// answers.
     pub(super) method_errors: HashMap<&'a str, Rc<HashSet<&'a str>>>,
     /// Per field that names methods (by its address), the methods it names.
     named: HashMap<*const Field, Named<'a>>,
@@ -87,17 +88,7 @@ impl<'a> Index<'a> {
             method_errors: api
                 .methods
                 .iter()
-                .map(|m| {
-                    // As `Api::errors_of` reads them: its own, and every method's.
-                    let every_methods = api.errors.iter().filter(|e| e.methods.is_none());
-                    let codes = m
-                        .errors
-                        .iter()
-                        .map(|c| c.as_str())
-                        .chain(every_methods.map(|e| e.code.as_str()))
-                        .collect();
-                    (m.name.as_str(), Rc::new(codes))
-                })
+                .map(|m| (m.name.as_str(), Rc::new(api.error_codes_of(m).collect())))
                 .collect(),
             named: api
                 .records
