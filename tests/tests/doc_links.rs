@@ -6,7 +6,9 @@
 //! crates' doc comments) imports only what such an app has: the two crates, what they re-export
 //! (`marketplace_client::TryStreamExt`, `marketplace_client::jiff`, …), std and tokio. The
 //! examples compile in the workspace, where every dependency is at hand, so a `use futures::…`
-//! compiled there and failed in an app.
+//! compiled there and failed in an app. Each example is parsed whole with `syn`, hidden lines
+//! included, and every `use` tree in it walked, so a group spread over lines or nested is read;
+//! an example that does not parse fails the test, named by its file and line.
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -268,43 +270,94 @@ const AN_APP_HAS: &[&str] = &[
     "super",
 ];
 
-/// The crate each `use` or `extern crate` of a line of Rust starts from (each of a group's
-/// written on the line: `use {futures::X, tokio::Y};`). A group spread over lines is read by
-/// its first line only, and a path used without `use` is not read: the examples import.
-fn crates_named(line: &str) -> Vec<String> {
-    let code = line.trim_start().trim_start_matches('#').trim_start();
-    let first_segment = |path: &str| -> String {
-        path.trim_start()
-            .trim_start_matches("::")
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect()
-    };
-    let mut named = Vec::new();
-    for prefix in ["use ", "pub use ", "pub(crate) use ", "extern crate "] {
-        let Some(rest) = code.strip_prefix(prefix) else {
-            continue;
-        };
-        let rest = rest.trim_start().trim_start_matches("::");
-        let paths: Vec<&str> = match rest.strip_prefix('{') {
-            Some(group) => group.split([',', '}']).collect(),
-            None => vec![rest],
-        };
-        named.extend(
-            paths
-                .into_iter()
-                .map(first_segment)
-                .filter(|first| !first.is_empty()),
-        );
-    }
-    named
+/// Collects the crate each `use` and `extern crate` item starts from, wherever the item is (at
+/// the top, in a function, a module, a block or a closure).
+#[derive(Default)]
+struct Imports {
+    crates: Vec<String>,
 }
 
-/// The Rust examples an app's author reads, as `(place, line)`: `rust` blocks of the Markdown
-/// pages for apps (the manual, the READMEs), and the example lines of the published crates'
-/// doc comments.
-fn example_lines(root: &Path) -> Vec<(String, String)> {
-    let mut lines = Vec::new();
+impl Imports {
+    /// The first segment of each path of a `use` tree: `a` of `a::{b::{c, d}}`, each member's
+    /// of a group (`{futures::X, tokio::Y}`); nothing of a glob.
+    fn tree(&mut self, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(path) => self.crates.push(path.ident.to_string()),
+            syn::UseTree::Name(name) => self.crates.push(name.ident.to_string()),
+            syn::UseTree::Rename(rename) => self.crates.push(rename.ident.to_string()),
+            syn::UseTree::Glob(_) => {}
+            syn::UseTree::Group(group) => {
+                for tree in &group.items {
+                    self.tree(tree);
+                }
+            }
+        }
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Imports {
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        self.tree(&item.tree);
+        syn::visit::visit_item_use(self, item);
+    }
+
+    fn visit_item_extern_crate(&mut self, item: &'ast syn::ItemExternCrate) {
+        self.crates.push(item.ident.to_string());
+        syn::visit::visit_item_extern_crate(self, item);
+    }
+}
+
+/// The crate each `use` and `extern crate` of a Rust example starts from, in order, read from
+/// the whole example parsed (a `use` spread over lines, nested groups, a `use` in a function
+/// body): `Err` with the parser's words when it is not Rust. An example is what rustdoc
+/// compiles, items and statements, so it is parsed as the body of a function, as rustdoc wraps
+/// it. A path used without `use` is not read: the examples import.
+fn crates_imported(code: &str) -> Result<Vec<String>, String> {
+    let file = syn::parse_file(&format!("fn example() {{\n{code}\n}}"))
+        .map_err(|error| error.to_string())?;
+    let mut imports = Imports::default();
+    syn::visit::Visit::visit_file(&mut imports, &file);
+    Ok(imports.crates)
+}
+
+/// A line of an example as rustdoc compiles it: a hidden line (`# use x;`, `#`) without its
+/// mark, `##` as `#`.
+fn compiled(line: &str) -> &str {
+    let trimmed = line.trim_start();
+    if trimmed == "#" {
+        ""
+    } else if let Some(hidden) = trimmed.strip_prefix("# ") {
+        hidden
+    } else if trimmed.starts_with("##") {
+        &trimmed[1..]
+    } else {
+        line
+    }
+}
+
+/// A Rust example an app's author reads: where it starts (`file:line` of its fence), and its
+/// code as rustdoc compiles it, hidden lines included.
+struct Example {
+    place: String,
+    code: String,
+    lines: usize,
+}
+
+/// The Rust examples an app's author reads: `rust` blocks of the Markdown pages for apps (the
+/// manual, the READMEs), and the examples of the published crates' doc comments.
+fn examples(root: &Path) -> Vec<Example> {
+    let mut examples = Vec::new();
+    // The block being read: its place and lines.
+    let mut open: Option<(String, Vec<String>)> = None;
+    let mut close = |open: &mut Option<(String, Vec<String>)>| {
+        if let Some((place, lines)) = open.take() {
+            examples.push(Example {
+                place,
+                lines: lines.len(),
+                code: lines.join("\n"),
+            });
+        }
+    };
     // The pages an app's author reads: the front pages and the manual.
     let for_apps = |page: &Path| {
         page.starts_with("docs")
@@ -327,12 +380,17 @@ fn example_lines(root: &Path) -> Vec<(String, String)> {
                     Some(_) => None,
                     None => Some(info.starts_with("rust")),
                 };
+                close(&mut open);
+                if block == Some(true) {
+                    open = Some((format!("{}:{}", page.display(), index + 1), Vec::new()));
+                }
                 continue;
             }
-            if block == Some(true) {
-                lines.push((format!("{}:{}", page.display(), index + 1), line.to_owned()));
+            if let Some((_, lines)) = &mut open {
+                lines.push(compiled(line).to_owned());
             }
         }
+        close(&mut open);
     }
     for crate_dir in ["generated-client/src", "tests/fake/src"] {
         for file in files_below(root, &root.join(crate_dir), ".rs") {
@@ -346,6 +404,7 @@ fn example_lines(root: &Path) -> Vec<(String, String)> {
                     .or_else(|| trimmed.strip_prefix("///"))
                 else {
                     block = None;
+                    close(&mut open);
                     continue;
                 };
                 let doc = doc.strip_prefix(' ').unwrap_or(doc);
@@ -360,36 +419,51 @@ fn example_lines(root: &Path) -> Vec<(String, String)> {
                                     .any(|attribute| info.starts_with(attribute)),
                         ),
                     };
+                    close(&mut open);
+                    if block == Some(true) {
+                        open = Some((format!("{}:{}", file.display(), index + 1), Vec::new()));
+                    }
                     continue;
                 }
-                if block == Some(true) {
-                    let place = file.display();
-                    lines.push((format!("{place}:{}", index + 1), doc.to_owned()));
+                if let Some((_, lines)) = &mut open {
+                    lines.push(compiled(doc).to_owned());
                 }
             }
+            close(&mut open);
         }
     }
-    lines
+    examples
 }
 
 #[test]
 fn every_example_an_app_reads_imports_only_what_the_app_has() {
     let root = root();
-    let lines = example_lines(&root);
+    let examples = examples(&root);
+    let lines: usize = examples.iter().map(|example| example.lines).sum();
     assert!(
-        lines.len() > 200,
-        "only {} example lines found: the scan is broken",
-        lines.len()
+        examples.len() > 20 && lines > 200,
+        "only {} examples of {lines} lines found: the scan is broken",
+        examples.len()
     );
-    let foreign: Vec<String> = lines
-        .iter()
-        .flat_map(|(place, line)| {
-            crates_named(line)
-                .into_iter()
-                .filter(|name| !AN_APP_HAS.contains(&name.as_str()))
-                .map(move |name| format!("{place}: `{name}`: {}", line.trim()))
-        })
-        .collect();
+    let mut foreign = Vec::new();
+    let mut unreadable = Vec::new();
+    for example in &examples {
+        match crates_imported(&example.code) {
+            Ok(crates) => foreign.extend(
+                crates
+                    .into_iter()
+                    .filter(|name| !AN_APP_HAS.contains(&name.as_str()))
+                    .map(|name| format!("{}: `{name}`", example.place)),
+            ),
+            Err(error) => unreadable.push(format!("{}: {error}\n{}", example.place, example.code)),
+        }
+    }
+    assert!(
+        unreadable.is_empty(),
+        "examples that do not parse as Rust (a block of another language names it after its \
+         fence, e.g. ```text), so their imports cannot be read:\n{}",
+        unreadable.join("\n\n")
+    );
     assert!(
         foreign.is_empty(),
         "examples importing a crate an app following the README does not have (use the \
@@ -400,16 +474,81 @@ fn every_example_an_app_reads_imports_only_what_the_app_has() {
 
 #[test]
 fn the_crates_an_example_names_are_found_in_each_form() {
-    assert_eq!(crates_named("use futures::TryStreamExt;"), ["futures"]);
-    assert_eq!(crates_named("# use ::serde::Deserialize;"), ["serde"]);
+    let crates = |code: &str| crates_imported(code).unwrap_or_else(|e| panic!("{code}: {e}"));
+    assert_eq!(crates("use futures::TryStreamExt;"), ["futures"]);
+    assert_eq!(crates("use ::serde::Deserialize;"), ["serde"]);
     assert_eq!(
-        crates_named("    pub use marketplace_client::Error;"),
+        crates("    pub use marketplace_client::Error;"),
         ["marketplace_client"]
     );
-    assert_eq!(crates_named("extern crate rand;"), ["rand"]);
+    assert_eq!(crates("extern crate rand;"), ["rand"]);
     assert_eq!(
-        crates_named("pub(crate) use {futures::StreamExt, tokio::time};"),
+        crates("pub(crate) use {futures::StreamExt, tokio::time};"),
         ["futures", "tokio"]
     );
-    assert!(crates_named("let used = futures_count;").is_empty());
+    // A group spread over lines, as rustfmt writes a long one.
+    assert_eq!(
+        crates("use {\n    futures::TryStreamExt,\n    marketplace_client::Client,\n};"),
+        ["futures", "marketplace_client"]
+    );
+    assert_eq!(
+        crates(
+            "use marketplace_client::{\n    Client,\n    Error,\n};\nuse futures\n    ::StreamExt;"
+        ),
+        ["marketplace_client", "futures"]
+    );
+    // Nested groups: the first segment of each path of the outer group.
+    assert_eq!(crates("use a::{b::{c, d}};"), ["a"]);
+    assert_eq!(
+        crates("use {tokio::{time, sync::{mpsc, oneshot}}, futures::{self, stream::{Stream}}};"),
+        ["tokio", "futures"]
+    );
+    assert_eq!(crates("use futures as f;"), ["futures"]);
+    // Wherever the item is: a function of the example, a module, a block.
+    assert_eq!(
+        crates(
+            "#[tokio::main]\nasync fn main() {\n    use {\n        futures::StreamExt,\n    };\n}\n\
+             mod inner { extern crate rand; }\nlet _ = async { use serde::Serialize; };"
+        ),
+        ["futures", "rand", "serde"]
+    );
+    assert!(crates("let used = futures_count;").is_empty());
+    // The hidden lines of a doc comment's example are compiled, so they are read.
+    assert_eq!(
+        compiled("# use futures::StreamExt;"),
+        "use futures::StreamExt;"
+    );
+    assert_eq!(compiled("#[derive(Debug)]"), "#[derive(Debug)]");
+    assert_eq!(compiled("##[derive(Debug)]"), "#[derive(Debug)]");
+    assert!(crates_imported("let x = ;").is_err());
+}
+
+/// The scan refuses an example importing a crate an app does not have in each way it can be
+/// written, and takes each the app has.
+#[test]
+fn the_scan_refuses_a_foreign_crate_in_a_multi_line_or_nested_use() {
+    let foreign = |code: &str| -> Vec<String> {
+        crates_imported(code)
+            .unwrap_or_else(|e| panic!("{code}: {e}"))
+            .into_iter()
+            .filter(|name| !AN_APP_HAS.contains(&name.as_str()))
+            .collect()
+    };
+    for refused in [
+        "use {\n    futures::TryStreamExt,\n    marketplace_client::Client,\n};",
+        "use {\n    marketplace_client::Client,\n    futures::TryStreamExt,\n};",
+        "use marketplace_client::Client;\nuse {\n    tokio::time,\n    futures::{\n        StreamExt,\n        TryStreamExt,\n    },\n};",
+        "use futures::{stream::{self, StreamExt}, TryStreamExt};",
+        "fn main() {\n    use {std::io, futures::{executor::{block_on}}};\n}",
+    ] {
+        assert_eq!(foreign(refused), ["futures"], "{refused}");
+    }
+    for allowed in [
+        "use {\n    marketplace_client::{Client, Error},\n    tokio::time,\n};",
+        "use marketplace_client::{\n    TryStreamExt,\n    generated::{pay::{Timesheet, TimesheetList}},\n};",
+        "use std::{collections::{BTreeMap, HashMap}, io};\nuse marketplace_fake::FakeServer;",
+        "use crate::a;\nuse self::b;\nuse super::c;\nuse core::fmt;\nuse alloc::vec;",
+    ] {
+        assert!(foreign(allowed).is_empty(), "{allowed}");
+    }
 }
