@@ -7,8 +7,9 @@
 //! (`marketplace_client::TryStreamExt`, `marketplace_client::jiff`, …), std and tokio. The
 //! examples compile in the workspace, where every dependency is at hand, so a `use futures::…`
 //! compiled there and failed in an app. Each example is parsed whole with `syn`, hidden lines
-//! included, and every `use` tree in it walked, so a group spread over lines or nested is read;
-//! an example that does not parse fails the test, named by its file and line.
+//! included, and every `use` tree in it walked, so a group spread over lines or nested is read,
+//! and every path of it, so a crate named without `use` (`futures::executor::block_on(..)`) is
+//! found too; an example that does not parse fails the test, named by its file and line.
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -275,6 +276,12 @@ const AN_APP_HAS: &[&str] = &[
 #[derive(Default)]
 struct Imports {
     crates: Vec<String>,
+    /// The first segment of each path of two segments or more written outside a `use`
+    /// (`futures::executor::block_on(..)`, `#[tokio::main]`): a crate, or a name in scope.
+    inline: Vec<String>,
+    /// The names the example brings into scope (what its `use`s name, its modules): a path
+    /// starting from one of them is not a crate's.
+    bound: BTreeSet<String>,
 }
 
 impl Imports {
@@ -282,13 +289,41 @@ impl Imports {
     /// of a group (`{futures::X, tokio::Y}`); nothing of a glob.
     fn tree(&mut self, tree: &syn::UseTree) {
         match tree {
-            syn::UseTree::Path(path) => self.crates.push(path.ident.to_string()),
-            syn::UseTree::Name(name) => self.crates.push(name.ident.to_string()),
-            syn::UseTree::Rename(rename) => self.crates.push(rename.ident.to_string()),
+            syn::UseTree::Path(path) => {
+                self.crates.push(path.ident.to_string());
+                self.bound_by(&path.tree);
+            }
+            syn::UseTree::Name(name) => {
+                self.crates.push(name.ident.to_string());
+                self.bound.insert(name.ident.to_string());
+            }
+            syn::UseTree::Rename(rename) => {
+                self.crates.push(rename.ident.to_string());
+                self.bound.insert(rename.rename.to_string());
+            }
             syn::UseTree::Glob(_) => {}
             syn::UseTree::Group(group) => {
                 for tree in &group.items {
                     self.tree(tree);
+                }
+            }
+        }
+    }
+
+    /// The names the rest of a `use` tree brings into scope (`time` of `tokio::time`).
+    fn bound_by(&mut self, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(path) => self.bound_by(&path.tree),
+            syn::UseTree::Name(name) => {
+                self.bound.insert(name.ident.to_string());
+            }
+            syn::UseTree::Rename(rename) => {
+                self.bound.insert(rename.rename.to_string());
+            }
+            syn::UseTree::Glob(_) => {}
+            syn::UseTree::Group(group) => {
+                for tree in &group.items {
+                    self.bound_by(tree);
                 }
             }
         }
@@ -305,19 +340,63 @@ impl<'ast> syn::visit::Visit<'ast> for Imports {
         self.crates.push(item.ident.to_string());
         syn::visit::visit_item_extern_crate(self, item);
     }
+
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        self.bound.insert(item.ident.to_string());
+        syn::visit::visit_item_mod(self, item);
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        if path.segments.len() > 1 || path.leading_colon.is_some() {
+            if let Some(first) = path.segments.first() {
+                self.inline.push(first.ident.to_string());
+            }
+        }
+        syn::visit::visit_path(self, path);
+    }
 }
 
 /// The crate each `use` and `extern crate` of a Rust example starts from, in order, read from
 /// the whole example parsed (a `use` spread over lines, nested groups, a `use` in a function
 /// body): `Err` with the parser's words when it is not Rust. An example is what rustdoc
 /// compiles, items and statements, so it is parsed as the body of a function, as rustdoc wraps
-/// it. A path used without `use` is not read: the examples import.
+/// it. A crate named in a path without `use` is [`crates_named_inline`]'s.
 fn crates_imported(code: &str) -> Result<Vec<String>, String> {
+    Ok(imports_of(code)?.crates)
+}
+
+/// Every use, path and name an example brings into scope, read from the whole example parsed
+/// as the body of a function, as rustdoc wraps it: `Err` with the parser's words when it is
+/// not Rust.
+fn imports_of(code: &str) -> Result<Imports, String> {
     let file = syn::parse_file(&format!("fn example() {{\n{code}\n}}"))
         .map_err(|error| error.to_string())?;
     let mut imports = Imports::default();
     syn::visit::Visit::visit_file(&mut imports, &file);
-    Ok(imports.crates)
+    Ok(imports)
+}
+
+/// The crates of `crates` (the workspace's dependencies) an example names in a path without
+/// importing it (`futures::executor::block_on(..)`), in order: the first segment of a path of
+/// two segments or more that is such a crate and no name the example brought into scope.
+fn crates_named_inline(code: &str, crates: &BTreeSet<String>) -> Result<Vec<String>, String> {
+    let imports = imports_of(code)?;
+    Ok(imports
+        .inline
+        .into_iter()
+        .filter(|first| crates.contains(first) && !imports.bound.contains(first))
+        .collect())
+}
+
+/// Every package of the workspace's lock file, as code names it (`serde_json`): what a path's
+/// first segment names when it is a crate of the workspace.
+fn workspace_crates(root: &Path) -> BTreeSet<String> {
+    let lock = std::fs::read_to_string(root.join("Cargo.lock")).expect("Cargo.lock");
+    lock.lines()
+        .filter_map(|line| line.strip_prefix("name = \""))
+        .filter_map(|rest| rest.strip_suffix('"'))
+        .map(|name| name.replace('-', "_"))
+        .collect()
 }
 
 /// A line of an example as rustdoc compiles it: a hidden line (`# use x;`, `#`) without its
@@ -445,10 +524,15 @@ fn every_example_an_app_reads_imports_only_what_the_app_has() {
         "only {} examples of {lines} lines found: the scan is broken",
         examples.len()
     );
+    let workspace = workspace_crates(&root);
     let mut foreign = Vec::new();
     let mut unreadable = Vec::new();
     for example in &examples {
-        match crates_imported(&example.code) {
+        let named = crates_imported(&example.code).and_then(|mut crates| {
+            crates.extend(crates_named_inline(&example.code, &workspace)?);
+            Ok(crates)
+        });
+        match named {
             Ok(crates) => foreign.extend(
                 crates
                     .into_iter()
@@ -521,6 +605,53 @@ fn the_crates_an_example_names_are_found_in_each_form() {
     assert_eq!(compiled("#[derive(Debug)]"), "#[derive(Debug)]");
     assert_eq!(compiled("##[derive(Debug)]"), "#[derive(Debug)]");
     assert!(crates_imported("let x = ;").is_err());
+}
+
+/// A crate named in a path without a `use` is found; a path from a name the example brought
+/// into scope (a `use`d module, a module of its own) is not a crate's, though a crate has the
+/// name.
+#[test]
+fn a_crate_named_in_a_path_without_use_is_found() {
+    let crates: BTreeSet<String> = [
+        "futures",
+        "serde_json",
+        "time",
+        "tokio",
+        "marketplace_client",
+    ]
+    .map(str::to_owned)
+    .into();
+    let inline = |code: &str| -> Vec<String> {
+        crates_named_inline(code, &crates).unwrap_or_else(|e| panic!("{code}: {e}"))
+    };
+    assert_eq!(
+        inline("let items = futures::executor::block_on(async { 1 });"),
+        ["futures"]
+    );
+    assert_eq!(
+        inline("let value = serde_json::json!({ \"a\": 1 });"),
+        ["serde_json"]
+    );
+    assert_eq!(
+        inline("let x: ::futures::future::Ready<()> = todo();"),
+        ["futures"]
+    );
+    assert_eq!(inline("#[tokio::main]\nasync fn main() {}"), ["tokio"]);
+    assert_eq!(
+        inline("fn f(s: impl futures::Stream<Item = u8>) {}"),
+        ["futures"]
+    );
+    // Brought into scope by the example: not the crate of the same name.
+    assert!(inline("use tokio::time;\ntime::sleep(d).await;").is_empty());
+    assert!(inline("use std::fmt as time;\nlet _ = time::Error;").is_empty());
+    assert!(inline("mod futures { pub fn f() {} }\nfutures::f();").is_empty());
+    // One segment, or a name that is no crate: not read.
+    assert!(inline("let futures = 1;\nlet t = Duration::from_secs(futures);").is_empty());
+    // The workspace's crates as code names them.
+    let workspace = workspace_crates(&root());
+    for name in ["serde_json", "futures", "marketplace_client", "tokio"] {
+        assert!(workspace.contains(name), "{name} not among {workspace:?}");
+    }
 }
 
 /// The scan refuses an example importing a crate an app does not have in each way it can be
