@@ -899,9 +899,7 @@ impl Transport {
                 &keyed_here
             }
         };
-        let header = signature::authorization_header_keyed(&request, &oauth, key);
-        let signature = signature_in(&header);
-        Ok((header, signature))
+        Ok(signature::signed_header_keyed(&request, &oauth, key))
     }
 
     /// When the service rejected the signature (in any error shape, whatever the status) and
@@ -1035,20 +1033,6 @@ fn origin(url: &Url) -> String {
         Some(port) => format!("{host}:{port}"),
         None => host.to_owned(),
     }
-}
-
-/// The `oauth_signature` of an Authorization header, decoded (the header writes it
-/// percent-encoded).
-fn signature_in(header: &str) -> String {
-    const NAME: &str = "oauth_signature=\"";
-    let Some(at) = header.find(NAME) else {
-        return String::new();
-    };
-    let value = &header[at + NAME.len()..];
-    let value = &value[..value.find('"').unwrap_or(value.len())];
-    percent_encoding::percent_decode_str(value)
-        .decode_utf8_lossy()
-        .into_owned()
 }
 
 /// `Retry-After` as a wait: delay-seconds or an HTTP date (a date past is no wait). Any wait

@@ -320,7 +320,7 @@ pub fn authorization_header(
     oauth: &OAuthParams<'_>,
     key: &SigningKey<'_>,
 ) -> String {
-    authorization_header_keyed(request, oauth, &KeyedMac::new(key))
+    signed_header_keyed(request, oauth, &KeyedMac::new(key)).0
 }
 
 /// The HMAC keyed with a [`SigningKey`], ready for any number of signatures: keying is two of
@@ -345,21 +345,23 @@ impl fmt::Debug for KeyedMac {
     }
 }
 
-/// [`authorization_header`] with the HMAC already keyed.
-pub(crate) fn authorization_header_keyed(
+/// [`authorization_header`] with the HMAC already keyed, and the signature the header carries
+/// (base64, before the header percent-encodes it): a call's answers are cleaned of it, so it
+/// is handed back rather than read back out of the header.
+pub(crate) fn signed_header_keyed(
     request: &impl Signable,
     oauth: &OAuthParams<'_>,
     key: &KeyedMac,
-) -> String {
+) -> (String, String) {
     let timestamp = Decimal::new(oauth.timestamp);
     let protocol = Protocol::new(oauth, timestamp.as_bytes());
-    let signature = request.with_sorted_params(|params| {
+    let computed = request.with_sorted_params(|params| {
         let mut mac = MacSink::new(key.0.clone());
         let (method, url) = (request.method(), request.url());
         base_string::write(&mut mac, method, url, params, protocol.as_slice());
         mac.finish()
     });
-    let signature = ProtocolParam::new(&base_string::SIGNATURE, signature.as_bytes());
+    let signature = ProtocolParam::new(&base_string::SIGNATURE, computed.as_bytes());
 
     // Room for every value encoded at its longest: the header is written without growing.
     let len: usize = protocol
@@ -379,7 +381,10 @@ pub(crate) fn authorization_header_keyed(
         param.put_value(&mut out, Times::Once);
     }
     out.put(b"\"");
-    ascii_string(out)
+    (
+        ascii_string(out),
+        ascii_string(computed.as_bytes().to_vec()),
+    )
 }
 
 /// The scheme and the empty realm the marketplace requires, before the protocol parameters
@@ -898,8 +903,9 @@ mod tests {
                     percent_encoding::NON_ALPHANUMERIC
                 )
             );
-            let header = authorization_header_keyed(&request, &oauth, &keyed);
+            let (header, signature) = signed_header_keyed(&request, &oauth, &keyed);
             assert!(header.contains(&expected), "{header} lacks {expected}");
+            assert_eq!(signature, sign(&base_string(&request, &oauth), &key));
             assert_eq!(header, authorization_header(&request, &oauth, &key));
         }
         assert_eq!(format!("{keyed:?}"), "KeyedMac(<redacted>)");
