@@ -187,7 +187,9 @@ impl ClientBuilder {
     /// of every call, OAuth endpoints included, after the response hooks. The cleaning and the
     /// writing happen on the recorder's own thread: the call copies the request's parameters,
     /// the kept headers and its secrets, shares the body, and queues them; a full queue drops
-    /// the exchange rather than wait.
+    /// the exchange rather than wait. The cleaning stops at the call's deadline, as the call's
+    /// own does: an answer the writer is still cleaning then (a hostile one: cleaning is
+    /// linear) is recorded with what is left withheld.
     ///
     /// ```no_run
     /// use marketplace_client::recording::{Recorder, Rotation};

@@ -2,7 +2,9 @@
 //!
 //! The first page is fetched alone. When it says how many pages there are, the following pages
 //! are fetched ahead, up to the client's page concurrency at a time, and yielded in order, up to
-//! that count. When the method gives no page count (workroom/getWorkviewDetails), pages are
+//! that count. Ahead of the stream, not of the app: the next pages are requested when the
+//! stream is asked for its second page (with `items`, for the item after the first page's
+//! last), together, and each one after runs while the app awaits or reads those before it. When the method gives no page count (workroom/getWorkviewDetails), pages are
 //! fetched one after another until an empty page: a page with fewer items than asked for does
 //! not end the stream, because the service's real cap may be lower than the documented one.
 //! That costs one request at the end, the empty page. Either way the stream ends cleanly at the

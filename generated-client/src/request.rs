@@ -112,8 +112,8 @@ where
     /// Every page from the request's page (the method's first page unless
     /// [`page`](PagedMethod::set_page) was set) on, in order. When the first page gives the
     /// page count, the following pages are fetched ahead (see
-    /// `ClientBuilder::page_concurrency`), up to that count; without one, pages are fetched one
-    /// by one. The stream ends there, at the first empty page (a page with fewer items than
+    /// `ClientBuilder::page_concurrency`), up to that count, from when the stream is asked for
+    /// its second page; without one, pages are fetched one by one. The stream ends there, at the first empty page (a page with fewer items than
     /// asked for does not end it: the service's real cap may be lower than the documented
     /// one), or at the first error.
     ///

@@ -202,14 +202,20 @@ impl Response {
         // with the attempt at its timeout.
         let cancel_on_drop = CancelOnDrop(Some(parts.canceller()));
         let (body, headers) = (self.body.clone(), self.headers.clone());
-        let cleaning =
-            tokio::task::spawn_blocking(move || ReadBody::read(&body, &headers, &parts.scrubber()));
+        let cleaning = tokio::task::spawn_blocking(move || {
+            let scrubber = parts.scrubber();
+            let read = ReadBody::read(&body, &headers, &scrubber);
+            (read, scrubber.stopped())
+        });
         let outcome = within(self.progress.deadline, cleaning).await;
         if outcome.is_some() {
             cancel_on_drop.disarm();
         }
         match outcome {
-            Some(Ok(read)) => {
+            // The thread's scrubber stops at the same deadline: what it withheld then is the
+            // deadline's, as on this thread.
+            Some(Ok((_, true))) => false,
+            Some(Ok((read, false))) => {
                 let _ = self.read.set(read);
                 true
             }

@@ -311,7 +311,11 @@ fn unreadable(path: &str, inner: &serde_json::Error) -> String {
 }
 
 /// Writes exchanges as JSON lines on a thread of its own. Cloning shares the recorder; the
-/// writer thread ends, after writing what is queued, when the last clone is dropped.
+/// writer thread ends, after writing what is queued, when the last clone is dropped, and that
+/// drop waits for it (as `flush` does), so that a recording is whole once the app lets go of
+/// it. The wait is bounded: a client's answer is cleaned on the writer's thread only until its
+/// call's deadline (past it, what is left is withheld), and every cleaning is linear in its
+/// text.
 ///
 /// ```no_run
 /// use marketplace_client::recording::{Recorder, Rotation};

@@ -287,12 +287,13 @@ impl<'a> Scrubber<'a> {
         self
     }
 
-    /// Its secrets, owned (see [`ScrubberParts`]).
+    /// Its secrets and deadline, owned (see [`ScrubberParts`]).
     pub(crate) fn to_parts(&self) -> ScrubberParts {
         ScrubberParts {
             known: self.known.iter().map(|value| (*value).to_owned()).collect(),
             remembered: self.remembered.clone(),
             cancelled: Arc::new(AtomicBool::new(false)),
+            deadline: self.limits.deadline,
         }
     }
 
@@ -566,13 +567,16 @@ enum UrlValues {
     All,
 }
 
-/// A scrubber's secrets, owned, to clean on another thread ([`Scrubber::to_parts`]). Clones
-/// share the cancellation ([`ScrubberParts::canceller`]).
+/// A scrubber's secrets and deadline, owned, to clean on another thread
+/// ([`Scrubber::to_parts`]): a blocking thread the call awaits, or the recorder's, which
+/// reaches an answer after its call returned and stops at the same deadline. Clones share the
+/// cancellation ([`ScrubberParts::canceller`]).
 #[derive(Clone)]
 pub(crate) struct ScrubberParts {
     known: Vec<String>,
     remembered: Option<Result<Arc<Option<SecretSet>>, ()>>,
     cancelled: Arc<AtomicBool>,
+    deadline: Option<Instant>,
 }
 
 impl ScrubberParts {
@@ -582,7 +586,7 @@ impl ScrubberParts {
         Canceller(Arc::clone(&self.cancelled))
     }
 
-    /// The scrubber these parts make: the same secrets as the one they came from.
+    /// The scrubber these parts make: the same secrets and deadline as the one they came from.
     pub(crate) fn scrubber(&self) -> Scrubber<'_> {
         Scrubber {
             known: self.known.iter().map(String::as_str).collect(),
@@ -591,6 +595,7 @@ impl ScrubberParts {
             remembered: self.remembered.clone(),
             limits: Limits {
                 cancelled: Some(Arc::clone(&self.cancelled)),
+                deadline: self.deadline,
                 ..Limits::default()
             },
         }
@@ -727,6 +732,19 @@ fn has_secret_word(text: &[u8]) -> bool {
 /// nothing measurable and a call ends within that of its deadline.
 const CHECK_EVERY: usize = 1 << 12;
 
+/// The most work one view of a text may cost for each unit read (units, and partial matches
+/// of known secrets moved on), past [`WORK_SLACK`]: a known secret's partial matches per unit
+/// are a few in any text but one built to multiply them (a periodic secret, `tttt…`, echoed in
+/// a text with escapes: one partial match alive per start, up to the secret's length). Past
+/// the bound the text is withheld as one that cannot be cleaned for certain, so every cleaning
+/// is linear in its text: on a call (besides its deadline), on the recorder's thread, in
+/// [`redact`].
+const WORK_PER_UNIT: usize = 64;
+
+/// Work any view may do whatever its length (a millisecond or so of reading), so that no text
+/// a sane service sends, however short, is withheld for its partial matches.
+const WORK_SLACK: usize = 1 << 20;
+
 /// Reads views for secret-named values and known secrets.
 struct ViewReader<'a> {
     automata: &'a [&'a SecretSet],
@@ -755,15 +773,20 @@ impl ViewReader<'_> {
         if self.limits.stopped.load(Ordering::Relaxed) {
             return None;
         }
-        let mut unchecked = 0;
+        let (mut read, mut work, mut unchecked) = (0usize, 0usize, 0usize);
         for unit in units {
-            unchecked += 1;
+            let mut step = 1;
             scan.feed(unit);
             for matcher in &mut matchers {
-                unchecked += matcher.feed(unit);
+                step += matcher.feed(unit);
             }
+            read += 1;
+            work += step;
+            unchecked += step;
             if unchecked >= CHECK_EVERY {
-                if self.limits.stop_after(unchecked) {
+                // Linear in what is read, whoever waits and whatever the deadline: a view that
+                // costs more is not cleaned for certain in that (the text is withheld).
+                if work > WORK_PER_UNIT * read + WORK_SLACK || self.limits.stop_after(unchecked) {
                     return None;
                 }
                 unchecked = 0;

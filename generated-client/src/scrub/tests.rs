@@ -1001,4 +1001,44 @@ proptest! {
         }
         prop_assert!(started.elapsed() < std::time::Duration::from_millis(1000), "{:?}", started.elapsed());
     }
+
+}
+
+proptest! {
+    // Each case reads kilobytes of a secret's partial matches in a debug build: a few suffice.
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    /// Without a deadline (`redact`), cleaning is linear in its text all the same: a text
+    /// built to multiply a periodic secret's partial matches (the secret echoed in a text with
+    /// escapes) is withheld once it costs more than a linear bound, where reading it through
+    /// would cost the square of the secret's length; a text as long, with the same escape, that
+    /// echoes a secret of no period is cleaned. Judged by outcome, not by time.
+    #[test]
+    fn without_a_deadline_a_text_too_costly_for_its_length_is_withheld(
+        unit in prop::sample::select(vec!["t", "ab", "abc"]),
+        echoes in 4usize..8,
+        seed in any::<u64>(),
+    ) {
+        // A quarter of a token secret's bound: enough to pass the linear bound, few enough
+        // that reading it through ends too (the test fails rather than hangs without it).
+        let periodic = unit.repeat(1024 / unit.len());
+        // A secret of no short period: letters drawn from a simple generator.
+        let mut state = seed | 1;
+        let aperiodic: String = (0..periodic.len())
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                char::from(b'a' + (state % 26) as u8)
+            })
+            .collect();
+        for (secret, costly) in [(&periodic, true), (&aperiodic, false)] {
+            let body = format!("{{\"message\":\"no\\u0020invoice for {}\"}}", secret.repeat(echoes));
+            let scrubber = Scrubber::new(KnownSecrets::new("", secret));
+            let (cleaned, outcome) = clean(&scrubber, &body);
+            prop_assert!(!cleaned.contains(&secret[..64]), "{}", &cleaned[..cleaned.len().min(200)]);
+            let expected = if costly { Outcome::Withheld } else { Outcome::Redacted };
+            prop_assert_eq!(outcome, expected, "unit {:?}, periodic {}", unit, costly);
+        }
+    }
 }
