@@ -208,6 +208,7 @@ pub fn compare(
     .verdict()?;
     let compared = diff.compared();
     let witnesses = diff.witnesses;
+    let rust_added = diff.rust_added;
     let changes = diff.changes;
     let generated = if with_generated_code {
         generated_diff(&base, &head)?
@@ -232,6 +233,7 @@ pub fn compare(
         judged: &judged,
         compared: &compared,
         witnesses,
+        rust_added: &rust_added,
     };
     let report = match options.format {
         Format::Text => report.text(),
@@ -393,11 +395,13 @@ struct Report<'a> {
     compared: &'a Items,
     /// How many witnesses the simulation ran.
     witnesses: usize,
+    /// The public items the head crate adds (see [`diff::Diff::rust_added`]).
+    rust_added: &'a [String],
 }
 
 /// The keep-a-changelog heading a change goes under (its index in [`Report::changelog`]'s
-/// sections): `…-added` under Added, `…-removed` under Removed, the rest under Changed; a newly
-/// required parameter is a change.
+/// sections): `…-added` (and a new optional parameter, `param-added-optional`) under Added,
+/// `…-removed` under Removed, the rest under Changed; a newly required parameter is a change.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Section {
     Added = 0,
@@ -407,7 +411,8 @@ enum Section {
 
 fn section(change: &Change) -> Section {
     match change.rule {
-        "param-added-required" => Section::Changed,
+        diff::rule::PARAM_ADDED_REQUIRED => Section::Changed,
+        diff::rule::PARAM_ADDED_OPTIONAL => Section::Added,
         rule if rule.ends_with("-added") => Section::Added,
         rule if rule.ends_with("-removed") => Section::Removed,
         _ => Section::Changed,
@@ -446,13 +451,13 @@ impl Report<'_> {
     }
 
     /// The release of the generated crate the changes need, in semver's words: `major` when
-    /// one breaks the Rust API; else `minor` when one adds to it (what the changelog files
-    /// under Added: a method, type, field, optional parameter, enum value or error code);
-    /// else `patch` (documentation, and changes only the wire sees).
+    /// one breaks the Rust API; else `minor` when the head crate has a public item the base
+    /// does not (a method, type, field, setter, variant, trait impl), whichever rule found the
+    /// change; else `patch` (documentation, and changes only the wire sees).
     fn semver(&self) -> &'static str {
         if self.count(|c| c.rust) > 0 {
             "major"
-        } else if self.changes.iter().any(|c| section(c) == Section::Added) {
+        } else if !self.rust_added.is_empty() {
             "minor"
         } else {
             "patch"
@@ -699,6 +704,12 @@ mod tests {
     }
 
     fn summary(changes: &[Change]) -> String {
+        summary_adding(changes, &[])
+    }
+
+    /// The summary of `changes` when the head crate adds the public items `added`.
+    fn summary_adding(changes: &[Change], added: &[&str]) -> String {
+        let added: Vec<String> = added.iter().map(|item| (*item).to_owned()).collect();
         let judged = Tally {
             command: "spec-diff",
             looked_at: String::new(),
@@ -719,6 +730,7 @@ mod tests {
             judged: &judged,
             compared: &Items::default(),
             witnesses: 0,
+            rust_added: &added,
         }
         .summary()
     }
@@ -740,19 +752,68 @@ mod tests {
             "2 changes: 1 breaking on the wire, 0 breaking for the Rust API (semver-patch)."
         );
         assert_eq!(
-            summary(&[
-                change("enum-value-added", NonBreaking, NonBreaking),
-                change("doc-changed", NonBreaking, NonBreaking),
-            ]),
+            summary_adding(
+                &[
+                    change("enum-value-added", NonBreaking, NonBreaking),
+                    change("doc-changed", NonBreaking, NonBreaking),
+                ],
+                &["ReportStatus::Approved"]
+            ),
             "2 changes: 0 breaking on the wire, 0 breaking for the Rust API (semver-minor)."
         );
         assert_eq!(
-            summary(&[
-                change("enum-value-added", NonBreaking, NonBreaking),
-                change("field-removed", Breaking, Breaking),
-            ]),
+            summary_adding(
+                &[
+                    change("enum-value-added", NonBreaking, NonBreaking),
+                    change("field-removed", Breaking, Breaking),
+                ],
+                &["ReportStatus::Approved"]
+            ),
             "2 changes: 1 breaking on the wire, 1 breaking for the Rust API (semver-major)."
         );
+    }
+
+    /// The label follows what the API gained, not the rule's name: a rule whose id does not
+    /// end in `-added` may add items (a new optional parameter's setter, the `Other` variant
+    /// of an opened enum), and a release adding items is at least minor.
+    #[test]
+    fn an_added_public_item_makes_the_release_minor_whichever_rule_found_it() {
+        use Impact::{Breaking, NonBreaking};
+        for rule in ["param-added-optional", "enum-opened", "paging-changed"] {
+            assert_eq!(
+                summary_adding(
+                    &[change(rule, NonBreaking, NonBreaking)],
+                    &["Request < GetTimesheetsForBid >::user_id()"]
+                ),
+                "1 change: 0 breaking on the wire, 0 breaking for the Rust API (semver-minor).",
+                "{rule}"
+            );
+            assert_eq!(
+                summary_adding(&[change(rule, Breaking, NonBreaking)], &[]),
+                "1 change: 1 breaking on the wire, 0 breaking for the Rust API (semver-patch).",
+                "{rule}"
+            );
+        }
+    }
+
+    /// Every rule that adds something files its entries under Added, but a required parameter,
+    /// which breaks every caller: a change.
+    #[test]
+    fn every_adding_rule_files_its_entries_under_added() {
+        for rule in diff::RULES {
+            let adds = rule.id.split('-').any(|word| word == "added");
+            let wanted = if rule.id == diff::rule::PARAM_ADDED_REQUIRED {
+                Section::Changed
+            } else if adds {
+                Section::Added
+            } else if rule.id.ends_with("-removed") {
+                Section::Removed
+            } else {
+                Section::Changed
+            };
+            let change = change(rule.id, Impact::NonBreaking, Impact::NonBreaking);
+            assert!(section(&change) == wanted, "{}", rule.id);
+        }
     }
 
     #[test]

@@ -182,6 +182,11 @@ pub struct Diff {
     /// The witnesses the simulation ran: answers decoded, values of a field judged, calls
     /// read, page streams walked, clock codes tried.
     pub witnesses: usize,
+    /// The public Rust items of the head crate that the base crate does not have (item keys
+    /// of [`rust_api::RustApi`]): what the release adds to the API, whichever rule found the
+    /// change (a setter of a new optional parameter, the `Other` variant of an opened enum, the
+    /// `Page` impl of a method that now pages).
+    pub rust_added: Vec<String>,
 }
 
 impl Diff {
@@ -206,7 +211,14 @@ pub fn diff(base: Side<'_>, head: Side<'_>) -> Result<Diff, EmitError> {
     for (_, check) in rules::CHECKS {
         check(&mut cx);
     }
+    let rust_added = head_rust
+        .items
+        .keys()
+        .filter(|key| !base_rust.items.contains_key(*key))
+        .cloned()
+        .collect();
     Ok(Diff {
+        rust_added,
         witnesses: cx.witnesses(),
         changes: cx.into_changes(),
         base: Items::of(base.api),
