@@ -436,6 +436,76 @@ fn witnesses(change: &Change) -> impl Iterator<Item = (&'static str, &diff::Witn
     .filter_map(|(side, witness)| witness.as_ref().map(|w| (side, w)))
 }
 
+/// `text` as inline Markdown that renders as itself. The messages and witnesses quote Rust and
+/// JSON in code spans (`` `…` ``), kept as they are; outside them, every character CommonMark
+/// or GitHub would read as markup is escaped: `<` opens an HTML tag (GitHub drops the
+/// `<Timestamp>` of an unquoted `Option<Timestamp>`), `*`, `_` and `~` emphasis, `[` and `]` a
+/// link, `&` an entity, `\` an escape, and a backtick that closes no code span. A `_` inside a
+/// word (`due_date`) emphasizes nothing and stays as it is, so the raw text reads as before.
+fn markdown_inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find('`') {
+        let (plain, from) = rest.split_at(start);
+        escape_markup(plain, &mut out);
+        let run = backtick_run(from);
+        let inside = &from[run..];
+        match closing_run(inside, run) {
+            Some(end) => {
+                out.push_str(&from[..run + end + run]);
+                rest = &inside[end + run..];
+            }
+            None => {
+                out.push_str(&"\\`".repeat(run));
+                rest = inside;
+            }
+        }
+    }
+    escape_markup(rest, &mut out);
+    out
+}
+
+/// How many backticks `text` starts with.
+fn backtick_run(text: &str) -> usize {
+    text.len() - text.trim_start_matches('`').len()
+}
+
+/// Where in `text` a run of exactly `len` backticks starts: the end of a code span opened by
+/// such a run (CommonMark's rule).
+fn closing_run(text: &str, len: usize) -> Option<usize> {
+    let mut at = 0;
+    while let Some(offset) = text[at..].find('`') {
+        let start = at + offset;
+        let run = backtick_run(&text[start..]);
+        if run == len {
+            return Some(start);
+        }
+        at = start + run;
+    }
+    None
+}
+
+/// Escapes the markup characters of plain text (no code span in it), see [`markdown_inline`].
+fn escape_markup(plain: &str, out: &mut String) {
+    let chars: Vec<char> = plain.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let inside_a_word = || {
+            i > 0
+                && chars[i - 1].is_alphanumeric()
+                && chars.get(i + 1).is_some_and(|next| next.is_alphanumeric())
+        };
+        let markup = match c {
+            '\\' | '<' | '*' | '~' | '[' | ']' | '&' => true,
+            '_' => !inside_a_word(),
+            _ => false,
+        };
+        if markup {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
 fn location(location: &Option<diff::Location>) -> String {
     location.as_ref().map_or("-".to_owned(), |l| {
         format!("{}:{}:{}", l.file, l.line, l.column)
@@ -529,7 +599,7 @@ impl Report<'_> {
                 out,
                 "\n_note: {}: {}_",
                 Self::BASE_NOTE,
-                note.replace('\n', " ")
+                markdown_inline(&note.replace('\n', " "))
             );
         }
         if !self.changes.is_empty() {
@@ -540,7 +610,12 @@ impl Report<'_> {
                     Impact::NonBreaking => "✅",
                 };
                 let shown: String = witnesses(change)
-                    .map(|(side, w)| format!("<br>**witness ({side})**: {}", w.sentence()))
+                    .map(|(side, w)| {
+                        format!(
+                            "<br>**witness ({side})**: {}",
+                            markdown_inline(&w.sentence())
+                        )
+                    })
                     .collect();
                 let _ = writeln!(
                     out,
@@ -549,7 +624,7 @@ impl Report<'_> {
                     mark(change.wire),
                     mark(change.rust),
                     change.subject,
-                    change.message.replace('|', "\\|"),
+                    markdown_inline(&change.message).replace('|', "\\|"),
                     shown.replace('|', "\\|").replace('\n', " "),
                     location(if change.head.is_some() {
                         &change.head
@@ -587,11 +662,13 @@ impl Report<'_> {
                 (Impact::NonBreaking, Impact::NonBreaking) => "",
             };
             let shown: String = witnesses(change)
-                .map(|(side, w)| format!(" Witness ({side}): {}", w.sentence()))
+                .map(|(side, w)| format!(" Witness ({side}): {}", markdown_inline(&w.sentence())))
                 .collect();
             sections[section].1.push(format!(
                 "- {breaking}{} (`{}`, spec-diff `{}`).{shown}",
-                change.message, change.subject, change.rule
+                markdown_inline(&change.message),
+                change.subject,
+                change.rule
             ));
         }
         let mut out = String::new();
@@ -668,6 +745,74 @@ impl Report<'_> {
 mod tests {
     use super::*;
     use marketplace_codegen::GeneratedFile;
+    use proptest::prelude::*;
+
+    /// What a CommonMark reader (pulldown-cmark, with GitHub's tables and strikethrough) shows
+    /// of `markdown`: its text, code spans' contents included, and the markup it found besides
+    /// paragraphs (HTML, emphasis, links, breaks).
+    fn rendered(markdown: &str) -> (String, Vec<String>) {
+        use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+        let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+        let mut text = String::new();
+        let mut markup = Vec::new();
+        for event in Parser::new_ext(markdown, options) {
+            match event {
+                Event::Text(t) | Event::Code(t) => text.push_str(&t),
+                Event::Start(Tag::Paragraph) | Event::End(TagEnd::Paragraph) => {}
+                other => markup.push(format!("{other:?}")),
+            }
+        }
+        (text, markup)
+    }
+
+    /// Plain text as the messages write it: it starts with a name, and may hold any character
+    /// Markdown reads as markup, but no backtick.
+    const PLAIN: &str = "[a-zA-Z][a-zA-Z0-9 <>*_\\[\\]()&\\\\~!:;\"'{}.,=#/|+-]{0,40}";
+
+    proptest! {
+        /// Text without code spans renders as itself, with no markup.
+        #[test]
+        fn plain_text_renders_as_itself(text in PLAIN) {
+            let (shown, markup) = rendered(&format!("x: {} end", markdown_inline(&text)));
+            prop_assert_eq!(shown, format!("x: {text} end"));
+            prop_assert!(markup.is_empty(), "{:?}", markup);
+        }
+
+        /// Code spans are kept as code, whatever they quote, and the text around them renders
+        /// as itself.
+        #[test]
+        fn code_spans_stay_code_and_the_text_around_them_renders_as_itself(
+            parts in proptest::collection::vec(
+                (PLAIN, "[a-zA-Z0-9<>*_&\\[\\](){}:;.,|=-][a-zA-Z0-9 <>*_&\\[\\](){}:;.,|=-]{0,20}[a-zA-Z0-9<>*_&(){}:;.,|=-]"),
+                1..4,
+            )
+        ) {
+            let text: String = parts.iter().map(|(plain, code)| format!("{plain} `{code}` ")).collect();
+            let wanted: String = parts.iter().map(|(plain, code)| format!("{plain} {code} ")).collect();
+            let (shown, markup) = rendered(&format!("x: {}end", markdown_inline(&text)));
+            prop_assert_eq!(shown, format!("x: {wanted}end"));
+            prop_assert!(markup.is_empty(), "{:?}", markup);
+        }
+
+        /// Backticks anywhere, paired or not, never let markup through.
+        #[test]
+        fn stray_backticks_let_no_markup_through(text in "[a-z][a-z `<*_\\[\\]&\\\\~]{0,30}") {
+            let (_, markup) = rendered(&format!("x: {} end", markdown_inline(&text)));
+            prop_assert!(markup.is_empty(), "{:?}", markup);
+        }
+    }
+
+    #[test]
+    fn a_rust_type_keeps_its_parameter_and_a_name_reads_as_before() {
+        assert_eq!(
+            markdown_inline("Invoice.due_date was added (Option<Timestamp>)"),
+            "Invoice.due_date was added (Option\\<Timestamp>)"
+        );
+        assert_eq!(
+            markdown_inline("`fn f(value: &Option<u64>)` no longer compiles"),
+            "`fn f(value: &Option<u64>)` no longer compiles"
+        );
+    }
 
     fn file(path: &str, contents: String) -> Vec<GeneratedFile> {
         vec![GeneratedFile {

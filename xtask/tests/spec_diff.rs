@@ -159,9 +159,8 @@ fn every_breaking_verdict_shows_its_witness_in_every_format() {
                                     == serde_json::to_value(witness).unwrap()
                             })
                         }
-                        "markdown" => {
-                            text.contains(&sentence.replace('|', "\\|").replace('\n', " "))
-                        }
+                        "markdown" => shown_text(text).contains(&as_shown(&sentence)),
+                        "changelog" => shown_text(text).contains(&as_shown(&sentence)),
                         _ => text.contains(&sentence),
                     };
                     if !shown {
@@ -178,6 +177,50 @@ fn every_breaking_verdict_shows_its_witness_in_every_format() {
         witnessed > 40,
         "only {witnessed} witnesses: the fixtures lost their breaks"
     );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The text a CommonMark reader (pulldown-cmark, with GitHub's tables) shows of `markdown`:
+/// every text and code span, HTML and markup left out.
+fn shown_text(markdown: &str) -> String {
+    use pulldown_cmark::{Event, Options, Parser};
+    Parser::new_ext(
+        markdown,
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH,
+    )
+    .filter_map(|event| match event {
+        Event::Text(text) | Event::Code(text) => Some(text.into_string()),
+        _ => None,
+    })
+    .collect()
+}
+
+/// What a Markdown reader shows of a message or witness: its code spans without their
+/// backticks, on one line.
+fn as_shown(text: &str) -> String {
+    text.replace('`', "").replace('\n', " ")
+}
+
+/// Every message of every fixture pair is shown as itself by a Markdown reader, in the
+/// markdown report (a pull request) and in the changelog (CHANGELOG.md): nothing in a message
+/// (`Option<u64>`, a `*`, a `[`) is read as HTML or markup and lost.
+#[test]
+fn every_message_reads_as_itself_in_markdown_and_the_changelog() {
+    let mut failures = Vec::new();
+    for name in fixture_pairs::names() {
+        let outcome = report(&name, "text");
+        let markdown = shown_text(&report(&name, "markdown").report);
+        let changelog = shown_text(&report(&name, "changelog").report);
+        for change in &outcome.changes {
+            let message = as_shown(&change.message);
+            if !markdown.contains(&message) {
+                failures.push(format!("{name}: markdown does not show {message:?}"));
+            }
+            if change.rule != diff::rule::DOC_CHANGED && !changelog.contains(&message) {
+                failures.push(format!("{name}: the changelog does not show {message:?}"));
+            }
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
