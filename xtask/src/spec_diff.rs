@@ -661,8 +661,13 @@ impl Report<'_> {
                 (Impact::NonBreaking, Impact::Breaking) => "**Breaking** (Rust API): ",
                 (Impact::NonBreaking, Impact::NonBreaking) => "",
             };
+            // Each witness a sentence of its own, so the next one does not run on from it.
             let shown: String = witnesses(change)
-                .map(|(side, w)| format!(" Witness ({side}): {}", markdown_inline(&w.sentence())))
+                .map(|(side, w)| {
+                    let sentence = w.sentence();
+                    let stop = if sentence.ends_with('.') { "" } else { "." };
+                    format!(" Witness ({side}): {}{stop}", markdown_inline(&sentence))
+                })
                 .collect();
             sections[section].1.push(format!(
                 "- {breaking}{} (`{}`, spec-diff `{}`).{shown}",
