@@ -229,6 +229,47 @@ fn every_message_reads_as_itself_in_markdown_and_the_changelog() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Rust in the reports is written as rustfmt would (`&Option<u64>`, `Request<GetX>::id()`),
+/// not with the token stream's spaces (`& Option < u64 >`): every witness's code and item and
+/// every broken item of every fixture pair's JSON report.
+#[test]
+fn rust_in_reports_is_written_without_the_token_streams_spaces() {
+    let mut failures = Vec::new();
+    let mut rust = 0;
+    for name in fixture_pairs::names() {
+        let json: serde_json::Value = serde_json::from_str(&report(&name, "json").report).unwrap();
+        for change in json["changes"].as_array().unwrap() {
+            let mut shown: Vec<&str> = change["broken_items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|item| item.as_str())
+                .collect();
+            for witness in [&change["rust_witness"], &change["wire_witness"]] {
+                shown.extend(
+                    ["item", "code"]
+                        .iter()
+                        .filter_map(|key| witness[key].as_str()),
+                );
+            }
+            for text in shown {
+                rust += 1;
+                if [" < ", " >", " ::", "& ", " ,"]
+                    .iter()
+                    .any(|s| text.contains(s))
+                {
+                    failures.push(format!("{name}: {} shows {text:?}", change["rule"]));
+                }
+            }
+        }
+    }
+    assert!(
+        rust > 40,
+        "only {rust} Rust texts: the fixtures lost their breaks"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 fn verdict_word(impact: Impact) -> &'static str {
     verdict(impact)
 }

@@ -281,10 +281,10 @@ impl<'a> Context<'a> {
         if self.broken.contains(key) {
             return Some(Witness::Caller {
                 item: key.to_owned(),
-                code: self
-                    .base_rust
-                    .caller(key, "old_caller")
-                    .unwrap_or_else(|| format!("/* a use of {key} */")),
+                code: self.base_rust.caller(key, "old_caller").map_or_else(
+                    || format!("/* a use of {key} */"),
+                    |line| super::rust_api::tidy(&line),
+                ),
             });
         }
         self.meanings.get(key).cloned()

@@ -161,7 +161,9 @@ pub struct Change {
     /// Where it is in the head spec.
     pub head: Option<Location>,
     /// The public Rust items of the base crate that the change breaks (item keys of
-    /// [`rust_api::RustApi`]); empty when the Rust verdict is non-breaking.
+    /// [`rust_api::RustApi`], shown tidy: `Request<GetTimesheet>::id()`); empty when the Rust
+    /// verdict is non-breaking.
+    #[serde(serialize_with = "rust_api::serialize_tidy_all")]
     pub broken_items: Vec<String>,
     /// What shows the wire verdict: present exactly when it is breaking.
     pub wire_witness: Option<Witness>,

@@ -550,6 +550,39 @@ fn tokens(node: &impl ToTokens) -> String {
     node.to_token_stream().to_string()
 }
 
+/// Serializes an item key as [`tidy`] writes it (`Request<GetTimesheet>::id()`): what the JSON
+/// report shows of `broken_items` and a witness's `item`.
+pub(crate) fn serialize_tidy<S: serde::Serializer>(
+    key: &str,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&tidy(key))
+}
+
+/// Serializes item keys as [`tidy`] writes them, see [`serialize_tidy`].
+pub(crate) fn serialize_tidy_all<S: serde::Serializer>(
+    keys: &[String],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(keys.iter().map(|key| tidy(key)))
+}
+
+/// A line of [`RustApi::caller`] (or an item key) as a reviewer reads it: the types it took
+/// from the token stream, which spaces every token (`& Option < u64 >`, `crate :: wire ::
+/// DayOrInstant`), written as rustfmt would (`&Option<u64>`, `crate::wire::DayOrInstant`).
+/// The same tokens: only spaces go. The keys keep the token stream's spelling inside the diff;
+/// this is for what is shown.
+pub fn tidy(line: &str) -> String {
+    line.replace(":: ", "::")
+        .replace(" ::", "::")
+        .replace(" < ", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace("& ", "&")
+        .replace(" ,", ",")
+        .replace(" ;", ";")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -560,6 +593,37 @@ mod tests {
             contents: code.to_owned(),
         }])
         .unwrap()
+    }
+
+    /// Every use of every public item of the real generated crate, tidied, is the same
+    /// tokens as the caller line it tidies, with none of the token stream's spacing left.
+    #[test]
+    fn tidy_callers_are_the_same_tokens_written_as_rustfmt_would() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+        let sources = crate::load_spec_dir(&dir, "spec").expect("the spec loads");
+        let api = crate::resolve(&sources).expect("the spec is valid");
+        let rust = RustApi::from_files(&crate::generate(&api).expect("the spec generates"))
+            .expect("the generated code parses");
+        // The item syn reads, printed back: `>>` and `> >` close the same generics.
+        let tokens = |line: &str| {
+            syn::parse_str::<syn::Item>(line)
+                .unwrap_or_else(|error| panic!("{line}: {error}"))
+                .to_token_stream()
+                .to_string()
+        };
+        let mut tidied = 0;
+        for key in rust.items.keys() {
+            let Some(line) = rust.caller(key, "old_caller") else {
+                continue;
+            };
+            let shown = tidy(&line);
+            assert_eq!(tokens(&shown), tokens(&line), "{key}: {shown}");
+            for spaced in [" < ", "< ", " >", " ::", ":: ", "& ", " ,", " ;"] {
+                assert!(!shown.contains(spaced), "{key}: {spaced:?} in {shown}");
+            }
+            tidied += usize::from(shown != line);
+        }
+        assert!(tidied > 100, "only {tidied} lines had spacing to tidy");
     }
 
     #[test]

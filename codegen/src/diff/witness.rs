@@ -59,7 +59,8 @@ pub enum Witness {
     },
     /// A use of an item of the old crate that no longer compiles against the new one.
     Caller {
-        /// The item (a key of [`super::rust_api::RustApi`]).
+        /// The item (a key of [`super::rust_api::RustApi`], shown tidy).
+        #[serde(serialize_with = "super::rust_api::serialize_tidy")]
         item: String,
         /// The code, written against the old crate.
         code: String,
@@ -68,7 +69,8 @@ pub enum Witness {
     /// behaves otherwise for the same call: an unchanged caller compiles and reads or sends
     /// something else, or fails where it worked.
     Meaning {
-        /// The item (a key of [`super::rust_api::RustApi`]).
+        /// The item (a key of [`super::rust_api::RustApi`], shown tidy).
+        #[serde(serialize_with = "super::rust_api::serialize_tidy")]
         item: String,
         /// What it denoted and what it denotes.
         finding: String,
