@@ -314,6 +314,7 @@ pub(crate) const RESERVED_MODULE_NAMES: &[&str] = &[
     "memchr",
     "openssl_probe",
     "percent_encoding",
+    "rand",
     "reqwest",
     "rust_decimal",
     "rustix",
