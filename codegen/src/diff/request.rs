@@ -54,7 +54,8 @@ pub enum Refused {
 pub enum Reading {
     /// It refuses the value the old parameter (its index) sent.
     Refused(usize, Refused),
-    /// No parameter of it reads the name the old parameter sent under.
+    /// No parameter of it reads the name the old parameter sent under: it leaves the value out
+    /// of the signature it computes, and refuses the call as a signature mismatch.
     Ignored(usize),
     /// The value the old parameter sent reaches another of its parameters (its index in the
     /// new method) than the one the old app meant.
@@ -101,9 +102,12 @@ impl Reading {
                 };
                 format!("the new server refuses {} ({why})", sent(*at))
             }
+            // The reference: "A parameter whose name is misspelled is ignored by the service
+            // and therefore changes the computed signature"; the fake refuses so too.
             Reading::Ignored(at) => format!(
-                "the new server has no parameter {}: it ignores {}, and what the old app asked \
-                 for with it is lost",
+                "the new server has no parameter {}: it leaves {} out of the signature it \
+                 computes, as the service does with any name it does not know, so the old app's \
+                 signature does not match and the call is refused",
                 old_param(*at),
                 sent(*at)
             ),

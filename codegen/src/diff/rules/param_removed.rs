@@ -7,8 +7,9 @@ pub const RULE: Rule = Rule {
     summary: "A parameter was removed.",
 };
 
-/// Old apps still send it; the new server no longer reads it, so what it selected is lost (or,
-/// where another parameter now has its name, that parameter reads it).
+/// Old apps still send it; the new server no longer knows it, leaves it out of the signature
+/// it computes and refuses the call (or, where another parameter now has its name, that
+/// parameter reads it).
 pub fn check(cx: &mut Context<'_>) {
     let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
     for (old_method, new_method) in pairs {

@@ -8,7 +8,8 @@ pub const RULE: Rule = Rule {
 };
 
 /// Old apps call the same setter and send the value under the old name, which the new server
-/// does not read (what it selected is lost), or reads as another parameter (two parameters
+/// does not know (it leaves it out of the signature it computes and refuses the call), or
+/// reads as another parameter (two parameters
 /// that swap names, one renamed onto a name another freed); a required one is then missing.
 /// The Rust model judges the setter and constructors (unchanged unless the type changed too,
 /// which `param-type-changed` reports); the identity map, a setter that now sends what
