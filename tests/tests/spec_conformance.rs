@@ -76,10 +76,15 @@ fn the_fake_serves_exactly_the_spec_methods_and_every_one_is_shown_here() {
     let served: BTreeSet<&str> = served_methods().collect();
     assert_eq!(
         served, spec_methods,
-        "the fake's data methods (fake::data::METHODS) and the spec's differ"
+        "the fake's data methods (fake::data::METHODS) and the spec's differ: a method the \
+         spec gained is served by a line of METHODS in tests/fake/src/data.rs answering from \
+         the seeded world (tests/fake/src/world/); one it lost, removed there"
     );
     let called: BTreeSet<&str> = CALLS.iter().map(|(_, method, _)| *method).collect();
-    assert_eq!(called, spec_methods, "a spec method without a call here");
+    assert_eq!(
+        called, spec_methods,
+        "a spec method without a call here: add one to CALLS in this file"
+    );
 }
 
 #[test]

@@ -132,7 +132,12 @@ async fn the_fakes_traffic_agrees_with_the_spec_on_both_sides() {
             outcome.report
         );
         let coverage = &outcome.audit.coverage;
-        assert_eq!(coverage.unrecorded_methods, Vec::<String>::new(), "{side}");
+        assert_eq!(
+            coverage.unrecorded_methods,
+            Vec::<String>::new(),
+            "{side}: spec methods the recorded traffic never calls: add a call of each to \
+             record_fake_traffic in this file"
+        );
         assert!(
             coverage.errors >= ErrorShape::ALL.len(),
             "{side}: {coverage:?}"
