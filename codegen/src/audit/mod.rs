@@ -435,7 +435,9 @@ impl<'a> Auditor<'a> {
                 }
                 None => {
                     let place = self.spec_place(method.file, &["methods", &method.name], None);
-                    let message = "the reference documents no such method".to_owned();
+                    let message = "the reference documents no such method; a method the service \
+                                   added is added to the reference first"
+                        .to_owned();
                     self.report(FindingKind::UndocumentedInSpec, Some(place), None, message);
                 }
             }
@@ -464,9 +466,29 @@ impl<'a> Auditor<'a> {
                     Some(name) => {
                         format!("documented_as '{name}' names no resource of the reference")
                     }
-                    None => "no resource, data: line or object of the reference documents it; \
+                    None => {
+                        let undocumented: Vec<&str> = record
+                            .delivered_by
+                            .iter()
+                            .map(|method| method.as_str())
+                            .filter(|method| !reference.methods.contains_key(*method))
+                            .collect();
+                        if !undocumented.is_empty()
+                            && undocumented.len() == record.delivered_by.len()
+                        {
+                            format!(
+                                "no resource, data: line or object of the reference documents it, \
+                                 nor a method delivering it ({}); a type the service added is \
+                                 added to the reference first, with its method; else set \
+                                 documented_as to the resource it decodes",
+                                undocumented.join(", ")
+                            )
+                        } else {
+                            "no resource, data: line or object of the reference documents it; \
                              set documented_as to the resource it decodes"
-                        .to_owned(),
+                                .to_owned()
+                        }
+                    }
                 };
                 self.report(FindingKind::UndocumentedInSpec, Some(place), None, message);
             }
