@@ -309,3 +309,41 @@ methods:
         method("pay/getSheet", "Sheet")
     ));
 }
+
+/// The generated docs never put "a" before a name that starts with a vowel (`a `Invoice``):
+/// items are named without an article that fits only some names.
+#[test]
+fn docs_put_no_article_before_a_name_that_takes_another() {
+    let module = generate(&format!(
+        r#"
+types:
+  Invoice:
+    doc: An invoice.
+    fields:
+      amount: {{ type: decimal, doc: Amount. }}
+      item: {{ type: Item, doc: The item. }}
+  Item:
+    doc: An item.
+    fields:
+      id: {{ type: id, doc: Item ID. }}
+methods:
+{}
+    params:
+      id: {{ type: id, required: true, doc: Invoice ID. }}
+      rpp: {{ type: count, default: 10, min: 1, max: 25, doc: Items per page. }}
+"#,
+        method("account/getInvoice", "Invoice")
+    ));
+    let wrong: Vec<&str> = module
+        .lines()
+        .filter(|line| line.trim_start().starts_with("///"))
+        .filter(|line| {
+            [" a `", " a [`", "A `", "A [`"].iter().any(|article| {
+                line.match_indices(article).any(|(at, _)| {
+                    line[at + article.len()..].starts_with(['A', 'E', 'I', 'O', 'a', 'e', 'i', 'o'])
+                })
+            })
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

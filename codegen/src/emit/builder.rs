@@ -60,12 +60,12 @@ pub(super) fn emit(module: &mut Module<'_>, record: &Record) -> TokenStream {
     };
 
     let builder_fn_doc = doc(&format!(
-        "A builder of a `{type_name}`, for values made outside a response: an app's unit \
+        "A builder of `{type_name}` values made outside a response: an app's unit \
          tests, above all. Set every field the service always sends, then \
          [`build`]({builder_name}::build); optional fields start as `None` and lists as empty."
     ));
     let builder_doc = doc(&format!(
-        "Builds a [`{type_name}`]: from [`{type_name}::builder`], one setter per field."
+        "Builds [`{type_name}`] values: from [`{type_name}::builder`], one setter per field."
     ));
     let build_doc = doc(&format!(
         "The `{type_name}`, or a [`BuildError`](crate::BuildError) naming every required \

@@ -86,7 +86,7 @@ fn type_doc(method: &Method, paging: Option<&PagingParts<'_>>) -> String {
         .map(|name| format!("[`Session::{name}`]"))
         .collect();
     let mut notes = vec![format!(
-        "The parameters of a `{}` call. {} makes a [`Request`] of them: set its options, then \
+        "The parameters of a call of `{}`. {} makes a [`Request`] of them: set its options, then \
          [`send`](Request::send) it{}.",
         method.name,
         or_list(&constructors),

@@ -596,13 +596,13 @@ pub struct Bid {
 }
 
 impl Bid {
-    /// A builder of a `Bid`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](BidBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `Bid` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](BidBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> BidBuilder {
         BidBuilder::default()
     }
 }
 
-/// Builds a [`Bid`]: from [`Bid::builder`], one setter per field.
+/// Builds [`Bid`] values: from [`Bid::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct BidBuilder {
@@ -1033,13 +1033,13 @@ pub struct ScreenData {
 }
 
 impl ScreenData {
-    /// A builder of a `ScreenData`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](ScreenDataBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `ScreenData` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](ScreenDataBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> ScreenDataBuilder {
         ScreenDataBuilder::default()
     }
 }
 
-/// Builds a [`ScreenData`]: from [`ScreenData::builder`], one setter per field.
+/// Builds [`ScreenData`] values: from [`ScreenData::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct ScreenDataBuilder {

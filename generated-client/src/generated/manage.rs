@@ -32,13 +32,13 @@ pub struct Agent {
 }
 
 impl Agent {
-    /// A builder of a `Agent`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](AgentBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `Agent` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](AgentBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> AgentBuilder {
         AgentBuilder::default()
     }
 }
 
-/// Builds a [`Agent`]: from [`Agent::builder`], one setter per field.
+/// Builds [`Agent`] values: from [`Agent::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct AgentBuilder {
@@ -141,13 +141,13 @@ pub struct ProviderList {
 }
 
 impl ProviderList {
-    /// A builder of a `ProviderList`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](ProviderListBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `ProviderList` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](ProviderListBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> ProviderListBuilder {
         ProviderListBuilder::default()
     }
 }
 
-/// Builds a [`ProviderList`]: from [`ProviderList::builder`], one setter per field.
+/// Builds [`ProviderList`] values: from [`ProviderList::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct ProviderListBuilder {
@@ -253,7 +253,7 @@ impl Session {
     }
 }
 
-/// The parameters of a `manage/getMyProviders` call. [`Session::get_my_providers`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it, or stream its [`pages`](Request::pages) or [`items`](Request::items).
+/// The parameters of a call of `manage/getMyProviders`. [`Session::get_my_providers`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it, or stream its [`pages`](Request::pages) or [`items`](Request::items).
 ///
 /// Paged by `page` (streams start at page 1 unless it is set) and `rpp`. The response gives the page count (`totalPages`), so a stream fetches the pages after the first ahead, up to that count.
 #[derive(Clone, Debug)]

@@ -488,13 +488,13 @@ pub struct Timesheet {
 }
 
 impl Timesheet {
-    /// A builder of a `Timesheet`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](TimesheetBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `Timesheet` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](TimesheetBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> TimesheetBuilder {
         TimesheetBuilder::default()
     }
 }
 
-/// Builds a [`Timesheet`]: from [`Timesheet::builder`], one setter per field.
+/// Builds [`Timesheet`] values: from [`Timesheet::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct TimesheetBuilder {
@@ -992,13 +992,13 @@ pub struct StatusReport {
 }
 
 impl StatusReport {
-    /// A builder of a `StatusReport`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](StatusReportBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `StatusReport` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](StatusReportBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> StatusReportBuilder {
         StatusReportBuilder::default()
     }
 }
 
-/// Builds a [`StatusReport`]: from [`StatusReport::builder`], one setter per field.
+/// Builds [`StatusReport`] values: from [`StatusReport::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct StatusReportBuilder {
@@ -1336,13 +1336,13 @@ pub struct WorkItem {
 }
 
 impl WorkItem {
-    /// A builder of a `WorkItem`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](WorkItemBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `WorkItem` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](WorkItemBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> WorkItemBuilder {
         WorkItemBuilder::default()
     }
 }
 
-/// Builds a [`WorkItem`]: from [`WorkItem::builder`], one setter per field.
+/// Builds [`WorkItem`] values: from [`WorkItem::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct WorkItemBuilder {
@@ -1555,13 +1555,13 @@ pub struct ProgressItem {
 }
 
 impl ProgressItem {
-    /// A builder of a `ProgressItem`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](ProgressItemBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `ProgressItem` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](ProgressItemBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> ProgressItemBuilder {
         ProgressItemBuilder::default()
     }
 }
 
-/// Builds a [`ProgressItem`]: from [`ProgressItem::builder`], one setter per field.
+/// Builds [`ProgressItem`] values: from [`ProgressItem::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct ProgressItemBuilder {
@@ -1783,13 +1783,13 @@ pub struct Invoice {
 }
 
 impl Invoice {
-    /// A builder of a `Invoice`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](InvoiceBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `Invoice` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](InvoiceBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> InvoiceBuilder {
         InvoiceBuilder::default()
     }
 }
 
-/// Builds a [`Invoice`]: from [`Invoice::builder`], one setter per field.
+/// Builds [`Invoice`] values: from [`Invoice::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct InvoiceBuilder {
@@ -2072,13 +2072,13 @@ pub struct InvoiceDetail {
 }
 
 impl InvoiceDetail {
-    /// A builder of a `InvoiceDetail`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](InvoiceDetailBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `InvoiceDetail` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](InvoiceDetailBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> InvoiceDetailBuilder {
         InvoiceDetailBuilder::default()
     }
 }
 
-/// Builds a [`InvoiceDetail`]: from [`InvoiceDetail::builder`], one setter per field.
+/// Builds [`InvoiceDetail`] values: from [`InvoiceDetail::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct InvoiceDetailBuilder {
@@ -2248,13 +2248,13 @@ pub struct InvoiceActivity {
 }
 
 impl InvoiceActivity {
-    /// A builder of a `InvoiceActivity`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](InvoiceActivityBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `InvoiceActivity` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](InvoiceActivityBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> InvoiceActivityBuilder {
         InvoiceActivityBuilder::default()
     }
 }
 
-/// Builds a [`InvoiceActivity`]: from [`InvoiceActivity::builder`], one setter per field.
+/// Builds [`InvoiceActivity`] values: from [`InvoiceActivity::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct InvoiceActivityBuilder {
@@ -2413,13 +2413,13 @@ pub struct Payment {
 }
 
 impl Payment {
-    /// A builder of a `Payment`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](PaymentBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `Payment` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](PaymentBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> PaymentBuilder {
         PaymentBuilder::default()
     }
 }
 
-/// Builds a [`Payment`]: from [`Payment::builder`], one setter per field.
+/// Builds [`Payment`] values: from [`Payment::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct PaymentBuilder {
@@ -2759,13 +2759,13 @@ pub struct Billing {
 }
 
 impl Billing {
-    /// A builder of a `Billing`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](BillingBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `Billing` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](BillingBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> BillingBuilder {
         BillingBuilder::default()
     }
 }
 
-/// Builds a [`Billing`]: from [`Billing::builder`], one setter per field.
+/// Builds [`Billing`] values: from [`Billing::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct BillingBuilder {
@@ -2854,13 +2854,13 @@ pub struct TimesheetList {
 }
 
 impl TimesheetList {
-    /// A builder of a `TimesheetList`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](TimesheetListBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `TimesheetList` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](TimesheetListBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> TimesheetListBuilder {
         TimesheetListBuilder::default()
     }
 }
 
-/// Builds a [`TimesheetList`]: from [`TimesheetList::builder`], one setter per field.
+/// Builds [`TimesheetList`] values: from [`TimesheetList::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct TimesheetListBuilder {
@@ -2983,13 +2983,13 @@ pub struct StatusReportList {
 }
 
 impl StatusReportList {
-    /// A builder of a `StatusReportList`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](StatusReportListBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `StatusReportList` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](StatusReportListBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> StatusReportListBuilder {
         StatusReportListBuilder::default()
     }
 }
 
-/// Builds a [`StatusReportList`]: from [`StatusReportList::builder`], one setter per field.
+/// Builds [`StatusReportList`] values: from [`StatusReportList::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct StatusReportListBuilder {
@@ -3115,13 +3115,13 @@ pub struct TimesheetDetails {
 }
 
 impl TimesheetDetails {
-    /// A builder of a `TimesheetDetails`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](TimesheetDetailsBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `TimesheetDetails` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](TimesheetDetailsBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> TimesheetDetailsBuilder {
         TimesheetDetailsBuilder::default()
     }
 }
 
-/// Builds a [`TimesheetDetails`]: from [`TimesheetDetails::builder`], one setter per field.
+/// Builds [`TimesheetDetails`] values: from [`TimesheetDetails::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct TimesheetDetailsBuilder {
@@ -3231,13 +3231,13 @@ pub struct StatusReportDetails {
 }
 
 impl StatusReportDetails {
-    /// A builder of a `StatusReportDetails`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](StatusReportDetailsBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `StatusReportDetails` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](StatusReportDetailsBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> StatusReportDetailsBuilder {
         StatusReportDetailsBuilder::default()
     }
 }
 
-/// Builds a [`StatusReportDetails`]: from [`StatusReportDetails::builder`], one setter per field.
+/// Builds [`StatusReportDetails`] values: from [`StatusReportDetails::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct StatusReportDetailsBuilder {
@@ -3331,13 +3331,13 @@ pub struct BillingDetails {
 }
 
 impl BillingDetails {
-    /// A builder of a `BillingDetails`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](BillingDetailsBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `BillingDetails` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](BillingDetailsBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> BillingDetailsBuilder {
         BillingDetailsBuilder::default()
     }
 }
 
-/// Builds a [`BillingDetails`]: from [`BillingDetails::builder`], one setter per field.
+/// Builds [`BillingDetails`] values: from [`BillingDetails::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct BillingDetailsBuilder {
@@ -3397,13 +3397,13 @@ pub struct InvoiceSummary {
 }
 
 impl InvoiceSummary {
-    /// A builder of a `InvoiceSummary`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](InvoiceSummaryBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `InvoiceSummary` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](InvoiceSummaryBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> InvoiceSummaryBuilder {
         InvoiceSummaryBuilder::default()
     }
 }
 
-/// Builds a [`InvoiceSummary`]: from [`InvoiceSummary::builder`], one setter per field.
+/// Builds [`InvoiceSummary`] values: from [`InvoiceSummary::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct InvoiceSummaryBuilder {
@@ -3466,13 +3466,13 @@ pub struct PaymentDetails {
 }
 
 impl PaymentDetails {
-    /// A builder of a `PaymentDetails`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](PaymentDetailsBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `PaymentDetails` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](PaymentDetailsBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> PaymentDetailsBuilder {
         PaymentDetailsBuilder::default()
     }
 }
 
-/// Builds a [`PaymentDetails`]: from [`PaymentDetails::builder`], one setter per field.
+/// Builds [`PaymentDetails`] values: from [`PaymentDetails::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct PaymentDetailsBuilder {
@@ -3538,7 +3538,7 @@ impl Session {
     }
 }
 
-/// The parameters of a `pay/getTimesheetsForBid` call. [`Session::get_timesheets_for_bid`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it, or stream its [`pages`](Request::pages) or [`items`](Request::items).
+/// The parameters of a call of `pay/getTimesheetsForBid`. [`Session::get_timesheets_for_bid`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it, or stream its [`pages`](Request::pages) or [`items`](Request::items).
 ///
 /// Paged by `page` (streams start at page 1 unless it is set) and `rpp`. The response gives the page count (`totalPages`), so a stream fetches the pages after the first ahead, up to that count.
 #[derive(Clone, Debug)]
@@ -3635,7 +3635,7 @@ impl Session {
     }
 }
 
-/// The parameters of a `pay/getStatusReportsForBid` call. [`Session::get_status_reports_for_bid`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it, or stream its [`pages`](Request::pages) or [`items`](Request::items).
+/// The parameters of a call of `pay/getStatusReportsForBid`. [`Session::get_status_reports_for_bid`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it, or stream its [`pages`](Request::pages) or [`items`](Request::items).
 ///
 /// Paged by `page` (streams start at page 1 unless it is set) and `rpp`. The response gives the page count (`totalPages`), so a stream fetches the pages after the first ahead, up to that count.
 #[derive(Clone, Debug)]
@@ -3745,7 +3745,7 @@ impl Session {
     }
 }
 
-/// The parameters of a `pay/getTimesheet` call. [`Session::get_timesheet_by_id`] or [`Session::get_timesheet_by_bid_id`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
+/// The parameters of a call of `pay/getTimesheet`. [`Session::get_timesheet_by_id`] or [`Session::get_timesheet_by_bid_id`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
 #[derive(Clone, Debug)]
 pub struct GetTimesheet {
     id: Option<u64>,
@@ -3817,7 +3817,7 @@ impl Session {
     }
 }
 
-/// The parameters of a `pay/getStatusReport` call. [`Session::get_status_report_by_id`] or [`Session::get_status_report_by_bid_id`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
+/// The parameters of a call of `pay/getStatusReport`. [`Session::get_status_report_by_id`] or [`Session::get_status_report_by_bid_id`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
 #[derive(Clone, Debug)]
 pub struct GetStatusReport {
     id: Option<u64>,
@@ -3868,7 +3868,7 @@ impl Session {
     }
 }
 
-/// The parameters of a `pay/getBilling` call. [`Session::get_billing`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
+/// The parameters of a call of `pay/getBilling`. [`Session::get_billing`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
 #[derive(Clone, Debug)]
 pub struct GetBilling {
     id: u64,
@@ -3901,7 +3901,7 @@ impl Session {
     }
 }
 
-/// The parameters of a `pay/getInvoice` call. [`Session::get_invoice`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
+/// The parameters of a call of `pay/getInvoice`. [`Session::get_invoice`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
 #[derive(Clone, Debug)]
 pub struct GetInvoice {
     id: u64,
@@ -3935,7 +3935,7 @@ impl Session {
     }
 }
 
-/// The parameters of a `pay/getPayment` call. [`Session::get_payment`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
+/// The parameters of a call of `pay/getPayment`. [`Session::get_payment`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
 #[derive(Clone, Debug)]
 pub struct GetPayment {
     id: u64,

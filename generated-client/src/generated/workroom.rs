@@ -27,13 +27,13 @@ pub struct ScreenBucket {
 }
 
 impl ScreenBucket {
-    /// A builder of a `ScreenBucket`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](ScreenBucketBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `ScreenBucket` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](ScreenBucketBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> ScreenBucketBuilder {
         ScreenBucketBuilder::default()
     }
 }
 
-/// Builds a [`ScreenBucket`]: from [`ScreenBucket::builder`], one setter per field.
+/// Builds [`ScreenBucket`] values: from [`ScreenBucket::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct ScreenBucketBuilder {
@@ -113,13 +113,13 @@ pub struct Workview {
 }
 
 impl Workview {
-    /// A builder of a `Workview`, for values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](WorkviewBuilder::build); optional fields start as `None` and lists as empty.
+    /// A builder of `Workview` values made outside a response: an app's unit tests, above all. Set every field the service always sends, then [`build`](WorkviewBuilder::build); optional fields start as `None` and lists as empty.
     pub fn builder() -> WorkviewBuilder {
         WorkviewBuilder::default()
     }
 }
 
-/// Builds a [`Workview`]: from [`Workview::builder`], one setter per field.
+/// Builds [`Workview`] values: from [`Workview::builder`], one setter per field.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder makes nothing until it is built"]
 pub struct WorkviewBuilder {
@@ -245,7 +245,7 @@ impl Session {
     }
 }
 
-/// The parameters of a `workroom/getWorkviewDetails` call. [`Session::get_workview_details`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it, or stream its [`pages`](Request::pages) or [`items`](Request::items).
+/// The parameters of a call of `workroom/getWorkviewDetails`. [`Session::get_workview_details`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it, or stream its [`pages`](Request::pages) or [`items`](Request::items).
 ///
 /// Paged by `page` (streams start at page 1 unless it is set) and `rpp`. The response gives no page count, so a stream fetches pages one by one until an empty page: the end costs one more request.
 #[derive(Clone, Debug)]
