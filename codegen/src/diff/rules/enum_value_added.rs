@@ -8,7 +8,7 @@ pub const RULE: Rule = Rule {
 };
 
 /// An old closed enum refuses the new value; an open one keeps it in `Other`, the place of
-/// values it has no variant for.
+/// values it has no variant for, where an app that upgrades no longer finds it.
 pub fn check(cx: &mut Context<'_>) {
     for (old, new) in cx.enums.clone() {
         let known = super::Values::of(old);
@@ -18,6 +18,13 @@ pub fn check(cx: &mut Context<'_>) {
             }
             let wire = cx.enum_witness(old, new, &value.wire);
             let refused = wire.is_some();
+            let open = format!(
+                "; old apps see it as Other(\"{wire}\"), apps built against the new crate as \
+                 {name}::{variant}: code that looked for it in Other matches the variant instead",
+                wire = value.wire,
+                name = new.name,
+                variant = value.variant
+            );
             cx.push(
                 RULE.id,
                 Surface::Response,
@@ -36,7 +43,7 @@ pub fn check(cx: &mut Context<'_>) {
                     if refused {
                         "; the old closed enum refuses it"
                     } else if old.open {
-                        "; old apps see it as Other"
+                        &open
                     } else {
                         "; no answer carries it"
                     }
