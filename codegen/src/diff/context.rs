@@ -379,7 +379,8 @@ impl<'a> Context<'a> {
         let (wire_breaks, rust_breaks) = (wire.is_some(), rust_witness.is_some());
         let level = if wire_breaks || rust_breaks {
             Level::Error
-        } else if rule == rule::DOC_CHANGED || rule.ends_with("-added") {
+        } else if rule == rule::DOC_CHANGED || rule.split('-').any(|word| word == "added") {
+            // An addition (`field-added`, `param-added-optional`) changes nothing old apps do.
             Level::Info
         } else {
             Level::Warning
