@@ -341,7 +341,9 @@ impl Exchange<'_> {
             None => AnswerBody::Unread,
             Some(response) => match response.read.get() {
                 Some(read) => AnswerBody::Cleaned(read.shared(), read.changed()),
-                None => AnswerBody::Raw(response.body.clone()),
+                // A copy of its own: a body of one chunk is a slice of the connection's read
+                // buffer, which the writer's thread would otherwise hold (and free) whole.
+                None => AnswerBody::Raw(Bytes::copy_from_slice(&response.body)),
             },
         };
         let sent = Sent {
