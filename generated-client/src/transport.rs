@@ -339,10 +339,13 @@ impl Exchange<'_> {
         };
         let body = match response {
             None => AnswerBody::Unread,
+            // A copy of its own, cleaned or not: a body of one chunk is a slice of the
+            // connection's read buffer (and a cleaning that removed nothing is the body
+            // itself), which the writer's thread would otherwise hold, and free, whole.
             Some(response) => match response.read.get() {
-                Some(read) => AnswerBody::Cleaned(read.shared(), read.changed()),
-                // A copy of its own: a body of one chunk is a slice of the connection's read
-                // buffer, which the writer's thread would otherwise hold (and free) whole.
+                Some(read) => {
+                    AnswerBody::Cleaned(Bytes::copy_from_slice(&read.shared()), read.changed())
+                }
                 None => AnswerBody::Raw(Bytes::copy_from_slice(&response.body)),
             },
         };
