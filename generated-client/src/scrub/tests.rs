@@ -1016,7 +1016,7 @@ proptest! {
     #[test]
     fn without_a_deadline_a_text_too_costly_for_its_length_is_withheld(
         unit in prop::sample::select(vec!["t", "ab", "abc"]),
-        echoes in 4usize..8,
+        echoes in 8usize..12,
         seed in any::<u64>(),
     ) {
         // A quarter of a token secret's bound: enough to pass the linear bound, few enough
