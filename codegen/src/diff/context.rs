@@ -106,6 +106,8 @@ pub struct Context<'a> {
     pub base_lookup: Lookup<'a>,
     pub head_lookup: Lookup<'a>,
     base_rust: &'a RustApi,
+    /// The head crate's items: what an added method looks like to a caller.
+    pub head_rust: &'a RustApi,
     /// Items of the base crate a caller can no longer use in the head crate.
     broken: BTreeSet<String>,
     /// The broken `impl T for X` items, by each `X` their key ends with after a ` for `.
@@ -240,6 +242,7 @@ impl<'a> Context<'a> {
             base_lookup,
             head_lookup,
             base_rust,
+            head_rust,
             broken,
             broken_impls,
             meanings,
