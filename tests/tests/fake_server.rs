@@ -261,6 +261,78 @@ async fn approving_without_a_callback_shows_the_verifier() {
     }
 }
 
+/// `authorize` plays the browser at this fake only. The authorization URL of a real request
+/// token, moved to another origin in every way an origin differs (scheme, host, port, each
+/// alone and together; the other port a stub's that records what reaches it), is refused
+/// before anything is sent: the stub receives nothing, so the demo login and password reach
+/// no other server. The URL as the client made it still authorizes.
+#[tokio::test]
+async fn authorize_refuses_every_other_origin_and_sends_nothing_there() {
+    let fake = start().await;
+    let stub = marketplace_tests::stub::StubServer::start().await.unwrap();
+    let client = client(&fake);
+    let request = client.request_token(Some("myapp://done")).await.unwrap();
+    let url = client.authorization_url(&request);
+    let stub_port = Url::parse(&stub.base_url()).unwrap().port().unwrap();
+    let fake_port = url.port().unwrap();
+    let mut refused = 0;
+    for scheme in ["https", "http"] {
+        for host in ["127.0.0.1", "localhost"] {
+            for port in [fake_port, stub_port] {
+                if (scheme, host, port) == ("https", "127.0.0.1", fake_port) {
+                    continue;
+                }
+                let mut foreign = url.clone();
+                foreign.set_scheme(scheme).unwrap();
+                foreign.set_host(Some(host)).unwrap();
+                foreign.set_port(Some(port)).unwrap();
+                let result = fake.authorize(foreign.as_str(), &login(&fake), true).await;
+                assert!(
+                    matches!(&result, Err(FakeError::ForeignUrl { url, fake: base })
+                        if *url == foreign.as_str() && base == fake.base_url()),
+                    "{foreign}: {result:?}"
+                );
+                refused += 1;
+            }
+        }
+    }
+    assert_eq!(refused, 7);
+    assert!(stub.requests().is_empty(), "{:?}", stub.requests());
+    let approved = fake.authorize(url.as_str(), &login(&fake), true).await;
+    assert!(
+        matches!(approved, Ok(Authorization::Callback(_))),
+        "{approved:?}"
+    );
+}
+
+/// Each request of `authorize` ends within `BROWSER_TIMEOUT`: a login page the fake is told
+/// to delay four times as long ends the authorization with the browser's timeout, at the
+/// bound (not before it, and not long after).
+#[tokio::test]
+async fn a_login_page_delayed_past_the_bound_ends_the_authorization_at_it() {
+    let fake = start().await;
+    let client = client(&fake);
+    let request = client.request_token(Some("myapp://done")).await.unwrap();
+    let url = client.authorization_url(&request);
+    fake.faults().inject(
+        Some(url.path()),
+        Fault::Latency(marketplace_tests::fake::BROWSER_TIMEOUT * 4),
+        1,
+    );
+    let started = Instant::now();
+    let result = fake.authorize(url.as_str(), &login(&fake), true).await;
+    let elapsed = started.elapsed();
+    assert!(
+        matches!(&result, Err(FakeError::Browser(error)) if error.is_timeout()),
+        "{result:?}"
+    );
+    assert!(
+        elapsed >= marketplace_tests::fake::BROWSER_TIMEOUT
+            && elapsed < marketplace_tests::fake::BROWSER_TIMEOUT + Duration::from_secs(10),
+        "{elapsed:?}"
+    );
+}
+
 #[tokio::test]
 async fn denying_leaves_the_request_token_unauthorized() {
     let fake = start().await;

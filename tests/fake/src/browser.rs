@@ -1,5 +1,7 @@
 //! [`FakeMarketplace::authorize`]: the user's browser at the authorization step.
 
+use std::time::Duration;
+
 use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, LOCATION};
 use url::Url;
@@ -13,11 +15,18 @@ impl FakeMarketplace {
     /// Deny. Returns where the service sent the browser: the callback redirect, the page with
     /// the verifier, or the access-denied page.
     ///
+    /// The browser goes only to this fake: an authorization URL or a login form at another
+    /// origin (scheme, host and port) is refused before anything is sent, so the demo login
+    /// and password reach no other server. Each of its two requests ends within
+    /// [`BROWSER_TIMEOUT`] (30 s), a page the fake was told to delay included.
+    ///
     /// # Errors
     ///
-    /// [`FakeError::InvalidUrl`] for a URL that does not parse, [`FakeError::Browser`] when a
-    /// request fails, [`FakeError::UnexpectedPage`] for any other answer: a login page that is
-    /// not served (unknown token), a refused login, a page without a known outcome.
+    /// [`FakeError::InvalidUrl`] for a URL that does not parse, [`FakeError::ForeignUrl`] for
+    /// one at another origin than the fake's, [`FakeError::Browser`] when a request fails or
+    /// takes longer than [`BROWSER_TIMEOUT`], [`FakeError::UnexpectedPage`] for any other
+    /// answer: a login page that is not served (unknown token), a refused login, a page
+    /// without a known outcome.
     pub async fn authorize(
         &self,
         authorization_url: &str,
@@ -28,7 +37,13 @@ impl FakeMarketplace {
             url: authorization_url.to_owned(),
             source,
         })?;
-        let response = self.browser().get(page_url.clone()).send().await?;
+        self.check_own(&page_url)?;
+        let response = self
+            .browser()
+            .get(page_url.clone())
+            .timeout(BROWSER_TIMEOUT)
+            .send()
+            .await?;
         let status = response.status();
         let page = response.text().await?;
         let unexpected = |what: &str, page: &str| FakeError::UnexpectedPage {
@@ -44,6 +59,7 @@ impl FakeMarketplace {
         let action = attribute_after(&page, "<form", "action")
             .and_then(|action| page_url.join(&action).ok())
             .ok_or_else(|| unexpected("the login page has no form to post", &page))?;
+        self.check_own(&action)?;
 
         let form = url::form_urlencoded::Serializer::new(String::new())
             .append_pair("oauth_token", &token)
@@ -56,6 +72,7 @@ impl FakeMarketplace {
             .post(action)
             .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
             .body(form)
+            .timeout(BROWSER_TIMEOUT)
             .send()
             .await?;
         let status = response.status();
@@ -90,6 +107,23 @@ impl FakeMarketplace {
         ))
     }
 }
+
+impl FakeMarketplace {
+    /// `Ok` when `url` is at this fake's origin; the browser sends nothing elsewhere.
+    fn check_own(&self, url: &Url) -> Result<(), FakeError> {
+        let own = Url::parse(self.base_url()).map(|base| base.origin());
+        if own.as_ref().is_ok_and(|own| *own == url.origin()) {
+            return Ok(());
+        }
+        Err(FakeError::ForeignUrl {
+            url: url.as_str().to_owned(),
+            fake: self.base_url().to_owned(),
+        })
+    }
+}
+
+/// The bound on each request of [`FakeMarketplace::authorize`]'s browser.
+pub const BROWSER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The value of `attribute="..."` in the first tag after `marker` (HTML entities for `&` and
 /// `"` decoded).

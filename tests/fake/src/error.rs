@@ -26,7 +26,17 @@ pub enum FakeError {
         /// Why it does not parse.
         source: url::ParseError,
     },
-    /// A request of the browser failed: connecting, TLS, or reading the page.
+    /// The authorization URL given to `authorize`, or the form of its login page, is at
+    /// another origin than the fake's: the browser sends the demo login only to the fake.
+    #[error("{url:?} is not at the fake marketplace ({fake}): the browser goes only there")]
+    ForeignUrl {
+        /// The URL refused.
+        url: String,
+        /// The fake's base URL.
+        fake: String,
+    },
+    /// A request of the browser failed: connecting, TLS, or reading the page, or took longer
+    /// than [`BROWSER_TIMEOUT`](crate::BROWSER_TIMEOUT).
     #[error("the browser's request failed: {0}")]
     Browser(#[from] reqwest::Error),
     /// The service answered the browser with a page it did not expect: an HTTP error, a login

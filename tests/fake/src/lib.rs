@@ -130,6 +130,7 @@ mod tls;
 mod tokens;
 pub mod verify;
 
+pub use browser::BROWSER_TIMEOUT;
 pub use clock::FakeClock;
 pub use credentials::DemoCredentials;
 pub use error::FakeError;
