@@ -285,6 +285,36 @@ fn unpaired<'a>(
     (removed, added)
 }
 
+/// What links a parameter removed from a method to one added to it, when the change reads
+/// as a rename of both its names: the only one removed and the only one added, of the same
+/// type. Said on both changes, so a reviewer reads them as one; each keeps its own verdict
+/// (old apps send the old name, which the new server does not know).
+fn rename_hint(
+    old_method: &prelude::Method,
+    new_method: &prelude::Method,
+    param: &prelude::Param,
+) -> Option<String> {
+    let (removed, added) = unpaired(old_method, new_method);
+    let ([old], [new]) = (removed.as_slice(), added.as_slice()) else {
+        return None;
+    };
+    if old.ty != new.ty {
+        None
+    } else if std::ptr::eq(*old, param) {
+        Some(format!(
+            "perhaps renamed to {}: the only parameter added, of the same type",
+            new.wire_name
+        ))
+    } else if std::ptr::eq(*new, param) {
+        Some(format!(
+            "perhaps {} renamed: the only parameter removed, of the same type",
+            old.wire_name
+        ))
+    } else {
+        None
+    }
+}
+
 /// The index of `param` in `method`.
 fn index_of(method: &prelude::Method, param: &prelude::Param) -> usize {
     method

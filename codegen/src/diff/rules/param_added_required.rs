@@ -27,8 +27,12 @@ pub fn check(cx: &mut Context<'_>) {
                 None,
                 Some(super::param_place(new_method, new)),
                 format!(
-                    "{}: parameter {} was added (old apps do not send it)",
-                    new_method.name, new.wire_name
+                    "{}: parameter {} was added (old apps do not send it{})",
+                    new_method.name,
+                    new.wire_name,
+                    super::rename_hint(old_method, new_method, new)
+                        .map(|hint| format!("; {hint}"))
+                        .unwrap_or_default()
                 ),
             );
         }

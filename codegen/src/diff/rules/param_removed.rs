@@ -30,8 +30,12 @@ pub fn check(cx: &mut Context<'_>) {
                 Some(super::param_place(old_method, old)),
                 None,
                 format!(
-                    "{}: parameter {} was removed",
-                    old_method.name, old.wire_name
+                    "{}: parameter {} was removed{}",
+                    old_method.name,
+                    old.wire_name,
+                    super::rename_hint(old_method, new_method, old)
+                        .map(|hint| format!(" ({hint})"))
+                        .unwrap_or_default()
                 ),
             );
         }
