@@ -1315,7 +1315,7 @@ const LETTINGS: [Letting; 5] = [
     Letting::WorkviewItemsDropped,
 ];
 
-/// A stream stalled on page 2 (and after), retrying every `attempt` (deadline 5 s, thousands
+/// A stream stalled on page 2 (and after), retrying every `attempt` (deadline 20 s, thousands
 /// of attempts), let go of as `letting` says: `None` when no connection reached the server
 /// after the stream was gone.
 async fn exercise_drop(
@@ -1326,7 +1326,7 @@ async fn exercise_drop(
 ) -> Option<String> {
     let server = hostile(stall, 1, serve_pages_before(2)).await;
     let limits = Limits {
-        deadline: Duration::from_secs(5),
+        deadline: Duration::from_secs(20),
         deadline_per_call: per_call,
         timeout: Some(attempt),
         timeout_per_call: per_call,
@@ -1351,7 +1351,7 @@ async fn exercise_drop(
     let screens = world.screenshots_workroom();
     let options = |options: CallOptions| limits.on_call(options);
     let what = format!("{letting:?} / {stall:?} / attempt {attempt:?} / per call: {per_call}");
-    let first = Duration::from_secs(3);
+    let first = Duration::from_secs(10);
     let patience = attempt * 3;
     let stalled_before;
     match letting {
@@ -1400,7 +1400,7 @@ async fn exercise_drop(
                     }
                 }
             }
-            retried(&server, 2, Duration::from_secs(5)).await;
+            retried(&server, 2, Duration::from_secs(15)).await;
             stalled_before = server.stalled.load(Ordering::SeqCst);
             drop(items);
         }
@@ -1418,7 +1418,7 @@ async fn exercise_drop(
             if next.is_ok() {
                 return Some(format!("{what}: setup: page 2 did not stall"));
             }
-            retried(&server, 2, Duration::from_secs(5)).await;
+            retried(&server, 2, Duration::from_secs(15)).await;
             stalled_before = server.stalled.load(Ordering::SeqCst);
             drop(pages);
         }
@@ -1428,8 +1428,8 @@ async fn exercise_drop(
                 .rpp(10)
                 .customize(options);
             // The app's own timeout around `collect_all` fires once the stalled page has been
-            // retried (at the latest after 5 s, on a loaded machine), dropping the future.
-            let retried = retried(&server, 2, Duration::from_secs(5));
+            // retried (at the latest after 15 s, on a loaded machine), dropping the future.
+            let retried = retried(&server, 2, Duration::from_secs(15));
             let ended = if letting == Letting::ItemsCollectAllTimedOut {
                 tokio::select! {
                     _ = request.items().collect_all() => true,
@@ -1443,7 +1443,7 @@ async fn exercise_drop(
             };
             if ended {
                 return Some(format!(
-                    "{what}: setup: the stream ended before its 5 s deadline"
+                    "{what}: setup: the stream ended before its 20 s deadline"
                 ));
             }
             stalled_before = server.stalled.load(Ordering::SeqCst);
@@ -1455,8 +1455,10 @@ async fn exercise_drop(
              stalled requests), though its attempt timeout is {attempt:?}"
         ));
     }
-    // A connection already on its way when the stream went is not a new request.
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // A connection already on its way when the stream went is not a new request (accepted
+    // late on a loaded machine); a stream that kept retrying would connect again in the
+    // window after, every attempt timeout.
+    tokio::time::sleep(Duration::from_millis(250)).await;
     let at_drop = server.accepted.load(Ordering::SeqCst);
     tokio::time::sleep(attempt * 6).await;
     let later = server.accepted.load(Ordering::SeqCst);
