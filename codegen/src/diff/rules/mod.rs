@@ -315,6 +315,16 @@ fn rename_hint(
     }
 }
 
+/// ` (a; b)`: the notes of a message in one parenthesis, nothing when there are none.
+fn notes<'n>(notes: impl IntoIterator<Item = &'n str>) -> String {
+    let notes: Vec<&str> = notes.into_iter().collect();
+    if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join("; "))
+    }
+}
+
 /// The index of `param` in `method`.
 fn index_of(method: &prelude::Method, param: &prelude::Param) -> usize {
     method

@@ -27,12 +27,13 @@ pub fn check(cx: &mut Context<'_>) {
                 None,
                 Some(super::param_place(new_method, new)),
                 format!(
-                    "{}: parameter {} was added (old apps do not send it{})",
+                    "{}: parameter {} was added{}",
                     new_method.name,
                     new.wire_name,
-                    super::rename_hint(old_method, new_method, new)
-                        .map(|hint| format!("; {hint}"))
-                        .unwrap_or_default()
+                    super::notes(
+                        std::iter::once("old apps do not send it")
+                            .chain(super::rename_hint(old_method, new_method, new).as_deref())
+                    )
                 ),
             );
         }

@@ -33,9 +33,7 @@ pub fn check(cx: &mut Context<'_>) {
                     "{}: parameter {} was removed{}",
                     old_method.name,
                     old.wire_name,
-                    super::rename_hint(old_method, new_method, old)
-                        .map(|hint| format!(" ({hint})"))
-                        .unwrap_or_default()
+                    super::notes(super::rename_hint(old_method, new_method, old).as_deref())
                 ),
             );
         }
