@@ -13,6 +13,13 @@ use crate::secret::Secret;
 pub(crate) const MAX_TOKEN_BYTES: usize = 4096;
 
 /// A temporary (request) token from `oauth/getRequestToken`, to be authorized by the user.
+///
+/// It is `Serialize` and `Deserialize`: a web app keeps it with the user's session when it
+/// redirects them to [`Client::authorization_url`](crate::Client::authorization_url), and reads
+/// it back in the handler of its callback URL for
+/// [`Client::verifier_from_callback`](crate::Client::verifier_from_callback) and
+/// [`Client::access_token`](crate::Client::access_token). It holds the token's secret: store it
+/// where the app keeps secrets, not in a cookie the user's browser can read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestToken {
     /// The request token (`oauth_token`).
