@@ -304,7 +304,7 @@ pub use scrub::redact;
 pub use secret::{ConsumerCredentials, Secret};
 pub use service::{OAuthService, Service};
 
-pub use tls::http_client_builder;
+pub use tls::{http_client_builder, http_client_builder_trusting};
 pub use wire::DayOrInstant;
 
 /// The HTTP library the client runs on, at the version it uses: [`ClientBuilder::http_client`]

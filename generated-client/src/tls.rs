@@ -47,24 +47,86 @@ use crate::Error;
 /// ```
 ///
 /// Its TLS configuration is set whole, roots included: reqwest's `add_root_certificate` and
-/// `tls_certs_*` calls on it do not change what it trusts. An app that must trust a CA of its
-/// own (a company's TLS inspection) builds its reqwest client with that TLS configuration
-/// itself and hands it to [`ClientBuilder::http_client`](crate::ClientBuilder::http_client):
-/// a trust the app chooses, not one the environment chooses for it.
+/// `tls_certs_*` calls on it do not change what it trusts. An app that must trust other roots
+/// (a test server's certificate, a company's TLS inspection) names them with
+/// [`http_client_builder_trusting`]: a trust the app chooses, not one the environment chooses
+/// for it.
 ///
 /// # Errors
 ///
 /// [`Error::Config`] if the TLS configuration cannot be made (the platform's certificate
 /// verifier cannot start, or the system's store holds no root certificate).
 pub fn http_client_builder() -> Result<reqwest::ClientBuilder, Error> {
+    builder_with(Roots::System)
+}
+
+/// [`http_client_builder`], trusting the certificates of `roots_pem` (PEM text: one or more
+/// `-----BEGIN CERTIFICATE-----` blocks) and no other: for a server whose certificate the app
+/// holds, such as the standalone fake marketplace (`fake-marketplace` prints the path of its
+/// `certificate.pem`), or a company's own CA. Everything else is the client's own: the TLS of
+/// this build, no redirect, no `Referer`, no proxy from the environment.
+///
+/// ```no_run
+/// use marketplace_client::{Client, ConsumerCredentials, http_client_builder_trusting};
+///
+/// let pem = std::fs::read("/tmp/fake-marketplace/certificate.pem")?; // the path it printed
+/// let client = Client::builder("https://127.0.0.1:8443", ConsumerCredentials::new("key", "secret"))
+///     .http_client(http_client_builder_trusting(&pem)?.build()?)
+///     .build()?;
+/// # let _ = client;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Config`] when `roots_pem` holds no certificate or is not valid PEM (its text is
+/// not shown: it may be another file than the one meant), or when this build has no TLS.
+pub fn http_client_builder_trusting(roots_pem: &[u8]) -> Result<reqwest::ClientBuilder, Error> {
+    builder_with(Roots::Pem(roots_pem))
+}
+
+/// What the client's HTTP client trusts.
+#[derive(Clone, Copy)]
+enum Roots<'a> {
+    /// The system's roots (see the module docs).
+    System,
+    /// The certificates of this PEM text, and nothing else.
+    Pem(&'a [u8]),
+}
+
+/// The one maker of the crate's HTTP client builders.
+fn builder_with(roots: Roots<'_>) -> Result<reqwest::ClientBuilder, Error> {
     let builder =
-        configure(reqwest::Client::builder()).map_err(|reason| Error::Config { reason })?;
+        configure(reqwest::Client::builder(), roots).map_err(|reason| Error::Config { reason })?;
     // Never a redirect (the OAuth header would go along), never a Referer, and never a proxy
     // the environment names (it would see a plain-HTTP request whole).
     Ok(builder
         .redirect(reqwest::redirect::Policy::none())
         .referer(false)
         .no_proxy())
+}
+
+/// Why a PEM text given to trust was not taken; its text is not shown.
+#[cfg(any(
+    feature = "native-tls",
+    feature = "rustls-aws-lc",
+    feature = "rustls-ring"
+))]
+fn invalid_pem() -> String {
+    "the PEM text given to trust is not valid (expected `-----BEGIN CERTIFICATE-----` blocks; \
+     its text is not shown)"
+        .to_owned()
+}
+
+/// Why a PEM text given to trust was not taken: it holds no certificate.
+#[cfg(any(
+    feature = "native-tls",
+    feature = "rustls-aws-lc",
+    feature = "rustls-ring"
+))]
+fn no_certificate_in_pem() -> String {
+    "the PEM text given to trust holds no certificate (`-----BEGIN CERTIFICATE-----` block)"
+        .to_owned()
 }
 
 /// Whether this build can make HTTPS connections on its own (without `ClientBuilder::http_client`).
@@ -77,8 +139,18 @@ pub(crate) const AVAILABLE: bool = cfg!(any(
 /// `builder` with the TLS of this build: the platform's, with the system's roots read by
 /// [`system_roots`] where OpenSSL would read them from the environment.
 #[cfg(feature = "native-tls")]
-fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, String> {
+fn configure(
+    builder: reqwest::ClientBuilder,
+    roots: Roots<'_>,
+) -> Result<reqwest::ClientBuilder, String> {
     let builder = builder.tls_backend_native();
+    if let Roots::Pem(pem) = roots {
+        let certificates = reqwest::Certificate::from_pem_bundle(pem).map_err(|_| invalid_pem())?;
+        if certificates.is_empty() {
+            return Err(no_certificate_in_pem());
+        }
+        return Ok(builder.tls_certs_only(certificates));
+    }
     #[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
     let builder = {
         let roots = system_store::system_roots()?
@@ -99,7 +171,10 @@ fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, 
     not(feature = "native-tls"),
     any(feature = "rustls-aws-lc", feature = "rustls-ring")
 ))]
-fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, String> {
+fn configure(
+    builder: reqwest::ClientBuilder,
+    roots: Roots<'_>,
+) -> Result<reqwest::ClientBuilder, String> {
     #[cfg(feature = "rustls-aws-lc")]
     let provider = rustls::crypto::aws_lc_rs::default_provider();
     #[cfg(not(feature = "rustls-aws-lc"))]
@@ -107,6 +182,22 @@ fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, 
     let versions = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(provider))
         .with_safe_default_protocol_versions()
         .map_err(|error| format!("TLS configuration: {error}"))?;
+    if let Roots::Pem(pem) = roots {
+        use rustls::pki_types::CertificateDer;
+        use rustls::pki_types::pem::PemObject;
+
+        let mut store = rustls::RootCertStore::empty();
+        for certificate in CertificateDer::pem_slice_iter(pem) {
+            store
+                .add(certificate.map_err(|_| invalid_pem())?)
+                .map_err(|_| invalid_pem())?;
+        }
+        if store.is_empty() {
+            return Err(no_certificate_in_pem());
+        }
+        let verified = versions.with_root_certificates(store);
+        return Ok(builder.tls_backend_preconfigured(verified.with_no_client_auth()));
+    }
 
     #[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
     let verified = {
@@ -131,8 +222,18 @@ fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, 
     feature = "rustls-aws-lc",
     feature = "rustls-ring"
 )))]
-fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, String> {
-    Ok(builder)
+fn configure(
+    builder: reqwest::ClientBuilder,
+    roots: Roots<'_>,
+) -> Result<reqwest::ClientBuilder, String> {
+    match roots {
+        Roots::System => Ok(builder),
+        Roots::Pem(pem) => Err(format!(
+            "certificates to trust were given ({} bytes of PEM), but marketplace-client was \
+             built without a TLS feature (rustls-ring, rustls-aws-lc or native-tls)",
+            pem.len()
+        )),
+    }
 }
 
 /// The system's store on Linux and the BSDs, read without the environment (see the module

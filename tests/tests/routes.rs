@@ -20,7 +20,10 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 use marketplace_client::oauth::AccessToken;
-use marketplace_client::{Client, ConsumerCredentials, Error, RetryPolicy, http_client_builder};
+use marketplace_client::{
+    Client, ConsumerCredentials, Error, RetryPolicy, http_client_builder,
+    http_client_builder_trusting,
+};
 use marketplace_tests::fake::FakeMarketplace;
 use marketplace_tests::fixtures;
 use marketplace_tests::stub::{Reply, StubServer};
@@ -443,6 +446,60 @@ async fn connections_are_reused_for_their_own_origin_only() {
 /// The client's own HTTP client checks certificates with the platform's verifier: a service
 /// whose certificate the platform does not trust (the fake's self-signed one) gets no request;
 /// the call ends with a connect error.
+/// `http_client_builder_trusting` trusts the certificates it is given and no other: a client
+/// built on it with one fake's certificate signs in and calls that fake, and refuses the
+/// handshake of a second fake (its own certificate) before any request; a PEM text without a
+/// certificate, or not PEM at all, is a configuration error that shows none of its text.
+#[tokio::test]
+async fn a_client_trusting_a_given_certificate_trusts_it_and_no_other() {
+    let trusted = FakeMarketplace::start().await.unwrap();
+    let other = FakeMarketplace::start().await.unwrap();
+    let client_of = |fake: &FakeMarketplace| {
+        let credentials = fake.credentials();
+        let http = http_client_builder_trusting(trusted.certificate_pem().as_bytes())
+            .unwrap()
+            .build()
+            .unwrap();
+        Client::builder(
+            fake.base_url(),
+            ConsumerCredentials::new(&credentials.consumer_key, &credentials.consumer_secret),
+        )
+        .http_client(http)
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap()
+    };
+    let login = trusted.credentials().logins[0].clone();
+    let session = trusted.sign_in(&client_of(&trusted), &login).await.unwrap();
+    session.get_my_providers().send().await.unwrap();
+
+    let error = client_of(&other)
+        .request_token(Some("oob"))
+        .await
+        .unwrap_err();
+    match &error {
+        Error::Transport { source, .. } => assert!(source.is_connect(), "{error}"),
+        other => panic!("expected a refused handshake, got {other:?}"),
+    }
+    assert_eq!(other.requests_served(), 0);
+
+    let key = "-----BEGIN PRIVATE KEY-----\nTUFSS0VSLXByaXZhdGUta2V5LXRleHQ=\n-----END PRIVATE KEY-----\n";
+    for pem in [
+        String::new(),
+        "MARKER-not-pem-at-all".to_owned(),
+        key.to_owned(),
+        "-----BEGIN CERTIFICATE-----\nMARKER!!not-base64\n-----END CERTIFICATE-----\n".to_owned(),
+    ] {
+        let error = http_client_builder_trusting(pem.as_bytes()).unwrap_err();
+        let shown = format!("{error} {error:?}");
+        assert!(matches!(error, Error::Config { .. }), "{shown}");
+        assert!(
+            !shown.contains("MARKER") && !shown.contains("TUFS"),
+            "{shown}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn an_untrusted_certificate_ends_the_call_before_any_request() {
     let fake = FakeMarketplace::start().await.unwrap();
