@@ -301,7 +301,7 @@ pub use options::{CallOptions, RetryPolicy};
 pub use request::Request;
 pub use response::{Response, ResponseMeta};
 pub use scrub::redact;
-pub use secret::{ConsumerCredentials, Secret};
+pub use secret::{ConsumerCredentials, Secret, callback_secrets};
 pub use service::{OAuthService, Service};
 
 pub use tls::{http_client_builder, http_client_builder_trusting};

@@ -240,6 +240,28 @@ pub(crate) fn credential_values(headers: &HeaderMap) -> Vec<String> {
     values.0
 }
 
+/// The values of a callback URL that the client counts among the app's secrets: its query and
+/// fragment, whole, and each of their components, its name and its value, as written and
+/// decoded (SECURITY.md, the table of credentials). The
+/// client removes them from every text of the request-token call that sent the callback; an
+/// app (or a server that received the callback, such as the fake marketplace) removes them
+/// from its own texts with [`redact`](crate::redact). None for a text that is not a URL.
+///
+/// ```
+/// use marketplace_client::{callback_secrets, redact};
+///
+/// let secrets = callback_secrets("https://app.example/cb?session=4f1c9a0b77e2");
+/// let secrets: Vec<_> = secrets.iter().collect();
+/// let cleaned = redact("back at cb?session=4f1c9a0b77e2", &secrets);
+/// assert!(!cleaned.contains("4f1c9a0b77e2"));
+/// ```
+pub fn callback_secrets(callback: &str) -> Vec<Secret> {
+    callback_credentials(callback)
+        .into_iter()
+        .map(Secret::new)
+        .collect()
+}
+
 /// What of a callback the app sends is a secret of the call that sends it (the service could
 /// echo it back): every component of its query and of its fragment (split at `&` and `;`),
 /// whole, its name and its value (a bare `?T0K3N`, a credential as a parameter's name, an

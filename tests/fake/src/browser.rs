@@ -34,7 +34,8 @@ impl FakeMarketplace {
         approve: bool,
     ) -> Result<Authorization, FakeError> {
         let page_url = Url::parse(authorization_url).map_err(|source| FakeError::InvalidUrl {
-            url: authorization_url.to_owned(),
+            // A text that does not parse may hold a password anywhere: none of it is shown.
+            url: format!("[not shown: {} bytes]", authorization_url.len()),
             source,
         })?;
         self.check_own(&page_url)?;
@@ -116,10 +117,23 @@ impl FakeMarketplace {
             return Ok(());
         }
         Err(FakeError::ForeignUrl {
-            url: url.as_str().to_owned(),
+            url: without_credentials(url),
             fake: self.base_url().to_owned(),
         })
     }
+}
+
+/// `url` as an error shows it: its origin and path, without the user info, query and fragment,
+/// where an app's credentials and values would be.
+fn without_credentials(url: &Url) -> String {
+    let mut shown = url.clone();
+    // Neither fails for a URL with a host, which a foreign origin has; one without keeps the
+    // parts it has, which hold no user info.
+    let _ = shown.set_username("");
+    let _ = shown.set_password(None);
+    shown.set_query(None);
+    shown.set_fragment(None);
+    shown.into()
 }
 
 /// The bound on each request of [`FakeMarketplace::authorize`]'s browser.

@@ -19,9 +19,10 @@ pub enum FakeError {
     #[error("the authorization ended in {0:?}, not at the callback")]
     NotAuthorized(crate::Authorization),
     /// The authorization URL given to `authorize` is not a URL.
-    #[error("{url:?} is not a URL: {source}")]
+    #[error("the authorization URL given is not a URL ({url}): {source}")]
     InvalidUrl {
-        /// The text given.
+        /// The text given, not shown (`[not shown: N bytes]`): a text that does not parse may
+        /// hold a password anywhere.
         url: String,
         /// Why it does not parse.
         source: url::ParseError,
@@ -30,7 +31,7 @@ pub enum FakeError {
     /// another origin than the fake's: the browser sends the demo login only to the fake.
     #[error("{url:?} is not at the fake marketplace ({fake}): the browser goes only there")]
     ForeignUrl {
-        /// The URL refused.
+        /// The URL refused, without its user info, query and fragment.
         url: String,
         /// The fake's base URL.
         fake: String,

@@ -60,9 +60,23 @@ async fn signed(
     let token = app
         .tokens()
         .authenticate(&app.credentials, &request, expect, app.clock.now())
-        .map_err(|m| auth_error(app, api, &m))?;
+        .map_err(|m| {
+            // The refusal quotes the base string, the app's callback in it: what the client
+            // counts among its secrets, the fake's recorder removes too.
+            let mut refusal = auth_error(app, api, &m);
+            if let Some(callback) = request.get("oauth_callback") {
+                let secrets = marketplace_client::callback_secrets(callback);
+                refusal.extensions_mut().insert(AppSecrets(secrets));
+            }
+            refusal
+        })?;
     Ok((request, token))
 }
+
+/// Values of the app that an answer may echo (its callback's, in a refusal's base string),
+/// removed from what the fake's recorder writes of that answer.
+#[derive(Clone)]
+pub(crate) struct AppSecrets(pub(crate) Vec<marketplace_client::Secret>);
 
 /// `POST /oauth/getRequestToken`: a new unauthorized request token.
 pub(crate) async fn get_request_token(State(app): State<Arc<App>>, request: Request) -> Response {

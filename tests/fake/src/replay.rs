@@ -146,9 +146,14 @@ struct Loaded {
 }
 
 impl Loaded {
+    /// Every exchange a replay holds passes here, cleaned as the recorder writes one
+    /// ([`Exchange::redacted`]): a recording is untrusted text, and one written by hand (or by
+    /// another tool) may hold a value under a secret-named name, which no text of the replay
+    /// (a miss, `check_replay`'s reports, its `Debug`) may show. A recording the recorder
+    /// wrote is already so: cleaning it again changes nothing.
     fn push(&mut self, origin: String, exchange: Exchange) -> Result<(), ReplayError> {
         self.exchanges += 1;
-        match Entry::sort(origin, exchange)? {
+        match Entry::sort(origin, exchange.redacted())? {
             Sorted::Data(entry) => self.entries.push(entry),
             Sorted::Refused(refused) => self.refused.push(refused),
             Sorted::FakesOwn => {}

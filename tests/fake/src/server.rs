@@ -69,7 +69,9 @@ pub struct FakeMarketplace {
 }
 
 /// Where the service sent the user's browser after the login form (see
-/// [`FakeMarketplace::authorize`]). `Debug` shows no verifier.
+/// [`FakeMarketplace::authorize`]). `Debug` shows no verifier, and of a callback only where it
+/// goes and its `oauth_token`: every other value of its query (the app's own, which the client
+/// counts among its secrets) and its fragment are `[redacted]`.
 #[derive(Clone, PartialEq, Eq)]
 pub enum Authorization {
     /// Approved with a callback: the redirect target, carrying `oauth_token` and
@@ -97,12 +99,39 @@ impl std::fmt::Debug for Authorization {
         match self {
             Authorization::Callback(url) => f
                 .debug_tuple("Callback")
-                .field(&marketplace_client::redact(url.as_str(), &[]))
+                .field(&shown_callback(url))
                 .finish(),
             Authorization::Verifier(_) => f.debug_tuple("Verifier").field(&"[redacted]").finish(),
             Authorization::Denied => f.write_str("Denied"),
         }
     }
+}
+
+/// A callback URL as `Authorization`'s `Debug` shows it: the app's values in its query and
+/// fragment (and any user info) replaced, the request token kept; then cleaned like any text.
+fn shown_callback(url: &url::Url) -> String {
+    let mut shown = url.clone();
+    let _ = shown.set_username("");
+    let _ = shown.set_password(None);
+    if url.query().is_some() {
+        let query: Vec<String> = url
+            .query_pairs()
+            .map(|(name, value)| {
+                let kept = if name == "oauth_token" {
+                    url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
+                } else {
+                    "[redacted]".to_owned()
+                };
+                let name: String = url::form_urlencoded::byte_serialize(name.as_bytes()).collect();
+                format!("{name}={kept}")
+            })
+            .collect();
+        shown.set_query(Some(&query.join("&")));
+    }
+    if url.fragment().is_some() {
+        shown.set_fragment(Some("[redacted]"));
+    }
+    marketplace_client::redact(shown.as_str(), &[]).into_owned()
 }
 
 impl FakeMarketplace {
@@ -450,7 +479,23 @@ async fn record(recorder: &Recorder, sent: Sent<'_>, response: Response) -> Resp
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
         .unwrap_or_default();
-    recorder.record(exchange.with_body(&bytes));
+    let recorded = match parts.extensions.get::<crate::oauth::AppSecrets>() {
+        // The app's values the answer echoes, removed as the client removes them; the fake's
+        // answers are text (an answer that is not is withheld).
+        Some(crate::oauth::AppSecrets(secrets)) => {
+            let secrets: Vec<&marketplace_client::Secret> = secrets.iter().collect();
+            match std::str::from_utf8(&bytes) {
+                Ok(text) => marketplace_client::redact(text, &secrets)
+                    .into_owned()
+                    .into_bytes(),
+                Err(_) => {
+                    format!("[withheld: {} bytes that are not text]", bytes.len()).into_bytes()
+                }
+            }
+        }
+        None => bytes.to_vec(),
+    };
+    recorder.record(exchange.with_body(&recorded));
     Response::from_parts(parts, Body::from(bytes))
 }
 
@@ -631,8 +676,8 @@ async fn accept_loop(listener: TcpListener, tls: Option<TlsAcceptor>, router: Ro
     }
 }
 
-/// Serves HTTP/1.1 (or HTTP/2) on one connection until it closes or a request asks for it to
-/// be dropped ([`Fault::Reset`](crate::Fault::Reset)).
+/// Serves HTTP/1.1 on one connection until it closes or a request asks for it to be dropped
+/// ([`Fault::Reset`](crate::Fault::Reset)).
 async fn serve_connection<I>(io: I, router: Router)
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -644,7 +689,10 @@ where
         request.extensions_mut().insert(handle.clone());
         hyper::service::Service::call(&tower, request)
     });
-    let mut builder = auto::Builder::new(TokioExecutor::new());
+    // HTTP/1.1 only, as the service and the client speak it: HTTP/2 (by prior knowledge; TLS
+    // offers only http/1.1) would be a second protocol whose heads hyper does not bound, and
+    // bytes that may start its preface would wait unbounded for the rest.
+    let mut builder = auto::Builder::new(TokioExecutor::new()).http1_only();
     // A request head that does not arrive within the bound (a client trickling it, or silent)
     // ends the connection: the fake is bounded before it reads, as every service should be.
     builder
