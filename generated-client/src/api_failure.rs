@@ -157,9 +157,14 @@ impl ApiFailure {
     }
 }
 
-/// The start of a body for a message: at most 160 characters, on one line.
+/// The start of a body for a message: at most 160 characters, on one line, without the white
+/// space around it (`(empty body)` for none), so a message does not end in a blank.
 pub(crate) fn excerpt(body: &str) -> String {
     const LIMIT: usize = 160;
+    let body = body.trim();
+    if body.is_empty() {
+        return "(empty body)".to_owned();
+    }
     let flat: String = body
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -180,6 +185,11 @@ mod tests {
     #[test]
     fn excerpts_are_short_and_on_one_line() {
         assert_eq!(excerpt("a\nb"), "a b");
+        assert_eq!(
+            excerpt(" injected fault: HTTP 503\n"),
+            "injected fault: HTTP 503"
+        );
+        assert_eq!(excerpt(" \r\n"), "(empty body)");
         let long = "x".repeat(500);
         assert_eq!(excerpt(&long).chars().count(), 161);
     }

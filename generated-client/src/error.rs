@@ -26,7 +26,7 @@ use crate::scrub::Scrubber;
 pub enum Error {
     /// The service could not be reached, or the connection failed before a full response
     /// arrived (connect error, timeout, reset, truncated body).
-    #[error("{method}: the request failed: {source}")]
+    #[error("{method}: the request to {} failed: {source}", source.origin)]
     Transport {
         /// The API method.
         method: &'static str,
@@ -238,6 +238,7 @@ impl Error {
                 method,
                 source: TransportError {
                     kind: source.kind,
+                    origin: clean(source.origin),
                     message: clean(source.message),
                 },
             },
@@ -362,6 +363,9 @@ fn implausible_clock(clock: Timestamp, service: Option<Timestamp>) -> String {
 #[error("{message}")]
 pub struct TransportError {
     kind: TransportErrorKind,
+    /// Where the request went: `https://host:port` (the base URL's origin, which holds no
+    /// credential: the builder refuses one there).
+    origin: String,
     message: String,
 }
 
@@ -378,8 +382,13 @@ pub enum TransportErrorKind {
 }
 
 impl TransportError {
-    /// The account of `error`, its causes included, without the URL, cleaned by `scrubber`.
-    pub(crate) fn new(error: &reqwest::Error, scrubber: &Scrubber<'_>) -> TransportError {
+    /// The account of `error`, its causes included, without the URL, cleaned by `scrubber`,
+    /// of a request to `url`'s origin.
+    pub(crate) fn new(
+        error: &reqwest::Error,
+        scrubber: &Scrubber<'_>,
+        url: &url::Url,
+    ) -> TransportError {
         let kind = if error.is_connect() {
             TransportErrorKind::Connect
         } else if error.is_body() || error.is_decode() {
@@ -405,8 +414,17 @@ impl TransportError {
         }
         TransportError {
             kind,
+            origin: scrubber
+                .text(&url.origin().ascii_serialization())
+                .into_owned(),
             message: scrubber.text(&message).into_owned(),
         }
+    }
+
+    /// Where the request went: the origin of the client's base URL (`https://host:port`; no
+    /// path, no credential).
+    pub fn origin(&self) -> &str {
+        &self.origin
     }
 
     /// What kind of failure it was.

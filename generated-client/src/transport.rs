@@ -654,7 +654,7 @@ impl Transport {
             } else {
                 Error::Transport {
                     method: call.method,
-                    source: TransportError::new(&source, &scrubber),
+                    source: TransportError::new(&source, &scrubber, url),
                 }
             };
             if retriable {

@@ -478,7 +478,18 @@ async fn a_client_trusting_a_given_certificate_trusts_it_and_no_other() {
         .await
         .unwrap_err();
     match &error {
-        Error::Transport { source, .. } => assert!(source.is_connect(), "{error}"),
+        Error::Transport { source, .. } => {
+            assert!(source.is_connect(), "{error}");
+            // The message names where the request went (the base URL's origin).
+            assert_eq!(source.origin(), other.base_url());
+            assert!(
+                error.to_string().starts_with(&format!(
+                    "oauth/getRequestToken: the request to {} failed: ",
+                    other.base_url()
+                )),
+                "{error}"
+            );
+        }
         other => panic!("expected a refused handshake, got {other:?}"),
     }
     assert_eq!(other.requests_served(), 0);
