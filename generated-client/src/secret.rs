@@ -60,6 +60,8 @@ pub(crate) const REDACTED: &str = "[redacted]";
 /// `oauthVerifier` and `OAUTH VERIFIER` are one name): the value of a field, parameter, header
 /// or pair so named is removed from everything kept. `secret` covers `oauth_token_secret` and
 /// `client_secret`; `oauth_signature` and `oauth_verifier` prove possession of a secret.
+/// `oauth_signature_method` is not secret (it names the algorithm): a name ending in it holds
+/// a secret only when another word comes before.
 pub(crate) const SECRET_WORDS: [&str; 6] = [
     "secret",
     "password",
@@ -76,13 +78,17 @@ pub(crate) fn is_name_separator(byte: u8) -> bool {
     matches!(byte, b'_' | b'-' | b'.' | b' ' | b'+')
 }
 
-/// Whether a field, parameter or header of this name holds a secret (see [`SECRET_WORDS`]).
+/// Whether a field, parameter or header of this name holds a secret (see [`SECRET_WORDS`]):
+/// the scrubber's rule (`scrub/scan.rs`), `oauth_signature_method` exempt as there (the
+/// algorithm's name, unless another secret word comes before it).
 pub(crate) fn is_secret_name(name: &str) -> bool {
+    const SIGNATURE_METHOD: &str = "oauthsignaturemethod";
     let name: String = name
         .bytes()
         .filter(|&byte| !is_name_separator(byte))
         .map(|byte| char::from(byte.to_ascii_lowercase()))
         .collect();
+    let name = name.strip_suffix(SIGNATURE_METHOD).unwrap_or(&name);
     SECRET_WORDS.iter().any(|word| name.contains(word))
 }
 
@@ -323,10 +329,19 @@ mod tests {
             "oauthSignature",
             "private_key_pem",
             "Private Key",
+            "oauth_signature_methods",
+            "client_secret_oauth_signature_method",
         ] {
             assert!(is_secret_name(name), "{name}");
         }
-        for name in ["oauth_token", "signature", "key", "id"] {
+        for name in [
+            "oauth_token",
+            "signature",
+            "key",
+            "id",
+            "oauth_signature_method",
+            "OAuth-Signature-Method",
+        ] {
             assert!(!is_secret_name(name), "{name}");
         }
     }

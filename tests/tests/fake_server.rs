@@ -1040,3 +1040,22 @@ async fn garbage_is_refused_without_harm() {
         401
     );
 }
+
+/// A signature refusal is the evidence for what went wrong: the client's error shows the
+/// service's base string whole (`oauth_signature_method` names the algorithm, not a secret, so
+/// the parameters after it stay), and none of the app's secrets.
+#[tokio::test]
+async fn a_signature_refusal_shows_the_services_base_string_whole() {
+    let fake = start().await;
+    let wrong = "not-the-consumer-secret-8c41e7";
+    let client = client_with(&fake, &fake.credentials().consumer_key, wrong);
+    let error = client.request_token(Some("myapp://cb")).await.unwrap_err();
+    let shown = format!("{error}\n{error:?}");
+    for part in [
+        "oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D",
+        "%26oauth_version%3D1.0\"",
+    ] {
+        assert!(shown.contains(part), "{part} in {shown}");
+    }
+    assert!(!shown.contains(wrong), "{shown}");
+}

@@ -37,6 +37,10 @@ pub(super) struct Scan<'a> {
     /// JSON string.
     plain: bool,
     word_state: StateID,
+    /// After the word `oauth_signature` in a name: how many bytes of [`METHOD`] follow it so
+    /// far (separators left out), `None` once anything else does. A name that is exactly
+    /// `oauth_signature_method` holds no secret ([`EXEMPT_AFTER_SIGNATURE`]).
+    signature_tail: Option<usize>,
     /// Whether the text so far is inside a double-quoted string (JSON's strings), and
     /// whether the last byte was an unescaped backslash.
     in_string: bool,
@@ -236,6 +240,25 @@ fn is_option_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.')
 }
 
+/// `oauth_signature_method` names the signature's algorithm (`HMAC-SHA1`), never a secret,
+/// though it holds the secret word `oauth_signature`: its value is kept, so the service's base
+/// string in a refusal (`…%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D…`), the
+/// evidence for a signature that does not match, is shown whole. Only a name whose first
+/// secret word is `oauth_signature` and that ends right after it in `method` (separators and
+/// ASCII case aside): any other byte after `method`, or another secret word before, keeps the
+/// name secret.
+const EXEMPT_AFTER_SIGNATURE: &[u8] = b"method";
+
+/// The secret word a name must end in, followed by [`EXEMPT_AFTER_SIGNATURE`], to be exempt.
+const SIGNATURE_WORD: &str = "oauthsignature";
+
+/// The index of [`SIGNATURE_WORD`] among the secret words (the automaton's pattern).
+fn signature_pattern() -> Option<usize> {
+    crate::secret::SECRET_WORDS
+        .iter()
+        .position(|word| *word == SIGNATURE_WORD)
+}
+
 impl<'a> Scan<'a> {
     pub(super) fn new(words: &'a DFA, plain: bool) -> Self {
         Scan {
@@ -243,6 +266,7 @@ impl<'a> Scan<'a> {
             plain,
             // Unanchored starts always exist: the automaton is built with the default kind.
             word_state: words.start_state(Anchored::No).unwrap_or(StateID::ZERO),
+            signature_tail: None,
             in_string: false,
             backslash: false,
             context: Context::Space,
@@ -257,6 +281,15 @@ impl<'a> Scan<'a> {
     pub(super) fn feed(&mut self, unit: Unit) {
         self.escapes |= matches!(unit.byte, b'%' | b'\\' | b'&');
         self.undecodable |= self.overlong.feed(unit.byte);
+        if let Pair::Name(_) = self.pair
+            && is_name_byte(unit.byte)
+            && !is_name_separator(unit.byte)
+        {
+            let byte = unit.byte.to_ascii_lowercase();
+            self.signature_tail = self.signature_tail.and_then(|read| {
+                (EXEMPT_AFTER_SIGNATURE.get(read) == Some(&byte)).then_some(read + 1)
+            });
+        }
         self.step_pair(unit);
         self.context = self.context.next(unit.byte);
         // Separators are left out of names: `oauth-verifier` is `oauth_verifier`. A word is
@@ -268,6 +301,11 @@ impl<'a> Scan<'a> {
                 .next_state(Anchored::No, self.word_state, unit.byte);
         }
         if !separator && self.words.is_match(self.word_state) {
+            // Exempt only a name whose first secret word is `oauth_signature`: one that held
+            // another before (`secret_oauth_signature_method`) stays secret.
+            let pattern = self.words.match_pattern(self.word_state, 0).as_usize();
+            let first_word = !matches!(self.pair, Pair::Name(_) | Pair::BeforeSeparator);
+            self.signature_tail = (first_word && Some(pattern) == signature_pattern()).then_some(0);
             match &mut self.pair {
                 // A name inside a value (`secret="oauth_token_secret": "x"`) may be the name
                 // of what follows the value.
@@ -302,7 +340,8 @@ impl<'a> Scan<'a> {
             separator,
             fresh: true,
         };
-        self.pair = match self.pair {
+        let naming = matches!(self.pair, Pair::Name(_) | Pair::BeforeSeparator);
+        let next = match self.pair {
             Pair::Idle => Pair::Idle,
             Pair::Name(NameKind::Plain) if is_name_byte(byte) => Pair::Name(NameKind::Plain),
             Pair::Name(kind @ (NameKind::Option | NameKind::Element)) if is_option_byte(byte) => {
@@ -362,6 +401,15 @@ impl<'a> Scan<'a> {
             Pair::SkippedTag if byte == b'>' => separator(Separator::Element),
             Pair::SkippedTag => Pair::SkippedTag,
             Pair::Value(value) => self.value_step(value, unit),
+        };
+        // The name ended: one that is exactly `oauth_signature_method` has no secret value.
+        self.pair = match next {
+            Pair::BeforeValue { .. } | Pair::Attributes(_)
+                if naming && self.signature_tail == Some(EXEMPT_AFTER_SIGNATURE.len()) =>
+            {
+                Pair::Idle
+            }
+            next => next,
         };
     }
 

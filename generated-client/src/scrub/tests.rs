@@ -68,6 +68,49 @@ fn secret_named_values_go_in_every_shape_of_body() {
     }
 }
 
+/// `oauth_signature_method` names the algorithm, never a secret: kept in every shape a value
+/// takes (so a refusal's base string is shown whole), while `oauth_signature`, a name that goes
+/// on past `method`, and one with another secret word before, stay removed.
+#[test]
+fn the_signature_method_is_kept_and_only_it() {
+    for (body, expected) in [
+        (
+            "base string \"POST&x%26oauth_nonce%3Dn1%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D17%26oauth_version%3D1.0\" end",
+            "base string \"POST&x%26oauth_nonce%3Dn1%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D17%26oauth_version%3D1.0\" end",
+        ),
+        (
+            r#"{"oauth_signature_method": "HMAC-SHA1", "oauth_signature": "c2ln"}"#,
+            r#"{"oauth_signature_method": "HMAC-SHA1", "oauth_signature": "[redacted]"}"#,
+        ),
+        (
+            "OAuth oauth_signature_method=\"HMAC-SHA1\", oauth_signature=\"c2ln\"",
+            "OAuth oauth_signature_method=\"HMAC-SHA1\", oauth_signature=\"[redacted]\"",
+        ),
+        (
+            "<oauth_signature_method>HMAC-SHA1</oauth_signature_method>",
+            "<oauth_signature_method>HMAC-SHA1</oauth_signature_method>",
+        ),
+        (
+            "--oauth-signature-method HMAC-SHA1 --OAuth-Signature s1",
+            "--oauth-signature-method HMAC-SHA1 --OAuth-Signature [redacted]",
+        ),
+        (
+            "OAUTH SIGNATURE METHOD: HMAC-SHA1",
+            "OAUTH SIGNATURE METHOD: HMAC-SHA1",
+        ),
+        (
+            "oauth_signature_methods=m1&oauth_signature_method_x=m2&oauth_signaturemethodx=m3",
+            "oauth_signature_methods=[redacted]&oauth_signature_method_x=[redacted]&oauth_signaturemethodx=[redacted]",
+        ),
+        (
+            "secret_oauth_signature_method=m1&oauth_signature_meth=m2",
+            "secret_oauth_signature_method=[redacted]&oauth_signature_meth=[redacted]",
+        ),
+    ] {
+        assert_eq!(structural(body), expected, "{body}");
+    }
+}
+
 #[test]
 fn text_without_a_pair_is_kept_as_it_is() {
     for text in [
