@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use marketplace_client::oauth::Verifier;
 use marketplace_client::{Client, ConsumerCredentials, Decimal, Session};
-use marketplace_tests::fake::{Authorization, FakeMarketplace};
+use marketplace_fake::{Authorization, FakeMarketplace};
 
 type Result<T, E = Box<dyn Error>> = std::result::Result<T, E>;
 
