@@ -88,6 +88,7 @@ async fn tour_fake() -> Result<()> {
 
     session.revoke().await?;
     println!("\nRevoked the access token; the tour is over.");
+    next_steps(true);
     Ok(())
 }
 
@@ -125,7 +126,22 @@ async fn tour_deployment(base_url: &str) -> Result<()> {
         .await?;
     let session = client.session(token);
     println!("Access token granted, valid until {}", session.expires_at());
-    summarize(&session, &workrooms).await
+    summarize(&session, &workrooms).await?;
+    next_steps(false);
+    Ok(())
+}
+
+/// Where a reader goes from here: this file, the manual's pages (paths from the repository's
+/// root), and, after the fake's tour, how to take the same tour against a real deployment.
+fn next_steps(after_the_fake: bool) {
+    println!("\nNext: read this tour's code, {}", file!());
+    println!("  then docs/using-the-client.md and docs/testing-with-the-fake.md");
+    if after_the_fake {
+        println!(
+            "  against a real deployment: set MARKETPLACE_BASE_URL, MARKETPLACE_CONSUMER_KEY,\n  \
+             MARKETPLACE_CONSUMER_SECRET and MARKETPLACE_BID_ID, and run the same command"
+        );
+    }
 }
 
 async fn summarize(session: &Session, workrooms: &Workrooms) -> Result<()> {
