@@ -3,7 +3,8 @@
 //! slug GitHub gives it. Links in code blocks and to other sites are not followed.
 //!
 //! And every Rust example an app's author reads (the pages' `rust` blocks, the published
-//! crates' doc comments) imports only what such an app has: the two crates, what they re-export
+//! crates' doc comments and the example programs they ship, the README's tour among them)
+//! imports only what such an app has: the two crates, what they re-export
 //! (`marketplace_client::TryStreamExt`, `marketplace_client::jiff`, …), std and tokio. The
 //! examples compile in the workspace, where every dependency is at hand, so a `use futures::…`
 //! compiled there and failed in an app. Each example is parsed whole with `syn`, hidden lines
@@ -423,7 +424,8 @@ struct Example {
 }
 
 /// The Rust examples an app's author reads: `rust` blocks of the Markdown pages for apps (the
-/// manual, the READMEs), and the examples of the published crates' doc comments.
+/// manual, the READMEs), the examples of the published crates' doc comments, and the example
+/// programs those crates ship (`examples/*.rs`).
 fn examples(root: &Path) -> Vec<Example> {
     let mut examples = Vec::new();
     // The block being read: its place and lines.
@@ -509,6 +511,20 @@ fn examples(root: &Path) -> Vec<Example> {
                 }
             }
             close(&mut open);
+        }
+    }
+    // The examples the published crates ship (the README's tour), whole.
+    for crate_dir in ["generated-client/examples", "tests/fake/examples"] {
+        if !root.join(crate_dir).is_dir() {
+            continue;
+        }
+        for file in files_below(root, &root.join(crate_dir), ".rs") {
+            let code = std::fs::read_to_string(root.join(&file)).expect("a readable example");
+            examples.push(Example {
+                place: format!("{}:1", file.display()),
+                lines: code.lines().count(),
+                code,
+            });
         }
     }
     examples
