@@ -11,9 +11,14 @@
 //!    compiles against exactly what would be published, never against the workspace's sources. It depends on nothing but the
 //!    two crates and tokio.
 //!
-//! Step 2 is the packages' verification: it builds both from their `.crate` files, with their
-//! default features, and runs the app's tests against the fake, so the dry run need not build
-//! them a second time on its own.
+//! 3. A package that ships examples (the fake's `tour`, the README's `cargo run --example
+//!    tour`) has them built from its unpacked copy, with the same patches: an example shipped
+//!    must compile from what would be uploaded, with the dependencies its manifest there
+//!    declares (cargo's own verification builds a package's library and binaries only).
+//!
+//! Steps 2 and 3 are the packages' verification: they build both from their `.crate` files,
+//! with their default features, and run the app's tests against the fake, so the dry run need
+//! not build them a second time on its own.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,6 +36,10 @@ pub const SCRATCH: &str = "tmp/packaged-app";
 
 /// Where `cargo package` writes the `.crate` files, relative to the target directory.
 pub const PACKAGES: &str = "package";
+
+/// The folders of the scratch folder, emptied before each run: the unpacked packages, the app,
+/// and the copies of the packages whose examples are built.
+pub const SCRATCH_DIRS: [&str; 3] = ["packages", "app", "examples"];
 
 /// Why packaging or the app failed.
 #[derive(Debug, thiserror::Error)]
@@ -92,7 +101,8 @@ pub fn run(root: &Path) -> Result<(), PackageError> {
     let packages = scratch.join("packages");
     let app = scratch.join("app");
     empty_scratch(&target)?;
-    let mut patches = String::from("[patch.crates-io]\n");
+    // Each package's folder in `packages/`, as a `[patch.crates-io]` for the version asked for.
+    let mut unpacked = Vec::new();
     for (package, _) in CRATES {
         let file = target
             .join(PACKAGES)
@@ -106,24 +116,53 @@ pub fn run(root: &Path) -> Result<(), PackageError> {
                 .arg("-C")
                 .arg(&packages),
         )?;
-        patches.push_str(&format!(
-            "{package} = {{ path = \"../packages/{package}-{version}\" }}\n"
-        ));
+        unpacked.push((package, format!("{package}-{version}")));
     }
-    copy_app(root, &target, &patches)?;
+    copy_app(root, &target, &patches(&unpacked, "..", None))?;
 
     let mut test = cargo(&app);
     test.args(["test", "--target-dir"])
         .arg(scratch.join("target"));
-    status(&mut test)
+    status(&mut test)?;
+
+    for (package, name) in &unpacked {
+        if !packages.join(name).join("examples").is_dir() {
+            continue;
+        }
+        // The copy is `examples/<name>`, two levels below the scratch folder; it is the root
+        // there, so it patches only the other packages.
+        let patches = patches(&unpacked, "../..", Some(package));
+        let copy = copy_package_for_examples(root, &target, name, &patches)?;
+        let mut build = cargo(&copy);
+        build
+            .args(["build", "--examples", "--target-dir"])
+            .arg(scratch.join("target"));
+        status(&mut build)?;
+    }
+    Ok(())
 }
 
-/// Empties the scratch folder's `packages/` and `app/` below the target directory `target`
+/// The `[patch.crates-io]` table that puts the `unpacked` packages (name, folder in
+/// `packages/`) in place of their crates.io versions, for a manifest whose folder reaches the
+/// scratch folder by `up` (`..`, `../..`); `except` is left out.
+fn patches(unpacked: &[(&str, String)], up: &str, except: Option<&str>) -> String {
+    let mut table = String::from("[patch.crates-io]\n");
+    for (package, folder) in unpacked {
+        if Some(*package) != except {
+            table.push_str(&format!(
+                "{package} = {{ path = \"{up}/packages/{folder}\" }}\n"
+            ));
+        }
+    }
+    table
+}
+
+/// Empties the scratch folder's `packages/`, `app/` and `examples/` below the target directory `target`
 /// (created if needed), through the one writer: below `target` no link is followed, so a link
 /// planted in the scratch folder is removed, never written or deleted through.
 pub fn empty_scratch(target: &Path) -> Result<(), PackageError> {
     let target_dir = OutputDir::create(target).map_err(files_error)?;
-    for dir in ["packages", "app"] {
+    for dir in SCRATCH_DIRS {
         let dir = Path::new(SCRATCH).join(dir);
         target_dir.remove_all(&dir).map_err(files_error)?;
         target_dir.subdir(&dir).map_err(files_error)?;
@@ -142,6 +181,38 @@ pub fn copy_app(root: &Path, target: &Path, patches: &str) -> Result<(), Package
     copy(&root.join("Cargo.lock"), &app, Path::new("Cargo.lock"))?;
     app.write(".cargo/config.toml", patches)
         .map_err(files_error)
+}
+
+/// Copies the unpacked package `name` (`<package>-<version>`, in the scratch folder's
+/// `packages/` below `target`) to the scratch folder's `examples/<name>`, as a workspace of its
+/// own (an empty `[workspace]` appended to its manifest: the copy lies inside the repository's
+/// workspace, which does not list it), with the workspace's `Cargo.lock` and `patches` as its
+/// `.cargo/config.toml`, each file whole. Returns the copy's folder. The app keeps building
+/// against the package as unpacked; nothing else of the package changes.
+pub fn copy_package_for_examples(
+    root: &Path,
+    target: &Path,
+    name: &str,
+    patches: &str,
+) -> Result<PathBuf, PackageError> {
+    let scratch = target.join(SCRATCH);
+    let unpacked = scratch.join("packages").join(name);
+    let dir = OutputDir::open(target)
+        .and_then(|target| target.subdir(Path::new(SCRATCH).join("examples").join(name)))
+        .map_err(files_error)?;
+    copy_dir(&unpacked, &dir, Path::new(""))?;
+    let manifest_path = unpacked.join("Cargo.toml");
+    let manifest =
+        std::fs::read_to_string(&manifest_path).map_err(|source| io(&manifest_path, source))?;
+    dir.write(
+        "Cargo.toml",
+        format!("{manifest}\n# A workspace of its own (cargo xtask package).\n[workspace]\n"),
+    )
+    .map_err(files_error)?;
+    copy(&root.join("Cargo.lock"), &dir, Path::new("Cargo.lock"))?;
+    dir.write(".cargo/config.toml", patches)
+        .map_err(files_error)?;
+    Ok(dir.path().to_path_buf())
 }
 
 /// The version of the published crates (they share it).

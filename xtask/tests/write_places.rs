@@ -117,7 +117,9 @@ fn links_in_the_package_scratch_folder_are_removed_not_followed() {
     assert_eq!(snapshot(&places.outside), outside);
     assert_eq!(
         snapshot(&scratch),
-        [("app".into(), Node::Dir), ("packages".into(), Node::Dir)].into()
+        package::SCRATCH_DIRS
+            .map(|dir| (dir.into(), Node::Dir))
+            .into()
     );
     let root = xtask::codegen::workspace_root();
     package::copy_app(&root, &places.root, "[patch.crates-io]\n").unwrap();
@@ -175,4 +177,89 @@ fn a_failed_app_copy_leaves_whole_files_only() {
         }
     }
     assert!(!copied.contains_key(Path::new(".cargo/config.toml")));
+}
+
+/// A package that ships examples is copied for their build as a workspace of its own: its files
+/// as unpacked, its manifest with an empty `[workspace]` added (the scratch folder lies inside
+/// the repository's workspace), the workspace's lock and the patches given; the unpacked
+/// package the app builds against stays as it was.
+#[test]
+fn a_package_with_examples_is_copied_as_a_workspace_of_its_own_and_left_as_unpacked() {
+    let places = Places::new();
+    package::empty_scratch(&places.root).unwrap();
+    let unpacked = Path::new(SCRATCH).join("packages/demo-0.1.0");
+    let manifest = "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n";
+    places
+        .out()
+        .write(unpacked.join("Cargo.toml"), manifest)
+        .unwrap();
+    places
+        .out()
+        .write(unpacked.join("examples/tour.rs"), "fn main() {}\n")
+        .unwrap();
+    places
+        .out()
+        .write(unpacked.join("src/lib.rs"), "//! A demo.\n")
+        .unwrap();
+    let packages = snapshot(&places.root.join(SCRATCH).join("packages"));
+    let root = xtask::codegen::workspace_root();
+    let patches = "[patch.crates-io]\nother = { path = \"../../packages/other-0.1.0\" }\n";
+
+    let copy =
+        package::copy_package_for_examples(&root, &places.root, "demo-0.1.0", patches).unwrap();
+
+    assert_eq!(copy, places.root.join(SCRATCH).join("examples/demo-0.1.0"));
+    let mut expected = snapshot(&places.root.join(&unpacked));
+    expected.insert(
+        "Cargo.toml".into(),
+        Node::File(
+            format!("{manifest}\n# A workspace of its own (cargo xtask package).\n[workspace]\n")
+                .into_bytes(),
+        ),
+    );
+    expected.insert(
+        "Cargo.lock".into(),
+        Node::File(std::fs::read(root.join("Cargo.lock")).unwrap()),
+    );
+    expected.insert(".cargo".into(), Node::Dir);
+    expected.insert(
+        ".cargo/config.toml".into(),
+        Node::File(patches.as_bytes().to_vec()),
+    );
+    assert_eq!(snapshot(&copy), expected);
+    assert_eq!(
+        snapshot(&places.root.join(SCRATCH).join("packages")),
+        packages,
+        "the unpacked package is left as it was"
+    );
+}
+
+/// A link in an unpacked package is refused, not followed, when the package is copied for its
+/// examples: what it points to is neither read into the copy nor changed.
+#[cfg(unix)]
+#[test]
+fn a_link_in_a_package_copied_for_its_examples_is_refused() {
+    let places = Places::new();
+    package::empty_scratch(&places.root).unwrap();
+    let unpacked = Path::new(SCRATCH).join("packages/demo-0.1.0");
+    places
+        .out()
+        .write(unpacked.join("Cargo.toml"), "[package]\n")
+        .unwrap();
+    std::os::unix::fs::symlink(
+        places.outside.join("kept.txt"),
+        places.root.join(&unpacked).join("secret.txt"),
+    )
+    .unwrap();
+    let outside = snapshot(&places.outside);
+    let root = xtask::codegen::workspace_root();
+    let error =
+        package::copy_package_for_examples(&root, &places.root, "demo-0.1.0", "").unwrap_err();
+    assert!(
+        error.to_string().contains("secret.txt") && error.to_string().contains("refused"),
+        "{error}"
+    );
+    assert_eq!(snapshot(&places.outside), outside);
+    let copy = snapshot(&places.root.join(SCRATCH).join("examples/demo-0.1.0"));
+    assert!(!copy.contains_key(Path::new("secret.txt")), "{copy:?}");
 }
