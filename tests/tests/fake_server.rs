@@ -898,6 +898,58 @@ async fn plain_http_serves_the_same_fake() {
     session.get_my_providers().send().await.unwrap();
 }
 
+/// `start_on` and `start_plain_http_on` serve on the caller's listener (a port it chose or
+/// holds), the whole flow included; a listener on any other address than 127.0.0.1 (every
+/// interface, another loopback address the certificate does not name) is refused as
+/// `InvalidInput` naming it, before anything is served.
+#[tokio::test]
+async fn the_fake_serves_on_the_callers_listener_on_127_0_0_1_only() {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let fake = FakeMarketplace::start_on(listener).await.unwrap();
+    assert_eq!(fake.base_url(), format!("https://127.0.0.1:{port}"));
+    let session = session(&fake, &client(&fake)).await;
+    session.get_my_providers().send().await.unwrap();
+
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let fake = FakeMarketplace::start_plain_http_on(listener)
+        .await
+        .unwrap();
+    assert_eq!(fake.base_url(), format!("http://127.0.0.1:{port}"));
+    assert_eq!(
+        get(&fake, &url(&fake, PROVIDERS), "none").await.status(),
+        401
+    );
+
+    let mut refused = 0;
+    // HTTPS and plain HTTP in turn.
+    for (index, address) in ["0.0.0.0", "127.0.0.2", "::1", "::"]
+        .into_iter()
+        .enumerate()
+    {
+        // An address this machine cannot bind is not one to refuse.
+        let Ok(listener) = std::net::TcpListener::bind((address, 0)) else {
+            continue;
+        };
+        let at = listener.local_addr().unwrap();
+        let started = if index % 2 == 0 {
+            FakeMarketplace::start_on(listener).await
+        } else {
+            FakeMarketplace::start_plain_http_on(listener).await
+        };
+        let error = started.expect_err(address);
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput, "{address}");
+        assert!(
+            error.to_string().contains("127.0.0.1 only")
+                && error.to_string().contains(&at.to_string()),
+            "{error}"
+        );
+        refused += 1;
+    }
+    assert!(refused >= 1, "no other address could be bound to try");
+}
+
 #[tokio::test]
 async fn every_answer_carries_the_fake_clocks_date() {
     let fake = start().await;

@@ -3,7 +3,7 @@
 //! count, injected faults, the `Date` header from the [`FakeClock`]).
 
 use std::io;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -52,9 +52,9 @@ const DEMO_PASSWORD: &str = "demo-password";
 /// The environment variable naming a directory to record every fake's answers in.
 pub const RECORD_DIR_VARIABLE: &str = "MARKETPLACE_FAKE_RECORD_DIR";
 
-/// A running fake marketplace on 127.0.0.1 with an OS-chosen port, served over HTTPS with a
-/// certificate generated at start (rcgen; SANs `127.0.0.1` and `localhost`), or over plain
-/// HTTP.
+/// A running fake marketplace on 127.0.0.1, on a port the OS chooses or on the caller's
+/// listener ([`start_on`](Self::start_on)), served over HTTPS with a certificate generated at
+/// start (rcgen; SANs `127.0.0.1` and `localhost`), or over plain HTTP.
 ///
 /// It is stateful (issued tokens, nonces, the seeded [`World`]) and checks every OAuth
 /// signature with its own code. Dropping it stops the accept loop and closes every open
@@ -141,7 +141,31 @@ impl FakeMarketplace {
     ///
     /// Fails if the certificate cannot be generated or the socket cannot be bound.
     pub async fn start() -> io::Result<FakeMarketplace> {
-        FakeMarketplace::launch(true).await
+        FakeMarketplace::launch(true, None).await
+    }
+
+    /// Starts the fake over HTTPS on `listener`, a socket the caller bound on 127.0.0.1: a
+    /// port chosen in advance, so that an app's configuration (its base URL) survives restarts
+    /// (the `fake-marketplace` binary's `--port`), or one a test holds from before the start.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use marketplace_fake::FakeMarketplace;
+    ///
+    /// let listener = std::net::TcpListener::bind(("127.0.0.1", 8443))?;
+    /// let fake = FakeMarketplace::start_on(listener).await?;
+    /// assert_eq!(fake.base_url(), "https://127.0.0.1:8443");
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`io::ErrorKind::InvalidInput`] if the listener is not on 127.0.0.1 (the fake hands its
+    /// demo secrets to whoever connects, and its certificate names `127.0.0.1` and `localhost`
+    /// only); otherwise as [`start`](Self::start).
+    pub async fn start_on(listener: std::net::TcpListener) -> io::Result<FakeMarketplace> {
+        FakeMarketplace::launch(true, Some(listener)).await
     }
 
     /// Starts the same fake over plain HTTP (for manual use with curl, and for tests of a
@@ -151,10 +175,30 @@ impl FakeMarketplace {
     ///
     /// Fails if the socket cannot be bound.
     pub async fn start_plain_http() -> io::Result<FakeMarketplace> {
-        FakeMarketplace::launch(false).await
+        FakeMarketplace::launch(false, None).await
     }
 
-    async fn launch(https: bool) -> io::Result<FakeMarketplace> {
+    /// Starts the same fake over plain HTTP on `listener`, a socket the caller bound on
+    /// 127.0.0.1 (see [`start_on`](Self::start_on)).
+    ///
+    /// # Errors
+    ///
+    /// [`io::ErrorKind::InvalidInput`] if the listener is not on 127.0.0.1.
+    pub async fn start_plain_http_on(
+        listener: std::net::TcpListener,
+    ) -> io::Result<FakeMarketplace> {
+        FakeMarketplace::launch(false, Some(listener)).await
+    }
+
+    /// Starts the fake on `listener`, or on a port the OS chooses.
+    async fn launch(
+        https: bool,
+        listener: Option<std::net::TcpListener>,
+    ) -> io::Result<FakeMarketplace> {
+        let listener = match listener {
+            Some(listener) => loopback_listener(listener)?,
+            None => TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?,
+        };
         let spellings = Spellings::from_env()
             .map_err(|error| io::Error::new(io::ErrorKind::InvalidInput, error))?;
         if spellings != Spellings::Fixed {
@@ -162,7 +206,6 @@ impl FakeMarketplace {
             eprintln!("marketplace-fake: {spellings}");
         }
         let tls = if https { Some(tls::generate()?) } else { None };
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
         let addr: SocketAddr = listener.local_addr()?;
         let scheme = if https { "https" } else { "http" };
         let world = World::seeded();
@@ -649,6 +692,20 @@ fn json_response(status: StatusCode, body: String) -> Response {
 
 /// Accepts connections until aborted; each is served on its own task, and aborting this task
 /// aborts them all.
+/// A listener the caller bound, as tokio's: refused unless it is on 127.0.0.1, where the fake
+/// always listens.
+fn loopback_listener(listener: std::net::TcpListener) -> io::Result<TcpListener> {
+    let addr = listener.local_addr()?;
+    if addr.ip() != IpAddr::V4(Ipv4Addr::LOCALHOST) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("the fake listens on 127.0.0.1 only, not on {addr}"),
+        ));
+    }
+    listener.set_nonblocking(true)?;
+    TcpListener::from_std(listener)
+}
+
 async fn accept_loop(listener: TcpListener, tls: Option<TlsAcceptor>, router: Router) {
     let mut connections = JoinSet::new();
     loop {
