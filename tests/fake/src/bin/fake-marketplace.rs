@@ -1,22 +1,27 @@
 //! Runs the fake marketplace for manual use until Ctrl-C.
 //!
 //! ```text
-//! cargo run -p marketplace-fake --bin fake-marketplace            # HTTPS
-//! cargo run -p marketplace-fake --bin fake-marketplace -- --http  # plain HTTP
-//! cargo run -p marketplace-fake --bin fake-marketplace -- --help  # the options, exit codes
+//! cargo run -p marketplace-fake --bin fake-marketplace                 # HTTPS, a free port
+//! cargo run -p marketplace-fake --bin fake-marketplace -- --http       # plain HTTP
+//! cargo run -p marketplace-fake --bin fake-marketplace -- --port 8443  # the same URL each time
+//! cargo run -p marketplace-fake --bin fake-marketplace -- --help       # the options, exit codes
 //! ```
 //!
 //! Prints the base URL, the demo application's consumer key and secret, the demo users' logins
-//! and password, and (for HTTPS) the path of the server certificate, e.g. for `curl --cacert`:
+//! and password, (for HTTPS) the path of the server certificate, e.g. for `curl --cacert`:
 //! `certificate.pem` in a new directory of the temporary folder, private to the user
-//! (`fake-marketplace-` and random digits), removed when the server stops.
+//! (`fake-marketplace-` and random digits), removed when the server stops; then the seeded
+//! workrooms (each bid ID, its kind, its client's and provider's logins: a workroom answers
+//! only them) and how approving in a browser ends.
 
+use std::io;
+use std::net::{Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
 use marketplace_client::files::{FileError, OutputDir};
-use marketplace_fake::FakeMarketplace;
+use marketplace_fake::{FakeMarketplace, World};
 
 /// The command line.
 #[derive(Parser)]
@@ -25,24 +30,38 @@ use marketplace_fake::FakeMarketplace;
     about = "Runs the fake marketplace on 127.0.0.1 for manual use, until Ctrl-C",
     long_about = "Runs the fake marketplace on 127.0.0.1 for manual use, until Ctrl-C.\n\n\
                   Prints the base URL, the demo application's consumer key and secret, the demo \
-                  users' logins and password, and (for HTTPS) the path of the server \
-                  certificate, e.g. for curl --cacert: certificate.pem in a new directory of the \
-                  temporary folder, private to the user, removed when the server stops.",
+                  users' logins and password, (for HTTPS) the path of the server certificate, \
+                  e.g. for curl --cacert: certificate.pem in a new directory of the temporary \
+                  folder, private to the user, removed when the server stops; then the seeded \
+                  workrooms (each bid ID, its kind, its client's and provider's logins: a \
+                  workroom answers only those two users) and how approving in a browser ends.",
     after_help = "Examples:
-  cargo run -p marketplace-fake --bin fake-marketplace            # HTTPS
-  cargo run -p marketplace-fake --bin fake-marketplace -- --http  # plain HTTP
+  cargo run -p marketplace-fake --bin fake-marketplace                 # HTTPS, a free port
+  cargo run -p marketplace-fake --bin fake-marketplace -- --http       # plain HTTP
+  cargo run -p marketplace-fake --bin fake-marketplace -- --port 8443  # https://127.0.0.1:8443 on every start
 
 Exit codes:
   0  stopped with Ctrl-C (or help printed)
   1  the server failed: it could not start, write its certificate or wait for Ctrl-C
-  2  usage error: an unknown option or argument"
+  2  usage error: an unknown option or argument, or a --port that cannot be listened on (in use, or reserved)"
 )]
 struct Options {
     /// Serve plain HTTP instead of HTTPS (a client must opt in to plain HTTP for OAuth, which
     /// it allows on loopback only)
     #[arg(long)]
     http: bool,
+    /// Listen on this port of 127.0.0.1, the same on every start, so that an app configured
+    /// with the base URL keeps working after a restart (0, or no --port: a free port the OS
+    /// chooses)
+    #[arg(long, value_name = "PORT")]
+    port: Option<u16>,
 }
+
+/// How approving in a browser ends, for an app's author signing in by hand.
+const BROWSER: &str = "after Approve, the browser goes to the app's callback URL (e.g. \
+                       myapp://callback?oauth_token=...&oauth_verifier=...), which it cannot \
+                       open: copy that URL from the address bar into the app; with the callback \
+                       oob, the page shows the verifier instead";
 
 /// `text` with every control character but line feeds and tabs, and every
 /// bidirectional-text control, written as `\u{…}`, as the project's tools print untrusted
@@ -77,8 +96,8 @@ fn escape(text: &str, line_feeds: bool) -> String {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let plain_http = match Options::try_parse() {
-        Ok(options) => options.http,
+    let options = match Options::try_parse() {
+        Ok(options) => options,
         Err(error) => {
             // Help (standard output, 0) or a usage error (standard error, 2), as plain text.
             let text = escape_controls(&error.render().to_string());
@@ -90,10 +109,18 @@ async fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
+    let plain_http = options.http;
+    let listener = match listen(options.port.unwrap_or(0)) {
+        Ok(listener) => listener,
+        Err((code, message)) => {
+            eprintln!("{}", line(format_args!("fake-marketplace: {message}")));
+            return code;
+        }
+    };
     let started = if plain_http {
-        FakeMarketplace::start_plain_http().await
+        FakeMarketplace::start_plain_http_on(listener).await
     } else {
-        FakeMarketplace::start().await
+        FakeMarketplace::start_on(listener).await
     };
     let fake = match started {
         Ok(fake) => fake,
@@ -162,6 +189,10 @@ async fn main() -> ExitCode {
             }
         }
     };
+    for text in workrooms(fake.world()) {
+        println!("{}", line(text));
+    }
+    println!("{}", line(format_args!("in a browser:    {BROWSER}")));
     // Listening for Ctrl-C before saying so: a Ctrl-C right after the line stops it cleanly.
     let interrupted = interrupted();
     println!("Ctrl-C stops the server.");
@@ -187,6 +218,70 @@ async fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// The socket on `port` of 127.0.0.1 (0: one the OS chooses). A port given that cannot be
+/// listened on (in use, reserved for the system) is a usage error (exit 2) naming it; any other
+/// failure is the server's (exit 1).
+fn listen(port: u16) -> Result<TcpListener, (ExitCode, String)> {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, port)).map_err(|error| {
+        if port == 0 {
+            return (
+                ExitCode::FAILURE,
+                format!("cannot listen on 127.0.0.1: {error}"),
+            );
+        }
+        let usage = matches!(
+            error.kind(),
+            io::ErrorKind::AddrInUse
+                | io::ErrorKind::PermissionDenied
+                | io::ErrorKind::AddrNotAvailable
+        );
+        let why = match error.kind() {
+            io::ErrorKind::AddrInUse => "is in use".to_owned(),
+            io::ErrorKind::PermissionDenied => "is reserved for the system".to_owned(),
+            _ => "cannot be listened on".to_owned(),
+        };
+        let code = if usage {
+            ExitCode::from(2)
+        } else {
+            ExitCode::FAILURE
+        };
+        (
+            code,
+            format!(
+                "--port {port}: 127.0.0.1:{port} {why} ({error}); choose another port, or \
+                 leave --port out for a free one"
+            ),
+        )
+    })
+}
+
+/// The lines that list the seeded workrooms: each bid ID, hourly or fixed-price, and the
+/// logins of its client and provider, the only users it answers.
+fn workrooms(world: &World) -> Vec<String> {
+    let login = |id: u64| world.user(id).map_or("?", |user| user.login.as_str());
+    let rooms = world.workrooms();
+    let width = rooms
+        .iter()
+        .map(|room| login(room.client).len())
+        .max()
+        .unwrap_or(0);
+    let mut lines = vec![
+        "workrooms:       bid ID, kind, client and provider (a workroom answers only these two \
+         logins)"
+            .to_owned(),
+    ];
+    lines.extend(rooms.iter().map(|room| {
+        let kind = if room.hourly { "hourly" } else { "fixed-price" };
+        format!(
+            "  bid {}  {kind:<11}  client {:<width$}  provider {}",
+            room.bid_id,
+            login(room.client),
+            login(room.provider)
+        )
+    }));
+    lines
 }
 
 /// The certificate written in its private directory.
