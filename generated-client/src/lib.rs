@@ -300,7 +300,7 @@ pub use hooks::{OutgoingRequest, ReceivedResponse};
 pub use options::{CallOptions, RetryPolicy};
 pub use request::Request;
 pub use response::{Response, ResponseMeta};
-pub use scrub::redact;
+pub use scrub::{redact, redact_url};
 pub use secret::{ConsumerCredentials, Secret, callback_secrets};
 pub use service::{OAuthService, Service};
 

@@ -287,12 +287,14 @@ async fn authorize_refuses_every_other_origin_and_sends_nothing_there() {
                 foreign.set_host(Some(host)).unwrap();
                 foreign.set_port(Some(port)).unwrap();
                 let result = fake.authorize(foreign.as_str(), &login(&fake), true).await;
-                // Named without its query (the request token, and where an app's values go).
+                // Named without its query's values (the request token, and where an app's
+                // values go).
                 let mut named = foreign.clone();
                 named.set_query(None);
+                let named = format!("{named}?[redacted]");
                 assert!(
                     matches!(&result, Err(FakeError::ForeignUrl { url, fake: base })
-                        if *url == named.as_str() && base == fake.base_url()),
+                        if *url == named && base == fake.base_url()),
                     "{foreign}: {result:?}"
                 );
                 refused += 1;
@@ -306,6 +308,62 @@ async fn authorize_refuses_every_other_origin_and_sends_nothing_there() {
         matches!(approved, Ok(Authorization::Callback(_))),
         "{approved:?}"
     );
+}
+
+/// A refused URL is shown as the client shows one (`redact_url`): a password written where a
+/// reader takes it for user info, wherever a parser puts it (user info, a path or a query
+/// before an `@`), a query value, a fragment, is in neither the error's text nor its `Debug`.
+#[tokio::test]
+async fn a_refused_url_shows_no_password_wherever_it_is_written() {
+    let fake = start().await;
+    let password = "Pw0rdXq7Zt";
+    let shapes = [
+        format!("https://me:{password}@127.0.0.2/oauth/authorize"),
+        format!("https://me/x:{password}@127.0.0.2/oauth/authorize"),
+        format!("https://me?x:{password}@127.0.0.2/oauth/authorize"),
+        format!("https://127.0.0.2/oauth/authorize?oauth_token=t&app={password}"),
+        format!("https://127.0.0.2/oauth/authorize?{password}"),
+        format!("https://127.0.0.2/oauth/authorize#{password}"),
+        format!("https://127.0.0.2/{password}@/oauth/authorize"),
+    ];
+    for given in shapes {
+        let result = fake.authorize(&given, &login(&fake), true).await;
+        let Err(error @ FakeError::ForeignUrl { .. }) = &result else {
+            panic!("{given}: {result:?}");
+        };
+        for shown in [error.to_string(), format!("{error:?}")] {
+            assert!(!shown.contains(password), "{given}: {shown}");
+        }
+    }
+}
+
+/// A request of the browser that fails is an error without its URL: the authorization URL an
+/// app gives may carry values of its own (here after the request token) and they show in
+/// neither the error's text nor its `Debug`, for the login page and for the form's post.
+#[tokio::test]
+async fn a_failed_browser_request_shows_no_url() {
+    let fake = start().await;
+    let client = client(&fake);
+    for failing in ["the login page", "the form's post"] {
+        let request = client.request_token(Some("myapp://done")).await.unwrap();
+        let mut url = client.authorization_url(&request);
+        url.query_pairs_mut().append_pair("app_value", "V4lu3Of4pp");
+        let path = if failing == "the login page" {
+            url.path().to_owned()
+        } else {
+            "/oauth/authorizeToken".to_owned()
+        };
+        fake.faults().inject(Some(&path), Fault::Reset, 1);
+        let result = fake.authorize(url.as_str(), &login(&fake), true).await;
+        let Err(error @ FakeError::Browser(_)) = &result else {
+            panic!("{failing}: {result:?}");
+        };
+        for shown in [error.to_string(), format!("{error:?}")] {
+            for value in ["V4lu3Of4pp", request.token.as_str(), "127.0.0.1"] {
+                assert!(!shown.contains(value), "{failing}: {value} in {shown}");
+            }
+        }
+    }
 }
 
 /// Each request of `authorize` ends within `BROWSER_TIMEOUT`: a login page the fake is told

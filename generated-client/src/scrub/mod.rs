@@ -636,6 +636,27 @@ pub fn redact<'t>(text: &'t str, secrets: &[&crate::Secret]) -> Cow<'t, str> {
     Scrubber::new(KnownSecrets::NONE.with_app_credentials(&secrets)).text(text)
 }
 
+/// `url` fit to show in an error or a log line, as the client shows a URL an app configured:
+/// its user info removed, its query and its fragment each `[redacted]` whatever they hold,
+/// then cleaned like any text ([`redact`] with no secrets). Text that is not a URL with an
+/// authority, or that has an `@` anywhere (a reader takes what comes before it for user info,
+/// wherever a parser puts it: `https://us/er:pw@host` has the host `us`), loses everything
+/// that could be user info, query, fragment or parameters.
+///
+/// ```
+/// use marketplace_client::redact_url;
+///
+/// assert_eq!(
+///     redact_url("https://host.example/cb?code=1#t"),
+///     "https://host.example/cb?[redacted]#[redacted]",
+/// );
+/// assert_eq!(redact_url("https://me:pw@host.example/cb"), "https://[redacted]@host.example/cb");
+/// assert_eq!(redact_url("https://us/er:pw@host/"), "https://[redacted]@host/");
+/// ```
+pub fn redact_url(url: &str) -> String {
+    Scrubber::new(KnownSecrets::NONE).configured_url(url)
+}
+
 /// The name a header whose name holds a secret is shown under ([`Scrubber::headers`]).
 pub(crate) const REDACTED_HEADER: HeaderName = HeaderName::from_static("x-redacted");
 

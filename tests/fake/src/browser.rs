@@ -44,9 +44,10 @@ impl FakeMarketplace {
             .get(page_url.clone())
             .timeout(BROWSER_TIMEOUT)
             .send()
-            .await?;
+            .await
+            .map_err(browser_failed)?;
         let status = response.status();
-        let page = response.text().await?;
+        let page = response.text().await.map_err(browser_failed)?;
         let unexpected = |what: &str, page: &str| FakeError::UnexpectedPage {
             what: what.to_owned(),
             status: status.as_u16(),
@@ -75,7 +76,8 @@ impl FakeMarketplace {
             .body(form)
             .timeout(BROWSER_TIMEOUT)
             .send()
-            .await?;
+            .await
+            .map_err(browser_failed)?;
         let status = response.status();
         let unexpected = |what: &str, page: &str| FakeError::UnexpectedPage {
             what: what.to_owned(),
@@ -90,9 +92,16 @@ impl FakeMarketplace {
                 .unwrap_or_default();
             return Url::parse(location)
                 .map(Authorization::Callback)
-                .map_err(|_| unexpected("a redirect without a valid Location", location));
+                .map_err(|_| {
+                    // The Location is the app's callback with the verifier: shown as the
+                    // client shows a URL it refuses.
+                    unexpected(
+                        "a redirect without a valid Location",
+                        &marketplace_client::redact_url(location),
+                    )
+                });
         }
-        let page = response.text().await?;
+        let page = response.text().await.map_err(browser_failed)?;
         if status != StatusCode::OK {
             return Err(unexpected("the login form was refused", &page));
         }
@@ -117,23 +126,16 @@ impl FakeMarketplace {
             return Ok(());
         }
         Err(FakeError::ForeignUrl {
-            url: without_credentials(url),
+            url: marketplace_client::redact_url(url.as_str()),
             fake: self.base_url().to_owned(),
         })
     }
 }
 
-/// `url` as an error shows it: its origin and path, without the user info, query and fragment,
-/// where an app's credentials and values would be.
-fn without_credentials(url: &Url) -> String {
-    let mut shown = url.clone();
-    // Neither fails for a URL with a host, which a foreign origin has; one without keeps the
-    // parts it has, which hold no user info.
-    let _ = shown.set_username("");
-    let _ = shown.set_password(None);
-    shown.set_query(None);
-    shown.set_fragment(None);
-    shown.into()
+/// A failed request of the browser, without its URL: the one way a request error becomes a
+/// [`FakeError`] (it has no `From`, so `?` cannot skip this).
+fn browser_failed(error: reqwest::Error) -> FakeError {
+    FakeError::Browser(error.without_url())
 }
 
 /// The bound on each request of [`FakeMarketplace::authorize`]'s browser.

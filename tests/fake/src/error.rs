@@ -31,15 +31,17 @@ pub enum FakeError {
     /// another origin than the fake's: the browser sends the demo login only to the fake.
     #[error("{url:?} is not at the fake marketplace ({fake}): the browser goes only there")]
     ForeignUrl {
-        /// The URL refused, without its user info, query and fragment.
+        /// The URL refused, as [`marketplace_client::redact_url`] shows it: without its user
+        /// info, query and fragment.
         url: String,
         /// The fake's base URL.
         fake: String,
     },
     /// A request of the browser failed: connecting, TLS, or reading the page, or took longer
-    /// than [`BROWSER_TIMEOUT`](crate::BROWSER_TIMEOUT).
-    #[error("the browser's request failed: {0}")]
-    Browser(#[from] reqwest::Error),
+    /// than [`BROWSER_TIMEOUT`](crate::BROWSER_TIMEOUT). The error carries no URL (the
+    /// authorization URL the app gave may hold its values); where it went is the fake.
+    #[error("the browser's request to the fake marketplace failed: {0}")]
+    Browser(reqwest::Error),
     /// The service answered the browser with a page it did not expect: an HTTP error, a login
     /// page without its form (an unknown request token), a refused login.
     #[error("{what} (HTTP {status}): {page}")]
