@@ -522,23 +522,26 @@ async fn record(recorder: &Recorder, sent: Sent<'_>, response: Response) -> Resp
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
         .unwrap_or_default();
-    let recorded = match parts.extensions.get::<crate::oauth::AppSecrets>() {
-        // The app's values the answer echoes, removed as the client removes them; the fake's
-        // answers are text (an answer that is not is withheld).
-        Some(crate::oauth::AppSecrets(secrets)) => {
-            let secrets: Vec<&marketplace_client::Secret> = secrets.iter().collect();
-            match std::str::from_utf8(&bytes) {
-                Ok(text) => marketplace_client::redact(text, &secrets)
-                    .into_owned()
-                    .into_bytes(),
-                Err(_) => {
-                    format!("[withheld: {} bytes that are not text]", bytes.len()).into_bytes()
+    let recorded: std::borrow::Cow<'_, [u8]> =
+        match parts.extensions.get::<crate::oauth::AppSecrets>() {
+            // The app's values the answer echoes, removed as the client removes them; the fake's
+            // answers are text (an answer that is not is withheld).
+            Some(crate::oauth::AppSecrets(secrets)) => {
+                let secrets: Vec<&marketplace_client::Secret> = secrets.iter().collect();
+                match std::str::from_utf8(&bytes) {
+                    Ok(text) => marketplace_client::redact(text, &secrets)
+                        .into_owned()
+                        .into_bytes()
+                        .into(),
+                    Err(_) => format!("[withheld: {} bytes that are not text]", bytes.len())
+                        .into_bytes()
+                        .into(),
                 }
             }
-        }
-        None => bytes.to_vec(),
-    };
+            None => (&bytes[..]).into(),
+        };
     recorder.record(exchange.with_body(&recorded));
+    drop(recorded);
     Response::from_parts(parts, Body::from(bytes))
 }
 
