@@ -74,20 +74,32 @@ pub struct ListedError {
     pub kind: Option<String>,
 }
 
+/// On one line without a control character ([`OneLine`](crate::OneLine)): the code and the
+/// message are the service's text.
 impl std::fmt::Display for ApiFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&crate::OneLine(Describe(self)), f)
+    }
+}
+
+/// The text of an [`ApiFailure`], before it is written on one line.
+struct Describe<'a>(&'a ApiFailure);
+
+impl std::fmt::Display for Describe<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Describe(failure) = self;
         f.write_str("the service answered with an error")?;
-        if let Some(code) = &self.code {
+        if let Some(code) = &failure.code {
             write!(f, " {code}")?;
         }
-        if let Some(rcode) = self.rcode {
+        if let Some(rcode) = failure.rcode {
             write!(f, " (rcode {rcode})")?;
         }
-        match &self.message {
+        match &failure.message {
             Some(message) => write!(f, ": {message}")?,
-            None => write!(f, ": {}", excerpt(&self.body))?,
+            None => write!(f, ": {}", excerpt(&failure.body))?,
         }
-        let more: Vec<String> = self
+        let more: Vec<String> = failure
             .errors
             .iter()
             .skip(1)

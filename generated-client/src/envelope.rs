@@ -23,8 +23,11 @@ pub struct Envelope<T> {
 }
 
 /// A response body that does not decode into the expected type.
+///
+/// Its `Display` is on one line without a control character ([`OneLine`](crate::OneLine)):
+/// the path's keys and the value quoted are the service's text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: {message}")]
+#[error("{}", crate::OneLine(format_args!("{path}: {message}")))]
 pub struct DecodeError {
     /// JSON path of the value that failed, e.g. `data.timesheets.3.rate` (`.` for the root).
     pub path: String,

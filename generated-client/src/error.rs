@@ -11,12 +11,14 @@
 //! error whose `Display` and `Debug` (URL, TLS details) nothing here controls.
 
 use std::borrow::Cow;
+use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use jiff::Timestamp;
 
 use crate::api_failure::{ApiFailure, RawErrorCode, excerpt};
+use crate::one_line::OneLine;
 use crate::scrub::Scrubber;
 
 /// Everything that can go wrong. Each variant names the API method (`pay/getTimesheet`,
@@ -26,7 +28,6 @@ use crate::scrub::Scrubber;
 pub enum Error {
     /// The service could not be reached, or the connection failed before a full response
     /// arrived (connect error, timeout, reset, truncated body).
-    #[error("{method}: the request to {} failed: {source}", source.origin)]
     Transport {
         /// The API method.
         method: &'static str,
@@ -37,11 +38,6 @@ pub enum Error {
     /// No complete answer within a time limit: one attempt's timeout (after retries, if any were
     /// allowed), or the call's deadline, which covers every attempt and every wait between
     /// them. A body that stops arriving is a timeout too.
-    #[error(
-        "{method}: no complete answer within {limit}: gave up after {} ms and {attempts} attempt{}",
-        after.as_millis(),
-        if *attempts == 1 { "" } else { "s" }
-    )]
     Timeout {
         /// The API method.
         method: &'static str,
@@ -54,17 +50,6 @@ pub enum Error {
     },
     /// The service answered with a redirect (a 3xx status), or a caller-supplied HTTP client
     /// followed one. Redirects are never followed with credentials: the answer is refused.
-    #[error(
-        "{method}: refused a redirect{} to {}: the client never follows redirects{}",
-        status.map(|status| format!(" (HTTP {status})")).unwrap_or_default(),
-        location.as_deref().unwrap_or("an unnamed location"),
-        if status.is_none() {
-            " (the reqwest::Client given to ClientBuilder::http_client followed it; build that \
-             client with redirect::Policy::none())"
-        } else {
-            ""
-        }
-    )]
     Redirect {
         /// The API method.
         method: &'static str,
@@ -80,11 +65,6 @@ pub enum Error {
     /// which saw it whole. The answer is refused (the request cannot be called back); use
     /// HTTPS, or an HTTP client without a proxy for plain HTTP. Noticed only when the base
     /// URL's host is an IP literal (see `SECURITY.md`).
-    #[error(
-        "{method}: the plain-HTTP request went to {peer}, not to {origin}: a proxy of the HTTP \
-         client given to ClientBuilder::http_client carried it (a signed request over plain \
-         HTTP never goes through an intermediary); the answer is refused"
-    )]
     Intermediary {
         /// The API method.
         method: &'static str,
@@ -95,7 +75,6 @@ pub enum Error {
     },
     /// The response body is larger than `ClientBuilder::max_response_bytes`: refused at once
     /// when its `Content-Length` says so, else read up to the limit and no further.
-    #[error("{method}: the response is larger than the limit of {limit} bytes")]
     ResponseTooLarge {
         /// The API method.
         method: &'static str,
@@ -103,7 +82,6 @@ pub enum Error {
         limit: u64,
     },
     /// A non-success HTTP status without a recognizable API error in its body.
-    #[error("{method}: HTTP {status}: {}", excerpt(body))]
     Status {
         /// The API method.
         method: &'static str,
@@ -113,7 +91,6 @@ pub enum Error {
         body: String,
     },
     /// The service reported an error: an `rcode` other than 1, or an error code in the body.
-    #[error("{method}: {failure}")]
     Api {
         /// The API method.
         method: &'static str,
@@ -123,7 +100,6 @@ pub enum Error {
         failure: Box<ApiFailure>,
     },
     /// A success response that does not decode into the method's type.
-    #[error("{method}: cannot decode the response at `{path}`: {message} (body starts: {excerpt})")]
     Decode {
         /// The API method.
         method: &'static str,
@@ -139,7 +115,6 @@ pub enum Error {
     /// page number does not exist, or the task fetching the next page was cancelled (its tokio
     /// runtime shut down while the stream was read from another). The pages up to
     /// `after_page` were yielded.
-    #[error("{method}: paging stopped after page {after_page}: {reason}")]
     Paging {
         /// The API method.
         method: &'static str,
@@ -153,7 +128,6 @@ pub enum Error {
     /// from the local clock (a correction that large is not adopted: the clock stays as it
     /// was), or the clock reads a time at or before 1970, which no `oauth_timestamp` (a
     /// positive number of seconds) can carry.
-    #[error("{method}: {}", implausible_clock(*clock, *service))]
     ImplausibleClock {
         /// The API method.
         method: &'static str,
@@ -164,15 +138,11 @@ pub enum Error {
         service: Option<Timestamp>,
     },
     /// The access token is past its six-hour lifetime; no request was sent.
-    #[error(
-        "the access token expired at {expires_at}; the user must authorize the application again"
-    )]
     TokenExpired {
         /// When it expired.
         expires_at: Timestamp,
     },
     /// An argument the service would refuse; no request was sent.
-    #[error("{method}: invalid argument `{name}`: {reason}")]
     InvalidArgument {
         /// The API method.
         method: &'static str,
@@ -182,17 +152,121 @@ pub enum Error {
         reason: String,
     },
     /// An OAuth callback URL that cannot be accepted.
-    #[error("invalid OAuth callback: {reason}")]
     Callback {
         /// What is wrong with it.
         reason: String,
     },
     /// The client cannot be built or used as configured (bad base URL, plain HTTP for OAuth, …).
-    #[error("invalid client configuration: {reason}")]
     Config {
         /// What is wrong.
         reason: String,
     },
+}
+
+/// The text of an error, before [`Error`]'s `Display` writes it on one line ([`OneLine`]):
+/// every variant's text passes through there.
+struct Describe<'e>(&'e Error);
+
+impl fmt::Display for Describe<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Error::Transport { method, source } => write!(
+                f,
+                "{method}: the request to {} failed: {source}",
+                source.origin
+            ),
+            Error::Timeout {
+                method,
+                limit,
+                after,
+                attempts,
+            } => write!(
+                f,
+                "{method}: no complete answer within {limit}: gave up after {} ms and {attempts} attempt{}",
+                after.as_millis(),
+                if *attempts == 1 { "" } else { "s" }
+            ),
+            Error::Redirect {
+                method,
+                status,
+                location,
+            } => write!(
+                f,
+                "{method}: refused a redirect{} to {}: the client never follows redirects{}",
+                status
+                    .map(|status| format!(" (HTTP {status})"))
+                    .unwrap_or_default(),
+                location.as_deref().unwrap_or("an unnamed location"),
+                if status.is_none() {
+                    " (the reqwest::Client given to ClientBuilder::http_client followed it; build that client with redirect::Policy::none())"
+                } else {
+                    ""
+                }
+            ),
+            Error::Intermediary {
+                method,
+                origin,
+                peer,
+            } => write!(
+                f,
+                "{method}: the plain-HTTP request went to {peer}, not to {origin}: a proxy of the HTTP client given to ClientBuilder::http_client carried it (a signed request over plain HTTP never goes through an intermediary); the answer is refused"
+            ),
+            Error::ResponseTooLarge { method, limit } => write!(
+                f,
+                "{method}: the response is larger than the limit of {limit} bytes"
+            ),
+            Error::Status {
+                method,
+                status,
+                body,
+            } => write!(f, "{method}: HTTP {status}: {}", excerpt(body)),
+            Error::Api {
+                method, failure, ..
+            } => write!(f, "{method}: {failure}"),
+            Error::Decode {
+                method,
+                path,
+                message,
+                excerpt,
+            } => write!(
+                f,
+                "{method}: cannot decode the response at `{path}`: {message} (body starts: {excerpt})"
+            ),
+            Error::Paging {
+                method,
+                after_page,
+                reason,
+            } => write!(
+                f,
+                "{method}: paging stopped after page {after_page}: {reason}"
+            ),
+            Error::ImplausibleClock {
+                method,
+                clock,
+                service,
+            } => write!(f, "{method}: {}", implausible_clock(*clock, *service)),
+            Error::TokenExpired { expires_at } => write!(
+                f,
+                "the access token expired at {expires_at}; the user must authorize the application again"
+            ),
+            Error::InvalidArgument {
+                method,
+                name,
+                reason,
+            } => write!(f, "{method}: invalid argument `{name}`: {reason}"),
+            Error::Callback { reason } => write!(f, "invalid OAuth callback: {reason}"),
+            Error::Config { reason } => write!(f, "invalid client configuration: {reason}"),
+        }
+    }
+}
+
+/// On one line without a control character, whatever the service sent: a message, a code, a
+/// body, a JSON key or value an error quotes can neither start a line of an app's log (forge
+/// an entry) nor move a terminal's cursor nor reorder what a reader sees ([`OneLine`]).
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&OneLine(Describe(self)), f)
+    }
 }
 
 impl Error {
@@ -360,7 +434,7 @@ fn implausible_clock(clock: Timestamp, service: Option<Timestamp>) -> String {
 /// cleaned text, without the URL. The HTTP client's own error is not kept: its `Display` and
 /// `Debug` (the URL, TLS details a server chose) would bypass the scrubber.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
+#[error("{}", OneLine(message))]
 pub struct TransportError {
     kind: TransportErrorKind,
     /// Where the request went: `https://host:port` (the base URL's origin, which holds no

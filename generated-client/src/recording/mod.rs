@@ -333,11 +333,12 @@ pub struct Recorder {
 }
 
 // Defined here, not in `reader`, so that other crates' APIs name it by its public path.
-/// A recording that cannot be read.
+/// A recording that cannot be read. Its `Display` is on one line without a control character
+/// ([`OneLine`](crate::OneLine)): the message may quote the file.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordingError {
     /// A file or directory could not be read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("{}", crate::OneLine(format_args!("cannot read {}: {source}", path.display())))]
     Io {
         /// The file or directory.
         path: std::path::PathBuf,
@@ -345,7 +346,10 @@ pub enum RecordingError {
         source: std::io::Error,
     },
     /// A line is not an exchange of [`FORMAT`].
-    #[error("{}:{line}: not a recorded exchange: {message}", path.display())]
+    #[error(
+        "{}",
+        crate::OneLine(format_args!("{}:{line}: not a recorded exchange: {message}", path.display()))
+    )]
     Line {
         /// The file.
         path: std::path::PathBuf,

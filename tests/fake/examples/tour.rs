@@ -5,13 +5,15 @@
 //! `MARKETPLACE_BASE_URL`, `MARKETPLACE_CONSUMER_KEY`, `MARKETPLACE_CONSUMER_SECRET` and the
 //! workroom to show, `MARKETPLACE_BID_ID` (optionally `MARKETPLACE_FIXED_BID_ID`, and
 //! `MARKETPLACE_SCREENS_BID_ID` with `MARKETPLACE_SCREENS_USER_ID`); the tour prints the
-//! authorization URL and reads the verifier you are shown from standard input.
+//! authorization URL and reads the verifier you are shown from standard input. What the
+//! service wrote (names, titles, statuses) is printed through `OneLine`, so a deployment's text
+//! cannot start a line or drive the terminal.
 
 use std::error::Error;
 use std::process::ExitCode;
 
 use marketplace_client::oauth::Verifier;
-use marketplace_client::{Client, ConsumerCredentials, Decimal, Session};
+use marketplace_client::{Client, ConsumerCredentials, Decimal, OneLine, Session};
 use marketplace_fake::{Authorization, FakeMarketplace};
 
 type Result<T, E = Box<dyn Error>> = std::result::Result<T, E>;
@@ -62,7 +64,7 @@ async fn tour_fake() -> Result<()> {
     let request = client
         .request_token(Some("tour-app://oauth/callback"))
         .await?;
-    println!("1. request token {}", request.token);
+    println!("1. request token {}", OneLine(&request.token));
     let url = client.authorization_url(&request);
     println!("2. the user approves at {url}");
     let callback = match fake.authorize(url.as_str(), "dwhitfield", true).await? {
@@ -161,7 +163,10 @@ async fn timesheets(session: &Session, bid: u64) -> Result<()> {
     let details = &first.bid_details;
     heading(&format!(
         "Workroom {bid}: {} ({} for {}), {} timesheets",
-        details.job_name, details.provider_name, details.client_name, first.total_results
+        OneLine(&details.job_name),
+        OneLine(&details.provider_name),
+        OneLine(&details.client_name),
+        first.total_results
     ));
     println!(
         "{:<10} {:<11} {:<6} {:>8} {:>7} {:>9}  invoice",
@@ -185,7 +190,7 @@ async fn timesheets(session: &Session, bid: u64) -> Result<()> {
             "{:<10} {:<11} {:<6} {:>8} {:>7} {:>9}  {}",
             sheet.id,
             sheet.week.to_string(),
-            sheet.status.as_str(),
+            OneLine(sheet.status.as_str()),
             sheet.total_hours.round_dp(2),
             sheet.rate.round_dp(2),
             amount.round_dp(2),
@@ -205,7 +210,9 @@ async fn timesheets(session: &Session, bid: u64) -> Result<()> {
         let invoice = &billing.invoice;
         heading(&format!(
             "Invoice {} ({}, {})",
-            invoice.id, invoice.status, invoice.currency
+            invoice.id,
+            OneLine(&invoice.status),
+            OneLine(&invoice.currency)
         ));
         println!(
             "billed {} / paid {} / outstanding {}",
@@ -214,7 +221,9 @@ async fn timesheets(session: &Session, bid: u64) -> Result<()> {
         for activity in &billing.invoice_activity {
             println!(
                 "  {}  {} by {}",
-                activity.date, activity.activity, activity.user
+                activity.date,
+                OneLine(&activity.activity),
+                OneLine(&activity.user)
             );
         }
         for payment in &billing.payments {
@@ -222,9 +231,9 @@ async fn timesheets(session: &Session, bid: u64) -> Result<()> {
                 "  payment {}: {} {} on {} ({})",
                 payment.id,
                 payment.amount,
-                payment.to_currency,
+                OneLine(&payment.to_currency),
                 payment.date,
-                payment.internal_payment_display
+                OneLine(&payment.internal_payment_display)
             );
         }
     }
@@ -247,7 +256,10 @@ async fn status_reports(session: &Session, bid: u64) -> Result<()> {
             .map_or("current draft".to_owned(), |id| id.to_string());
         println!(
             "  {id:<14} week ending {}  {}  {} h  invoices {:?}",
-            report.week, report.status, report.total_hours, report.invoice_ids
+            report.week,
+            OneLine(&report.status),
+            report.total_hours,
+            report.invoice_ids
         );
     }
     let current = session.get_status_report_by_bid_id(bid).send().await?;
@@ -276,7 +288,10 @@ async fn providers(session: &Session) -> Result<()> {
         let screen = &agent.screen_data;
         println!(
             "  {:<12} {:<28} {:>6} h today, {:>7} h on the project",
-            screen.user_name, screen.company_name, agent.hours_today, agent.hours
+            OneLine(&screen.user_name),
+            OneLine(&screen.company_name),
+            agent.hours_today,
+            agent.hours
         );
     }
     Ok(())
@@ -294,7 +309,9 @@ async fn screens(session: &Session, bid: u64, user: u64) -> Result<()> {
             .await?;
         heading(&format!(
             "Screenshots of {} on {} ({} hours worked)",
-            summary.user_name, summary.date, summary.hours
+            OneLine(&summary.user_name),
+            summary.date,
+            summary.hours
         ));
         let buckets: Vec<_> = session
             .get_workview_details(bid, user)
@@ -305,7 +322,7 @@ async fn screens(session: &Session, bid: u64, user: u64) -> Result<()> {
         for bucket in &buckets {
             println!(
                 "  {:<15} {} {}",
-                bucket.title,
+                OneLine(&bucket.title),
                 "#".repeat(bucket.screens.len()),
                 bucket.screens.len()
             );
