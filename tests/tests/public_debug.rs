@@ -605,6 +605,13 @@ fn constructors() -> BTreeMap<&'static str, Build> {
     all.insert("marketplace_client::RetryPolicy", |_, _, shown| {
         shown.debug("RetryPolicy", &RetryPolicy::default())
     });
+    // A wrapper that shows what it is given, as `format!` would: given no credential, it
+    // shows none.
+    all.insert("marketplace_client::OneLine", |_, _, shown| {
+        let text = marketplace_client::OneLine("a job\nname");
+        shown.display("OneLine", &text);
+        shown.debug("OneLine", &text);
+    });
     all.insert("marketplace_client::Service", |_, _, shown| {
         shown.debug("Service", &marketplace_client::SERVICE)
     });
