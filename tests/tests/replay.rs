@@ -106,6 +106,37 @@ async fn a_request_with_a_changed_parameter_fails_naming_the_nearest_recording()
     assert!(misses[0].starts_with(&expected), "{}", misses[0]);
 }
 
+/// A miss line quotes the recording it was nearest to: a recorded value with a line feed, a
+/// carriage return or an escape sequence (a recording from a server of someone else's) starts
+/// no line of its own in `check_replay`'s report, and drives no terminal.
+#[tokio::test]
+async fn a_recorded_value_with_control_characters_forges_no_line_of_the_report() {
+    let fake = FakeMarketplace::start().await.unwrap();
+    let hostile = "7\nforged: line\r\u{1b}[2J\u{202e}";
+    let mut exchange = recording::Exchange::new(recording::Side::Client, "pay/getInvoice", 200)
+        .with_body(br#"{"api":"pay/getInvoice","apiVersion":1,"rcode":1,"data":{}}"#);
+    exchange.params.insert("id".to_owned(), hostile.to_owned());
+    fake.replay(Replay::from_exchanges([exchange]).unwrap());
+    let (login, _, invoice) = workroom(&fake);
+    let session = fake.sign_in(&fake.client().unwrap(), &login).await.unwrap();
+    let error = session.get_invoice(invoice).send().await.unwrap_err();
+    let shown = error.to_string();
+    assert!(!shown.chars().any(char::is_control), "{shown:?}");
+
+    let Err(error @ ReplayError::Unmatched { .. }) = fake.check_replay() else {
+        panic!("check_replay accepted a request no recording matched");
+    };
+    let report = error.to_string();
+    assert_eq!(report.lines().count(), 2, "{report}");
+    assert!(
+        !report
+            .chars()
+            .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+        "{report:?}"
+    );
+    assert!(report.contains("forged: line"), "{report}");
+}
+
 #[tokio::test]
 async fn strict_replay_reports_the_recordings_never_used() {
     let fake = FakeMarketplace::start().await.unwrap();

@@ -51,6 +51,7 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
+use marketplace_client::OneLine;
 use marketplace_client::recording::{self, Exchange, RecordingError};
 
 use crate::refusal::{Refusal, own_oauth_refusal};
@@ -411,7 +412,10 @@ pub enum ReplayError {
     #[error(transparent)]
     Read(#[from] RecordingError),
     /// A recorded exchange that cannot be sent back.
-    #[error("{origin}: the recorded answer cannot be replayed: {what}")]
+    #[error(
+        "{}",
+        OneLine(format_args!("{origin}: the recorded answer cannot be replayed: {what}"))
+    )]
     Unanswerable {
         /// `file:line`.
         origin: String,
@@ -420,10 +424,13 @@ pub enum ReplayError {
     },
     /// The recordings hold no exchange of a data method that replay keeps.
     #[error(
-        "no data exchange to replay in {}: {exchanges} exchange(s) read, {} (nothing replayed \
-         is not a pass: record the data calls the test makes)",
-        if read.is_empty() { "the exchanges given".to_owned() } else { read.join(", ") },
-        none_kept(*exchanges, *refused, first_refused)
+        "{}",
+        OneLine(format_args!(
+            "no data exchange to replay in {}: {exchanges} exchange(s) read, {} (nothing \
+             replayed is not a pass: record the data calls the test makes)",
+            if read.is_empty() { "the exchanges given".to_owned() } else { read.join(", ") },
+            none_kept(*exchanges, *refused, first_refused)
+        ))
     )]
     #[non_exhaustive]
     Empty {
@@ -448,13 +455,13 @@ pub enum ReplayError {
         loaded: usize,
     },
     /// Requests no recording matched, each with the nearest recorded request.
-    #[error("{} request(s) matched no recording:\n{}", misses.len(), misses.join("\n"))]
+    #[error("{} request(s) matched no recording:\n{}", misses.len(), lines(misses))]
     Unmatched {
         /// One line per request.
         misses: Vec<String>,
     },
     /// Strict mode: recordings no request used.
-    #[error("{} recording(s) were never used (strict replay):\n{}", unused.len(), unused.join("\n"))]
+    #[error("{} recording(s) were never used (strict replay):\n{}", unused.len(), lines(unused))]
     Unused {
         /// `file:line: request`, one per recording.
         unused: Vec<String>,
@@ -462,6 +469,13 @@ pub enum ReplayError {
     /// [`check_replay`](crate::FakeMarketplace::check_replay) on a fake that is not replaying.
     #[error("the fake is not replaying recordings")]
     NotReplaying,
+}
+
+/// `items`, a line each, each on one line without a control character: a line quotes the
+/// request and the recording (a recorded value can hold a line feed or an escape sequence).
+fn lines(items: &[String]) -> String {
+    let lines: Vec<String> = items.iter().map(|item| OneLine(item).to_string()).collect();
+    lines.join("\n")
 }
 
 /// Why recordings of `exchanges` exchanges, `refused` of them left out as the recording
