@@ -926,6 +926,19 @@ mod tests {
         }
     }
 
+    /// A client's `Debug` says what the app configured on one screen: the service by its
+    /// name, not the spec's endpoint and error lists.
+    #[test]
+    fn a_clients_debug_is_short_and_names_the_service() {
+        let shown = format!("{:?}", client());
+        assert!(shown.len() < 600, "{} bytes: {shown}", shown.len());
+        assert!(
+            shown.contains(r#"service: "Freelance Marketplace Developer API""#),
+            "{shown}"
+        );
+        assert!(!shown.contains("E_API_AUTH"), "{shown}");
+    }
+
     #[test]
     fn builds_the_authorization_url() {
         assert_eq!(

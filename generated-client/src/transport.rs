@@ -57,7 +57,7 @@ pub(crate) async fn within<T>(
 }
 
 /// How calls are made, as configured on the `ClientBuilder`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Settings {
     /// The service, as the spec describes it.
     pub(crate) service: &'static Service,
@@ -74,6 +74,35 @@ pub(crate) struct Settings {
     /// The recorders of `ClientBuilder::record`: handed each answer as it arrived, with the
     /// call's secrets, and cleaning it on their own thread (`recording/answer.rs`).
     pub(crate) recorders: Vec<Recorder>,
+}
+
+/// What an app configured; the service by its name (its endpoints and error lists are the
+/// spec's, `marketplace_client::SERVICE`), so a client's `Debug` stays short.
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Settings {
+            service,
+            timeout,
+            deadline,
+            retry,
+            page_concurrency,
+            allow_plain_http_oauth,
+            max_response_bytes,
+            hooks,
+            recorders,
+        } = self;
+        f.debug_struct("Settings")
+            .field("service", &service.name)
+            .field("timeout", timeout)
+            .field("deadline", deadline)
+            .field("retry", retry)
+            .field("page_concurrency", page_concurrency)
+            .field("allow_plain_http_oauth", allow_plain_http_oauth)
+            .field("max_response_bytes", max_response_bytes)
+            .field("hooks", hooks)
+            .field("recorders", &recorders.len())
+            .finish()
+    }
 }
 
 /// The HTTP side of a [`Client`](crate::Client).
