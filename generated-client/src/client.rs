@@ -358,7 +358,8 @@ impl Client {
     ///
     /// The callback sent (and signed) is the parsed URI written out again (`HTTPS://App/a/../b`
     /// is sent as `https://app/b`); one with control characters or surrounding white space,
-    /// which parsing would silently drop, is refused with [`Error::InvalidArgument`].
+    /// which parsing would silently drop, or with bidirectional-text controls, which reorder
+    /// what the user reads, is refused with [`Error::InvalidArgument`].
     pub async fn request_token(&self, callback: Option<&str>) -> Result<RequestToken, Error> {
         let deadline = self.transport.deadline(&CallOptions::default());
         // Boxed, like a data call's state (`Session::call`): the app's future stays small.
@@ -862,7 +863,8 @@ fn token_response(
 
 /// The `oauth_callback` to sign and send: `oob` as is; any other value must be an absolute URI
 /// without control characters or surrounding white space (which parsing would silently drop,
-/// so the value signed would not be the one checked) and without user info or any `@` (the
+/// so the value signed would not be the one checked), without bidirectional-text controls (the
+/// one rule of `one_line::hides_or_reorders`) and without user info or any `@` (the
 /// service hands the callback to the user's browser), and is sent as the parsed URI writes it.
 /// A refusal shows the callback without user info, query values or fragment.
 fn normalized_callback(method: &'static str, callback: &str) -> Result<String, Error> {
@@ -876,7 +878,10 @@ fn normalized_callback(method: &'static str, callback: &str) -> Result<String, E
     if callback == "oob" {
         return Ok(callback.to_owned());
     }
-    if let Some((at, c)) = callback.char_indices().find(|(_, c)| c.is_control()) {
+    if let Some((at, c)) = callback
+        .char_indices()
+        .find(|(_, c)| crate::one_line::hides_or_reorders(*c))
+    {
         return Err(refuse(format!(
             "{:?} holds the control character U+{:04X} at byte {at}",
             shown(),

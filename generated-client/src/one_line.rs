@@ -87,14 +87,21 @@ fn shown_as(c: char) -> Option<ShownAs> {
         '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}' => {
             Some(ShownAs::Space)
         }
-        '\u{061C}'
-        | '\u{200E}'
-        | '\u{200F}'
-        | '\u{202A}'..='\u{202E}'
-        | '\u{2066}'..='\u{2069}' => Some(ShownAs::Escaped),
-        c if c.is_control() => Some(ShownAs::Escaped),
+        c if hides_or_reorders(c) => Some(ShownAs::Escaped),
         _ => None,
     }
+}
+
+/// Whether `c` is a control character (C0, DEL, C1: a terminal or a log reads them as
+/// commands) or a bidirectional-text control (U+061C, U+200E, U+200F, U+202A to U+202E,
+/// U+2066 to U+2069: it reorders what a reader sees). The one definition of the client: what
+/// [`OneLine`] never shows as it is, and what a verifier or a callback may not hold.
+pub(crate) fn hides_or_reorders(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        )
 }
 
 #[cfg(test)]

@@ -228,6 +228,9 @@ fn callbacks_with_user_info_are_refused_without_showing_it() {
         // A parser reads a host and a path here; a reader, user info.
         ("https://us/er:hunter2@app.example/cb", "`%40`"),
         ("myapp://app/cb?state=hunter2\u{7}", "control character"),
+        // A bidirectional control reorders what the user reads; the verifier's rule.
+        ("myapp://app/cb?state=hunter2\u{202e}", "U+202E"),
+        ("myapp://app/\u{2066}cb", "U+2066"),
     ] {
         let error = futures::executor::block_on(client.request_token(Some(callback))).unwrap_err();
         let shown = format!("{error} {error:?}");

@@ -76,7 +76,10 @@ impl Verifier {
                 text.len()
             )));
         }
-        if let Some((at, c)) = text.char_indices().find(|(_, c)| hides_or_reorders(*c)) {
+        if let Some((at, c)) = text
+            .char_indices()
+            .find(|(_, c)| crate::one_line::hides_or_reorders(*c))
+        {
             return Err(refuse(format!(
                 "the verifier holds the control character U+{:04X} at byte {at}",
                 u32::from(c)
@@ -98,16 +101,6 @@ impl TryFrom<String> for Verifier {
     fn try_from(text: String) -> Result<Self, Self::Error> {
         Verifier::new(&text)
     }
-}
-
-/// Whether `c` is a control character (C0, DEL, C1: a terminal or a log reads them as commands)
-/// or a bidirectional-text control (it reorders what a reader sees).
-fn hides_or_reorders(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
-        )
 }
 
 /// An access token: acts for the user who approved the application, for at most the service's
