@@ -149,6 +149,7 @@ pub(crate) const RESERVED_TYPE_NAMES: &[&str] = &[
     "DecodeError",
     "Envelope",
     "ListedError",
+    "OneLine",
     "OutgoingRequest",
     "ReceivedResponse",
     "Response",
