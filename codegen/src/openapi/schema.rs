@@ -8,6 +8,7 @@
 //! one schema under its Rust name.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::LazyLock;
 
 use super::json::{Json, obj, strings};
 use crate::ir::{
@@ -16,15 +17,62 @@ use crate::ir::{
 };
 use crate::rust_type;
 
-/// A string of ASCII digits: what the decoders of `id` and `count` take in a string.
-pub(crate) const UNSIGNED_PATTERN: &str = "^[0-9]+$";
-/// Digits with an optional leading `-`: what the `integer` decoder takes in a string.
-pub(crate) const SIGNED_PATTERN: &str = "^-?[0-9]+$";
-/// What the `decimal` decoder takes in a string: `-?[0-9]+(\.[0-9]+)?`.
+/// What the decoders of `id` and `count` take in a string: ASCII digits (leading zeros
+/// too) of a value that fits a `u64`, exactly ([`digits_at_most`]).
+pub(crate) static UNSIGNED_PATTERN: LazyLock<String> =
+    LazyLock::new(|| format!("^{}$", digits_at_most(u128::from(u64::MAX))));
+/// What the `integer` decoder takes in a string: digits with an optional leading `-` (`-0`
+/// and leading zeros too) of a value that fits an `i64`, exactly.
+pub(crate) static SIGNED_PATTERN: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "^(?:{}|-{})$",
+        digits_at_most(i64::MAX as u128),
+        digits_at_most(u128::from(i64::MIN.unsigned_abs()))
+    )
+});
+/// What the `decimal` decoder takes in a string: `-?[0-9]+(\.[0-9]+)?` (a value past
+/// `Decimal`'s range or 28 places is refused too: `x-marketplace-range` says so).
 pub(crate) const DECIMAL_PATTERN: &str = "^-?[0-9]+(\\.[0-9]+)?$";
-/// `DD-MON-YY`: two digits of a day, an upper-case English month, two digits of a year.
-pub(crate) const DMY_PATTERN: &str =
-    "^(0[1-9]|[12][0-9]|3[01])-(JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)-[0-9]{2}$";
+/// `DD-MON-YY` of a day that exists (year 2000 + YY): two digits of a day the month has, an
+/// upper-case English month, two digits of a year; 29-FEB only in a leap year. What the date
+/// decoder takes in that form, exactly.
+pub(crate) const DMY_PATTERN: &str = "^(?:(?:(?:0[1-9]|1[0-9]|2[0-8])-(?:JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)\
+                                     |(?:29|30)-(?:JAN|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)\
+                                     |31-(?:JAN|MAR|MAY|JUL|AUG|OCT|DEC))-[0-9]{2}\
+                                     |29-FEB-(?:[02468][048]|[13579][26]))$";
+/// What `Decimal` holds: a magnitude of at most 2^96 - 1 units of its scale.
+const DECIMAL_RANGE: &str = "at most 28 decimal places, magnitude below 2^96 (79228162514264337593543950336) units of the last place";
+
+/// A regular expression (unanchored, one group) of the runs of ASCII digits, leading zeros
+/// allowed, whose value is at most `bound`: for each place of the bound, its digits up to
+/// there and a smaller digit, then any digits; fewer digits than the bound; the bound itself.
+pub(crate) fn digits_at_most(bound: u128) -> String {
+    let bound = bound.to_string();
+    let places = bound.len();
+    let mut alternatives = Vec::new();
+    if places > 1 {
+        alternatives.push(format!("[0-9]{{1,{}}}", places - 1));
+    }
+    for (at, digit) in bound.bytes().enumerate() {
+        if digit > b'0' {
+            let rest = places - at - 1;
+            let smaller = if digit == b'1' {
+                "0".to_owned()
+            } else {
+                format!("[0-{}]", char::from(digit - 1))
+            };
+            let tail = if rest == 0 {
+                String::new()
+            } else {
+                format!("[0-9]{{{rest}}}")
+            };
+            alternatives.push(format!("{}{smaller}{tail}", &bound[..at]));
+        }
+    }
+    alternatives.push(bound.clone());
+    format!("0*(?:{})", alternatives.join("|"))
+}
+
 /// The keys of an index-keyed collection: canonical non-negative integers.
 pub(crate) const INDEX_KEY_PATTERN: &str = "^(0|[1-9][0-9]*)$";
 
@@ -48,28 +96,33 @@ pub(crate) fn scalar_schema(scalar: Scalar, encoding: Encoding) -> Json {
         (JsonForm::Number, Scalar::Id | Scalar::Count) => obj! {
             "type" => "integer", "minimum" => 0u64, "maximum" => u64::MAX,
         },
-        (JsonForm::Number, Scalar::Decimal) => obj! { "type" => "number" },
+        (JsonForm::Number, Scalar::Decimal) => obj! {
+            "type" => "number", "x-marketplace-range" => DECIMAL_RANGE,
+        },
         (JsonForm::Number, Scalar::Date) if row.date == Some(DateForm::Instant) => {
             obj! { "type" => "integer" }
         }
         (JsonForm::String, Scalar::String) => obj! { "type" => "string" },
-        (JsonForm::String, Scalar::Integer) => digits(SIGNED_PATTERN),
-        (JsonForm::String, Scalar::Id | Scalar::Count) => digits(UNSIGNED_PATTERN),
-        (JsonForm::String, Scalar::Decimal) => digits(DECIMAL_PATTERN),
+        (JsonForm::String, Scalar::Integer) => digits(&SIGNED_PATTERN),
+        (JsonForm::String, Scalar::Id | Scalar::Count) => digits(&UNSIGNED_PATTERN),
+        (JsonForm::String, Scalar::Decimal) => obj! {
+            "type" => "string", "pattern" => DECIMAL_PATTERN, "x-marketplace-range" => DECIMAL_RANGE,
+        },
         (JsonForm::String, Scalar::Date) if row.date == Some(DateForm::Day) => digits(DMY_PATTERN),
         (JsonForm::StringOrNumber, Scalar::String) => {
             obj! { "type" => strings(["string", "number"]) }
         }
         (JsonForm::StringOrNumber, Scalar::Integer) => obj! {
-            "type" => strings(["string", "integer"]), "pattern" => SIGNED_PATTERN,
+            "type" => strings(["string", "integer"]), "pattern" => SIGNED_PATTERN.as_str(),
             "minimum" => i64::MIN, "maximum" => i64::MAX,
         },
         (JsonForm::StringOrNumber, Scalar::Id | Scalar::Count) => obj! {
-            "type" => strings(["string", "integer"]), "pattern" => UNSIGNED_PATTERN,
+            "type" => strings(["string", "integer"]), "pattern" => UNSIGNED_PATTERN.as_str(),
             "minimum" => 0u64, "maximum" => u64::MAX,
         },
         (JsonForm::StringOrNumber, Scalar::Decimal) => obj! {
             "type" => strings(["string", "number"]), "pattern" => DECIMAL_PATTERN,
+            "x-marketplace-range" => DECIMAL_RANGE,
         },
         (JsonForm::Boolean, Scalar::Boolean) => obj! { "type" => "boolean" },
         (form, scalar) => panic!(
