@@ -134,6 +134,20 @@ impl StubServer {
         format!("http://{}", self.addr)
     }
 
+    /// A client of this stub as most tests want one: the consumer `app-key` /
+    /// `consumer-secret`, OAuth over plain HTTP on loopback allowed, no retries (each scripted
+    /// reply answers one call).
+    pub fn client(&self) -> marketplace_client::Client {
+        marketplace_client::Client::builder(
+            self.base_url(),
+            marketplace_client::ConsumerCredentials::new("app-key", "consumer-secret"),
+        )
+        .allow_plain_http_oauth_on_loopback()
+        .retry(marketplace_client::RetryPolicy::none())
+        .build()
+        .expect("a client of a loopback stub builds")
+    }
+
     /// Queues a reply for requests whose path (without query) equals `path`; replies for a path
     /// are used in FIFO order; when a path's queue is empty the [`fallback`](Self::fallback) for
     /// that path is used if set, else 404 with body "no scripted reply".

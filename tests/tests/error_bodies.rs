@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 use marketplace_client::oauth::{AccessToken, Verifier};
-use marketplace_client::{ApiFailure, Client, ConsumerCredentials, Error, ErrorCode, RetryPolicy};
+use marketplace_client::{ApiFailure, Client, Error, ErrorCode};
 use marketplace_tests::fake::{ErrorShape, ServiceError};
 use marketplace_tests::fixtures;
 use marketplace_tests::stub::{RecordedRequest, Reply, StubServer};
@@ -16,14 +16,7 @@ const TIMESHEET: &str = "/api/pay/getTimesheet";
 
 async fn start() -> (StubServer, Client) {
     let stub = StubServer::start().await.unwrap();
-    let client = Client::builder(
-        stub.base_url(),
-        ConsumerCredentials::new("app-key", "consumer-secret"),
-    )
-    .allow_plain_http_oauth_on_loopback()
-    .retry(RetryPolicy::none())
-    .build()
-    .unwrap();
+    let client = stub.client();
     (stub, client)
 }
 

@@ -8,7 +8,7 @@
 
 use jiff::Timestamp;
 use marketplace_client::oauth::AccessToken;
-use marketplace_client::{Client, ConsumerCredentials, Error, RetryPolicy};
+use marketplace_client::{Client, Error};
 use marketplace_tests::fake::{ErrorShape, ServiceError};
 use marketplace_tests::stub::{Reply, StubServer};
 use proptest::prelude::*;
@@ -63,14 +63,7 @@ async fn call(reply: Reply) -> Error {
 
 async fn start() -> (StubServer, Client) {
     let stub = StubServer::start().await.unwrap();
-    let client = Client::builder(
-        stub.base_url(),
-        ConsumerCredentials::new("app-key", "consumer-secret"),
-    )
-    .allow_plain_http_oauth_on_loopback()
-    .retry(RetryPolicy::none())
-    .build()
-    .unwrap();
+    let client = stub.client();
     (stub, client)
 }
 
