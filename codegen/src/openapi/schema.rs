@@ -40,6 +40,10 @@ pub(crate) const DMY_PATTERN: &str = "^(?:(?:(?:0[1-9]|1[0-9]|2[0-8])-(?:JAN|FEB
                                      |(?:29|30)-(?:JAN|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)\
                                      |31-(?:JAN|MAR|MAY|JUL|AUG|OCT|DEC))-[0-9]{2}\
                                      |29-FEB-(?:[02468][048]|[13579][26]))$";
+/// The first and last second of jiff's `Timestamp`, which the epoch decoder builds
+/// (`tests/tests/red_team10_openapi.rs` holds the export to the decoder).
+pub(crate) const EPOCH_MIN: i64 = -377_705_116_800;
+pub(crate) const EPOCH_MAX: i64 = 253_402_207_200;
 /// What `Decimal` holds: a magnitude of at most 2^96 - 1 units of its scale.
 const DECIMAL_RANGE: &str = "at most 28 decimal places, magnitude below 2^96 (79228162514264337593543950336) units of the last place";
 
@@ -47,19 +51,37 @@ const DECIMAL_RANGE: &str = "at most 28 decimal places, magnitude below 2^96 (79
 /// allowed, whose value is at most `bound`: for each place of the bound, its digits up to
 /// there and a smaller digit, then any digits; fewer digits than the bound; the bound itself.
 pub(crate) fn digits_at_most(bound: u128) -> String {
+    format!("0*{}", digit_runs_at_most(bound, true))
+}
+
+/// The same without leading zeros (`0`, or a run starting with 1 to 9): an index key.
+pub(crate) fn canonical_digits_at_most(bound: u128) -> String {
+    digit_runs_at_most(bound, false)
+}
+
+fn digit_runs_at_most(bound: u128, leading_zeros: bool) -> String {
     let bound = bound.to_string();
     let places = bound.len();
     let mut alternatives = Vec::new();
     if places > 1 {
-        alternatives.push(format!("[0-9]{{1,{}}}", places - 1));
+        alternatives.push(if leading_zeros {
+            format!("[0-9]{{1,{}}}", places - 1)
+        } else {
+            format!("0|[1-9][0-9]{{0,{}}}", places - 2)
+        });
     }
     for (at, digit) in bound.bytes().enumerate() {
-        if digit > b'0' {
+        let lowest = if at == 0 && !leading_zeros && places > 1 {
+            b'1'
+        } else {
+            b'0'
+        };
+        if digit > lowest {
             let rest = places - at - 1;
-            let smaller = if digit == b'1' {
-                "0".to_owned()
+            let smaller = if digit - 1 == lowest {
+                char::from(lowest).to_string()
             } else {
-                format!("[0-{}]", char::from(digit - 1))
+                format!("[{}-{}]", char::from(lowest), char::from(digit - 1))
             };
             let tail = if rest == 0 {
                 String::new()
@@ -70,11 +92,13 @@ pub(crate) fn digits_at_most(bound: u128) -> String {
         }
     }
     alternatives.push(bound.clone());
-    format!("0*(?:{})", alternatives.join("|"))
+    format!("(?:{})", alternatives.join("|"))
 }
 
-/// The keys of an index-keyed collection: canonical non-negative integers.
-pub(crate) const INDEX_KEY_PATTERN: &str = "^(0|[1-9][0-9]*)$";
+/// The keys of an index-keyed collection: canonical non-negative integers that fit a `u64`,
+/// as the collection decoder takes them.
+pub(crate) static INDEX_KEY_PATTERN: LazyLock<String> =
+    LazyLock::new(|| format!("^{}$", canonical_digits_at_most(u128::from(u64::MAX))));
 
 /// Where schemas are referenced from.
 pub(crate) const SCHEMAS: &str = "#/components/schemas/";
@@ -99,9 +123,10 @@ pub(crate) fn scalar_schema(scalar: Scalar, encoding: Encoding) -> Json {
         (JsonForm::Number, Scalar::Decimal) => obj! {
             "type" => "number", "x-marketplace-range" => DECIMAL_RANGE,
         },
-        (JsonForm::Number, Scalar::Date) if row.date == Some(DateForm::Instant) => {
-            obj! { "type" => "integer" }
-        }
+        // The instants the client holds (jiff's `Timestamp`: years -9999 to 9999).
+        (JsonForm::Number, Scalar::Date) if row.date == Some(DateForm::Instant) => obj! {
+            "type" => "integer", "minimum" => EPOCH_MIN, "maximum" => EPOCH_MAX,
+        },
         (JsonForm::String, Scalar::String) => obj! { "type" => "string" },
         (JsonForm::String, Scalar::Integer) => digits(&SIGNED_PATTERN),
         (JsonForm::String, Scalar::Id | Scalar::Count) => digits(&UNSIGNED_PATTERN),
@@ -140,7 +165,7 @@ pub(crate) fn list_schema(encoding: Encoding, item: Json) -> Json {
             "anyOf" => vec![
                 obj! {
                     "type" => "object",
-                    "propertyNames" => obj! { "pattern" => INDEX_KEY_PATTERN },
+                    "propertyNames" => obj! { "pattern" => INDEX_KEY_PATTERN.as_str() },
                     "additionalProperties" => item,
                 },
                 obj! { "type" => "array", "maxItems" => 0u64 },
