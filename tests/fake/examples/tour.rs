@@ -9,6 +9,10 @@
 //! service wrote (names, titles, statuses) is printed through `OneLine`, so a deployment's text
 //! cannot start a line or drive the terminal.
 
+// A deployment's numbers are whatever it sends: every sum and product here is checked (a
+// `Decimal`'s `*` and `+` panic past its range), and clippy refuses one that is not.
+#![deny(clippy::arithmetic_side_effects)]
+
 use std::error::Error;
 use std::process::ExitCode;
 
@@ -133,6 +137,15 @@ async fn tour_deployment(base_url: &str) -> Result<()> {
     Ok(())
 }
 
+/// A sum or product of the service's numbers to two places, or what stopped it: past the
+/// largest `Decimal` (about 7.9e28), which no real amount is.
+fn exact(value: Option<Decimal>) -> String {
+    value.map_or_else(
+        || "(too large)".to_owned(),
+        |value| value.round_dp(2).to_string(),
+    )
+}
+
 /// Where a reader goes from here: this file, the manual's pages (paths from the repository's
 /// root), and, after the fake's tour, how to take the same tour against a real deployment.
 fn next_steps(after_the_fake: bool) {
@@ -178,13 +191,15 @@ async fn timesheets(session: &Session, bid: u64) -> Result<()> {
         .items()
         .collect_all()
         .await?;
-    let mut hours = Decimal::ZERO;
-    let mut billed = Decimal::ZERO;
+    let mut hours = Some(Decimal::ZERO);
+    let mut billed = Some(Decimal::ZERO);
     let mut invoices = Vec::new();
     for sheet in &sheets {
-        let amount = sheet.total_hours * sheet.rate;
-        hours += sheet.total_hours;
-        billed += amount;
+        let amount = sheet.total_hours.checked_mul(sheet.rate);
+        hours = hours.and_then(|sum| sum.checked_add(sheet.total_hours));
+        billed = billed
+            .zip(amount)
+            .and_then(|(sum, amount)| sum.checked_add(amount));
         invoices.extend(sheet.invoice_id);
         println!(
             "{:<10} {:<11} {:<6} {:>8} {:>7} {:>9}  {}",
@@ -193,16 +208,16 @@ async fn timesheets(session: &Session, bid: u64) -> Result<()> {
             OneLine(sheet.status.as_str()),
             sheet.total_hours.round_dp(2),
             sheet.rate.round_dp(2),
-            amount.round_dp(2),
+            exact(amount),
             sheet.invoice_id.map_or("-".to_owned(), |id| id.to_string()),
         );
     }
     println!(
         "{:<29} {:>8} {:>7} {:>9}",
         "total",
-        hours.round_dp(2),
+        exact(hours),
         "",
-        billed.round_dp(2)
+        exact(billed)
     );
 
     if let Some(&newest) = invoices.first() {
@@ -263,15 +278,20 @@ async fn status_reports(session: &Session, bid: u64) -> Result<()> {
         );
     }
     let current = session.get_status_report_by_bid_id(bid).send().await?;
-    let done: Decimal = current
+    let done = current
         .progress_items
         .iter()
-        .map(|p| p.amount * p.progress_percent / Decimal::ONE_HUNDRED)
-        .sum();
+        .try_fold(Decimal::ZERO, |sum, p| {
+            let earned = p
+                .amount
+                .checked_mul(p.progress_percent)?
+                .checked_div(Decimal::ONE_HUNDRED)?;
+            sum.checked_add(earned)
+        });
     println!(
         "  current report: {} work items, milestone value earned {}",
         current.work_items.len(),
-        done.round_dp(2)
+        exact(done)
     );
     Ok(())
 }
