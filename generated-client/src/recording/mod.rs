@@ -249,7 +249,10 @@ impl Exchange {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// Reads one line written by [`Exchange::to_line`].
+    /// Reads one line written by [`Exchange::to_line`], cleaned as a recorder writes one
+    /// ([`Exchange::redacted`]): a line may come from another recorder or another hand, and
+    /// whatever reads it (a replay, the wire audit, an app) shows no secret it held. Reading is
+    /// the one way an exchange comes from text, so no reader can skip the cleaning.
     ///
     /// A line that is not an exchange is told by where and why, never by the value found
     /// there: a recording is text of the service's, and a value under a secret-named key
@@ -265,7 +268,7 @@ impl Exchange {
                 exchange.format
             ));
         }
-        Ok(exchange)
+        Ok(exchange.redacted())
     }
 }
 
