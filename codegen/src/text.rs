@@ -4,9 +4,10 @@
 //! ([`ErrorKind::ControlCharacter`](crate::diagnostic::ErrorKind::ControlCharacter)), since
 //! doc comments and literals would carry it into the generated files, and the tools pass every
 //! report through [`escape_controls`] before printing it, since a spec string, a recorded value,
-//! a file name or git's output can hold one. [`escape_controls`] keeps line feeds (the
-//! report's own line breaks), so untrusted text a report quotes goes through [`Untrusted`]
-//! first, which escapes them too.
+//! a file name or git's output can hold one. [`escape_controls`] keeps line feeds only (the
+//! report's own line breaks; a tab is escaped too, since no report writes one and one quoted
+//! would shift the columns after it), so untrusted text a report quotes goes through
+//! [`Untrusted`] first, which escapes line feeds too.
 
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
@@ -22,9 +23,10 @@ pub fn is_control(c: char) -> bool {
         )
 }
 
-/// `text` with each character [`is_control`] finds written as `\u{…}`; line feeds and tabs
-/// are kept. Borrowed when there is nothing to escape.
+/// `text` with each character [`is_control`] finds, and each tab, written as `\u{…}`; line
+/// feeds are kept. Borrowed when there is nothing to escape.
 pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    let is_control = |c: char| c == '\t' || is_control(c);
     let Some(first) = text.find(is_control) else {
         return Cow::Borrowed(text);
     };
@@ -100,8 +102,8 @@ mod tests {
     }
 
     #[test]
-    fn escapes_controls_and_keeps_line_feeds_tabs_and_other_text() {
-        assert_eq!(escape_controls("a\tb\nc é"), "a\tb\nc é");
+    fn escapes_controls_and_tabs_and_keeps_line_feeds_and_other_text() {
+        assert_eq!(escape_controls("a\tb\nc é"), "a\\u{9}b\nc é");
         assert!(matches!(escape_controls("plain"), Cow::Borrowed(_)));
         assert_eq!(
             escape_controls("\u{1b}[31mred\r\u{9b}\u{202e}x\u{0}"),

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use marketplace_codegen::diff::{self, Change, Impact, Side};
 use marketplace_codegen::items::Items;
+use marketplace_codegen::text::Untrusted;
 use marketplace_codegen::{SpecSource, ir::Api};
 use serde::Serialize;
 
@@ -436,6 +437,22 @@ fn witnesses(change: &Change) -> impl Iterator<Item = (&'static str, &diff::Witn
     .filter_map(|(side, witness)| witness.as_ref().map(|w| (side, w)))
 }
 
+/// `text` as one code span of a table cell, whatever it holds (a spec name is the service's
+/// and can hold backticks, pipes and line breaks): fenced by one backtick more than its
+/// longest run, padded where it starts or ends with one (CommonMark), its line breaks as
+/// spaces and its pipes escaped (GitHub reads `\|` as a pipe inside a cell's code span too).
+fn code_span(text: &str) -> String {
+    let text = text.replace(['\n', '\r'], " ");
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}").replace('|', "\\|")
+}
+
 /// `text` as inline Markdown that renders as itself. The messages and witnesses quote Rust and
 /// JSON in code spans (`` `…` ``), kept as they are; outside them, every character CommonMark
 /// or GitHub would read as markup is escaped: `<` opens an HTML tag (GitHub drops the
@@ -571,13 +588,13 @@ impl Report<'_> {
                 change.rule,
                 impact(change.wire),
                 impact(change.rust),
-                change.subject,
-                change.message,
+                Untrusted(&change.subject),
+                Untrusted(&change.message),
                 location(&change.base),
                 location(&change.head),
             );
             for (side, witness) in witnesses(change) {
-                let _ = writeln!(out, "  witness ({side}): {}", witness.sentence());
+                let _ = writeln!(out, "  witness ({side}): {}", Untrusted(witness.sentence()));
             }
         }
         if !self.generated.is_empty() {
@@ -619,11 +636,11 @@ impl Report<'_> {
                     .collect();
                 let _ = writeln!(
                     out,
-                    "| `{}` | {} | {} | `{}`: {}{} | {} |",
+                    "| `{}` | {} | {} | {}: {}{} | {} |",
                     change.rule,
                     mark(change.wire),
                     mark(change.rust),
-                    change.subject,
+                    code_span(&change.subject),
                     markdown_inline(&change.message).replace('|', "\\|"),
                     shown.replace('|', "\\|").replace('\n', " "),
                     location(if change.head.is_some() {

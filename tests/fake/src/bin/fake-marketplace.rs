@@ -63,7 +63,7 @@ const BROWSER: &str = "after Approve, the browser goes to the app's callback URL
                        open: copy that URL from the address bar into the app; with the callback \
                        oob, the page shows the verifier instead";
 
-/// `text` with every control character but line feeds and tabs, and every
+/// `text` with every control character but line feeds, and every
 /// bidirectional-text control, written as `\u{…}`, as the project's tools print untrusted
 /// text: clap's errors quote the arguments as typed.
 fn escape_controls(text: &str) -> String {
@@ -80,7 +80,7 @@ fn line(text: impl std::fmt::Display) -> String {
 fn escape(text: &str, line_feeds: bool) -> String {
     text.chars()
         .map(|c| {
-            let control = (c.is_control() && ((c != '\n' && c != '\t') || line_feeds))
+            let control = (c.is_control() && (c != '\n' || line_feeds))
                 || matches!(
                     c,
                     '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
