@@ -439,13 +439,13 @@ fn witnesses(change: &Change) -> impl Iterator<Item = (&'static str, &diff::Witn
 
 /// `text` as one code span of a table cell, whatever it holds (a spec name is the service's
 /// and can hold backticks, pipes and line breaks): fenced by one backtick more than its
-/// longest run, padded where it starts or ends with one (CommonMark), its line breaks as
-/// spaces and its pipes escaped (GitHub reads `\|` as a pipe inside a cell's code span too).
+/// longest run, padded where it starts or ends with one or is empty (CommonMark), its line
+/// breaks as spaces and its pipes escaped (GitHub reads `\|` as a pipe in a cell's code span).
 fn code_span(text: &str) -> String {
     let text = text.replace(['\n', '\r'], " ");
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
-    let pad = if text.starts_with('`') || text.ends_with('`') {
+    let pad = if text.is_empty() || text.starts_with('`') || text.ends_with('`') {
         " "
     } else {
         ""
@@ -768,6 +768,21 @@ mod tests {
     use super::*;
     use marketplace_codegen::GeneratedFile;
     use proptest::prelude::*;
+
+    proptest! {
+        /// A subject of any text is one code span in one table cell: no line break, no
+        /// unescaped pipe, and a fence longer than any run of backticks inside.
+        #[test]
+        fn a_subject_of_any_text_is_one_code_span_of_one_cell(subject in "[a-z`|\n\r ]{0,12}") {
+            let span = code_span(&subject);
+            prop_assert!(!span.contains(['\n', '\r']), "{span:?}");
+            prop_assert!(!span.replace("\\|", "").contains('|'), "{span:?}");
+            let fence = span.len() - span.trim_start_matches('`').len();
+            let inner = &span[fence..span.len() - fence];
+            prop_assert!(!inner.contains(&"`".repeat(fence)), "{span:?}");
+            prop_assert!(span.ends_with(&"`".repeat(fence)), "{span:?}");
+        }
+    }
 
     /// What a CommonMark reader (pulldown-cmark, with GitHub's tables and strikethrough) shows
     /// of `markdown`: its text, code spans' contents included, and the markup it found besides
