@@ -81,15 +81,34 @@ pub(crate) fn is_name_separator(byte: u8) -> bool {
 /// Whether a field, parameter or header of this name holds a secret (see [`SECRET_WORDS`]):
 /// the scrubber's rule (`scrub/scan.rs`), `oauth_signature_method` exempt as there (the
 /// algorithm's name, unless another secret word comes before it).
+///
+/// The name is read as it is and through up to three layers of percent escapes, as the
+/// scrubber reads text (`pass%77ord`, `pass%2577ord`: `password`), so an escaped name hides no
+/// secret word.
 pub(crate) fn is_secret_name(name: &str) -> bool {
     const SIGNATURE_METHOD: &str = "oauthsignaturemethod";
-    let name: String = name
-        .bytes()
-        .filter(|&byte| !is_name_separator(byte))
-        .map(|byte| char::from(byte.to_ascii_lowercase()))
-        .collect();
-    let name = name.strip_suffix(SIGNATURE_METHOD).unwrap_or(&name);
-    SECRET_WORDS.iter().any(|word| name.contains(word))
+    const LAYERS: usize = 3;
+    let holds_secret_word = |name: &[u8]| {
+        let name: String = name
+            .iter()
+            .filter(|&&byte| !is_name_separator(byte))
+            .map(|&byte| char::from(byte.to_ascii_lowercase()))
+            .collect();
+        let name = name.strip_suffix(SIGNATURE_METHOD).unwrap_or(&name);
+        SECRET_WORDS.iter().any(|word| name.contains(word))
+    };
+    let mut read = std::borrow::Cow::Borrowed(name.as_bytes());
+    for _ in 0..=LAYERS {
+        if holds_secret_word(&read) {
+            return true;
+        }
+        let decoded: Vec<u8> = percent_encoding::percent_decode(&read).collect();
+        if decoded == *read {
+            return false;
+        }
+        read = std::borrow::Cow::Owned(decoded);
+    }
+    false
 }
 
 /// Words that make a header carry a credential wherever they are in its name (ASCII case

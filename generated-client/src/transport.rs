@@ -816,8 +816,13 @@ impl Transport {
                 Some(&response),
             );
             // What the hooks read was cleaned until the deadline, and withheld after: the call
-            // is out of time.
-            if scrubber.stopped() {
+            // is out of time. So it is when the hooks themselves ran past the deadline, whatever
+            // they read (a short text is cleaned without a look at the clock).
+            if scrubber.stopped()
+                || progress
+                    .deadline
+                    .is_some_and(|deadline| Instant::now() >= deadline)
+            {
                 return Next::Done(Err(progress.timeout(call.method, TimeoutLimit::Deadline)));
             }
         }

@@ -301,8 +301,11 @@ impl Entry {
             origin: origin.clone(),
             what,
         };
+        // HTTP's statuses are 100 to 599 (RFC 9110 §15); `http` carries 600 to 999 too.
         let status = StatusCode::from_u16(exchange.status)
-            .map_err(|_| unanswerable(format!("status {} is not HTTP", exchange.status)))?;
+            .ok()
+            .filter(|_| (100..600).contains(&exchange.status))
+            .ok_or_else(|| unanswerable(format!("status {} is not HTTP", exchange.status)))?;
         let header = |name: &str| {
             exchange
                 .headers

@@ -14,14 +14,19 @@
 //! workrooms (each bid ID, its kind, its client's and provider's logins: a workroom answers
 //! only them) and how approving in a browser ends.
 
+// Every line goes through `say`, `complain` or `write_out`, which a closed output cannot
+// make panic.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 use std::io;
+use std::io::Write;
 use std::net::{Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
 use marketplace_client::files::{FileError, OutputDir};
-use marketplace_fake::{FakeMarketplace, World};
+use marketplace_fake::{FakeMarketplace, Spellings, World};
 
 /// The command line.
 #[derive(Parser)]
@@ -43,7 +48,7 @@ use marketplace_fake::{FakeMarketplace, World};
 Exit codes:
   0  stopped with Ctrl-C (or help printed)
   1  the server failed: it could not start, write its certificate or wait for Ctrl-C
-  2  usage error: an unknown option or argument, or a --port that cannot be listened on (in use, or reserved)"
+  2  usage error: an unknown option or argument, a --port that cannot be listened on (in use, or reserved), or a MARKETPLACE_FAKE_SPELLING_SEED that is not a seed"
 )]
 struct Options {
     /// Serve plain HTTP instead of HTTPS (a client must opt in to plain HTTP for OAuth, which
@@ -102,18 +107,24 @@ async fn main() -> ExitCode {
             // Help (standard output, 0) or a usage error (standard error, 2), as plain text.
             let text = escape_controls(&error.render().to_string());
             if error.use_stderr() {
-                eprint!("{text}");
+                write_out(&mut std::io::stderr(), &text);
                 return ExitCode::from(2);
             }
-            print!("{text}");
+            write_out(&mut std::io::stdout(), &text);
             return ExitCode::SUCCESS;
         }
     };
+    // The environment is input too: a spelling seed that is none is a usage error, before
+    // anything starts.
+    if let Err(error) = Spellings::from_env() {
+        complain(line(format_args!("fake-marketplace: {error}")));
+        return ExitCode::from(2);
+    }
     let plain_http = options.http;
     let listener = match listen(options.port.unwrap_or(0)) {
         Ok(listener) => listener,
         Err((code, message)) => {
-            eprintln!("{}", line(format_args!("fake-marketplace: {message}")));
+            complain(line(format_args!("fake-marketplace: {message}")));
             return code;
         }
     };
@@ -125,43 +136,30 @@ async fn main() -> ExitCode {
     let fake = match started {
         Ok(fake) => fake,
         Err(error) => {
-            eprintln!(
-                "{}",
-                line(format_args!("fake-marketplace: cannot start: {error}"))
-            );
+            complain(line(format_args!(
+                "fake-marketplace: cannot start: {error}"
+            )));
             return ExitCode::FAILURE;
         }
     };
     let credentials = fake.credentials();
-    println!(
-        "{}",
-        line(format_args!("base URL:        {}", fake.base_url()))
-    );
-    println!(
-        "{}",
-        line(format_args!(
-            "consumer key:    {}",
-            credentials.consumer_key
-        ))
-    );
-    println!(
-        "{}",
-        line(format_args!(
-            "consumer secret: {}",
-            credentials.consumer_secret
-        ))
-    );
-    println!(
-        "{}",
-        line(format_args!("password:        {}", credentials.password))
-    );
-    println!(
-        "{}",
-        line(format_args!(
-            "logins:          {}",
-            credentials.logins.join(", ")
-        ))
-    );
+    say(line(format_args!("base URL:        {}", fake.base_url())));
+    say(line(format_args!(
+        "consumer key:    {}",
+        credentials.consumer_key
+    )));
+    say(line(format_args!(
+        "consumer secret: {}",
+        credentials.consumer_secret
+    )));
+    say(line(format_args!(
+        "password:        {}",
+        credentials.password
+    )));
+    say(line(format_args!(
+        "logins:          {}",
+        credentials.logins.join(", ")
+    )));
     // The certificate goes into a fresh directory of the temporary folder that only this
     // user can read and nobody could name in advance, so no link planted there can take it.
     let certificate = if plain_http {
@@ -169,33 +167,27 @@ async fn main() -> ExitCode {
     } else {
         match write_certificate(fake.certificate_pem()) {
             Ok(written) => {
-                println!(
-                    "{}",
-                    line(format_args!(
-                        "certificate:     {}",
-                        written.path().display()
-                    ))
-                );
+                say(line(format_args!(
+                    "certificate:     {}",
+                    written.path().display()
+                )));
                 Some(written)
             }
             Err(error) => {
-                eprintln!(
-                    "{}",
-                    line(format_args!(
-                        "fake-marketplace: cannot write the certificate: {error}"
-                    ))
-                );
+                complain(line(format_args!(
+                    "fake-marketplace: cannot write the certificate: {error}"
+                )));
                 return ExitCode::FAILURE;
             }
         }
     };
     for text in workrooms(fake.world()) {
-        println!("{}", line(text));
+        say(line(text));
     }
-    println!("{}", line(format_args!("in a browser:    {BROWSER}")));
+    say(line(format_args!("in a browser:    {BROWSER}")));
     // Listening for Ctrl-C before saying so: a Ctrl-C right after the line stops it cleanly.
     let interrupted = interrupted();
-    println!("Ctrl-C stops the server.");
+    say("Ctrl-C stops the server.");
     let waited = match interrupted {
         Ok(interrupted) => {
             interrupted.await;
@@ -205,19 +197,33 @@ async fn main() -> ExitCode {
     };
     if let Some(certificate) = certificate {
         if let Err(error) = certificate.remove() {
-            eprintln!("{}", line(format_args!("fake-marketplace: {error}")));
+            complain(line(format_args!("fake-marketplace: {error}")));
         }
     }
     if let Err(error) = waited {
-        eprintln!(
-            "{}",
-            line(format_args!(
-                "fake-marketplace: cannot wait for Ctrl-C: {error}"
-            ))
-        );
+        complain(line(format_args!(
+            "fake-marketplace: cannot wait for Ctrl-C: {error}"
+        )));
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// Writes `text` whole: an output closed early (`fake-marketplace | head`) is not the
+/// server's failure, so what could not be written is dropped, never a panic (`println!`
+/// panics there, which clippy refuses in this file).
+fn write_out(out: &mut dyn Write, text: &str) {
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// One line of what the binary says, on standard output (see [`write_out`]).
+fn say(text: impl std::fmt::Display) {
+    write_out(&mut std::io::stdout(), &format!("{text}\n"));
+}
+
+/// One line of what went wrong, on standard error (see [`write_out`]).
+fn complain(text: impl std::fmt::Display) {
+    write_out(&mut std::io::stderr(), &format!("{text}\n"));
 }
 
 /// The socket on `port` of 127.0.0.1 (0: one the OS chooses). A port given that cannot be
