@@ -650,6 +650,7 @@ fn check_record(
         problems.expect(schema.get("properties").is_none(), &at, || {
             "an opaque record with properties".into()
         });
+        problems.equal(&at, "additionalProperties", schema, json!(true));
     }
     let mut required: Vec<&str> = Vec::new();
     for field in fields {

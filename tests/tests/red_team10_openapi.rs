@@ -1609,7 +1609,7 @@ fn a_record_without_its_optional_fields_and_with_extra_ones_is_decoded_by_the_cl
 /// type and status, an activity, a detail's type), any string or finite number where a text
 /// travels as string or number (`jobId`, `duration`, `clientUserId`, `hoursPerWeek`), `null`
 /// for a workview's next date, and any object as a comment (`StatusReportComment` is
-/// `{"type": "object"}`) are decoded by the client.
+/// `{"type": "object", "additionalProperties": true}`) are decoded by the client.
 #[test]
 fn open_enums_string_or_number_values_and_opaque_records_the_schema_accepts_are_decoded() {
     let wire = Wire::new();

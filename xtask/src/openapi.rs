@@ -4,11 +4,15 @@
 //! `--check` fails with the diff when the committed file is stale. `--html DIR` renders a
 //! browsable reference, `DIR/index.html`, with Redocly CLI's `build-docs`. [`lint`] runs
 //! Redocly's `lint` with its recommended rules (the workspace test `xtask/tests/openapi.rs`).
+//! [`typescript_types`] and [`tsc_strict`] are the typed-client judge: openapi-typescript's
+//! types of the export, and TypeScript's compiler holding literals to them
+//! (`xtask/tests/openapi_typescript.rs`).
 //!
-//! Redocly CLI is pinned by `xtask/redocly/package-lock.json` and installed with `npm ci` into
-//! the target directory's `tmp/redocly/` on first use (Node.js and npm needed; the npm registry
-//! the first time). It runs with its telemetry and update check off: nothing leaves the machine
-//! but that install.
+//! Redocly CLI is pinned by `xtask/redocly/package-lock.json`, openapi-typescript and
+//! TypeScript by `xtask/openapi-ts/package-lock.json`; each is installed with `npm ci` into a
+//! folder of the target directory's `tmp/` (`redocly/`, `openapi-ts/`) on first use (Node.js
+//! and npm needed; the npm registry the first time). Redocly runs with its telemetry and update
+//! check off: nothing leaves the machine but those installs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,9 +31,13 @@ pub const OPENAPI_COMMAND: &str = "cargo xtask openapi";
 /// Where Redocly CLI's pinned manifest and lockfile are, relative to the workspace root.
 pub const REDOCLY_DIR: &str = "xtask/redocly";
 
+/// Where openapi-typescript's and TypeScript's pinned manifest and lockfile are, relative to the
+/// workspace root.
+pub const OPENAPI_TS_DIR: &str = "xtask/openapi-ts";
+
 /// What to install when Node.js or npm is missing.
-const NODE_HINT: &str = "Redocly CLI needs Node.js (20.19 or later) and npm (Debian: `apt-get \
-    install nodejs npm`), and the npm registry the first time";
+const NODE_HINT: &str = "Redocly CLI, openapi-typescript and TypeScript need Node.js (20.19 or \
+    later) and npm (Debian: `apt-get install nodejs npm`), and the npm registry the first time";
 
 /// Anything that stops `cargo xtask openapi`.
 #[derive(Debug, thiserror::Error)]
@@ -182,6 +190,117 @@ pub fn lint(root: &Path) -> Result<LintReport, OpenApiError> {
     })
 }
 
+/// openapi-typescript's TypeScript types of the committed export, with its default options:
+/// the text of a `.d.ts` module exporting `paths`, `components` and `operations`.
+pub fn typescript_types(root: &Path) -> Result<String, OpenApiError> {
+    let install = openapi_ts(root)?;
+    let what = "openapi-typescript";
+    // Run in the install's folder: a `redocly.yaml` where it runs would configure it.
+    let output = Command::new(program(&install, what))
+        .arg(export_path(root))
+        .current_dir(&install)
+        .output()
+        .map_err(|error| OpenApiError::Tool {
+            what: what.to_owned(),
+            detail: format!("{error}; {NODE_HINT}"),
+        })?;
+    let types = String::from_utf8(output.stdout.clone()).unwrap_or_default();
+    if !output.status.success() || !types.contains("export interface paths") {
+        return Err(OpenApiError::Tool {
+            what: what.to_owned(),
+            detail: format!(
+                "{}\n{}{}",
+                output.status,
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ),
+        });
+    }
+    Ok(types)
+}
+
+/// What `tsc --noEmit --strict` said of some files.
+#[derive(Debug)]
+pub struct TscReport {
+    /// Each error, in tsc's order.
+    pub diagnostics: Vec<TscDiagnostic>,
+    /// tsc's whole output.
+    pub output: String,
+}
+
+/// One error of tsc.
+#[derive(Debug)]
+pub struct TscDiagnostic {
+    /// The file, as tsc names it (relative to the folder it ran in).
+    pub file: String,
+    /// The line, from 1.
+    pub line: usize,
+    /// The column, from 1 (in UTF-16 code units, as tsc counts).
+    pub column: usize,
+    /// The code and message, with its continuation lines (`TS2322: Type … is not assignable …`).
+    pub message: String,
+}
+
+/// TypeScript's compiler, `tsc --noEmit --strict`, over `files` of `dir` (ES2022 modules,
+/// resolved as a bundler does: `import type { paths } from "./schema"` finds `schema.d.ts`).
+/// An error of the files is a [`TscDiagnostic`]; an `Err` is tsc not running, or failing
+/// without saying where.
+pub fn tsc_strict(root: &Path, dir: &Path, files: &[&str]) -> Result<TscReport, OpenApiError> {
+    let install = openapi_ts(root)?;
+    let output = Command::new(program(&install, "tsc"))
+        .args(["--noEmit", "--strict", "--pretty", "false"])
+        .args(["--target", "es2022", "--module", "esnext"])
+        .args(["--moduleResolution", "bundler"])
+        .args(files)
+        .current_dir(dir)
+        .output()
+        .map_err(|error| OpenApiError::Tool {
+            what: "tsc".to_owned(),
+            detail: format!("{error}; {NODE_HINT}"),
+        })?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut diagnostics: Vec<TscDiagnostic> = Vec::new();
+    for line in text.lines() {
+        if let Some(diagnostic) = diagnostic(line) {
+            diagnostics.push(diagnostic);
+        } else if let (Some(last), true) = (diagnostics.last_mut(), line.starts_with(' ')) {
+            last.message.push('\n');
+            last.message.push_str(line);
+        }
+    }
+    if output.status.success() != diagnostics.is_empty() {
+        return Err(OpenApiError::Tool {
+            what: "tsc".to_owned(),
+            detail: format!(
+                "{} with {} errors read:\n{text}",
+                output.status,
+                diagnostics.len()
+            ),
+        });
+    }
+    Ok(TscReport {
+        diagnostics,
+        output: text,
+    })
+}
+
+/// A line of tsc's plain output that starts an error: `FILE(LINE,COL): error TSn: MESSAGE`.
+fn diagnostic(line: &str) -> Option<TscDiagnostic> {
+    let (place, message) = line.split_once("): error ")?;
+    let (file, position) = place.rsplit_once('(')?;
+    let (line, column) = position.split_once(',')?;
+    Some(TscDiagnostic {
+        file: file.to_owned(),
+        line: line.parse().ok()?,
+        column: column.parse().ok()?,
+        message: message.to_owned(),
+    })
+}
+
 /// Redocly CLI without telemetry or update checks.
 const QUIET: [(&str, &str); 2] = [
     ("REDOCLY_TELEMETRY", "off"),
@@ -213,26 +332,56 @@ fn run(command: &mut Command, what: &str) -> Result<(), OpenApiError> {
 /// The `redocly` program of the pinned install under the target directory's `tmp/redocly/`,
 /// installed with `npm ci` when missing or made from another lockfile.
 pub fn redocly(root: &Path) -> Result<PathBuf, OpenApiError> {
+    let install = npm_ci(root, REDOCLY_DIR, "redocly", &["redocly"])?;
+    Ok(program(&install, "redocly"))
+}
+
+/// The pinned install of openapi-typescript and TypeScript under the target directory's
+/// `tmp/openapi-ts/`, installed with `npm ci` when missing or made from another lockfile.
+pub fn openapi_ts(root: &Path) -> Result<PathBuf, OpenApiError> {
+    npm_ci(
+        root,
+        OPENAPI_TS_DIR,
+        "openapi-ts",
+        &["openapi-typescript", "tsc"],
+    )
+}
+
+/// The program `name` of the npm install `install`.
+fn program(install: &Path, name: &str) -> PathBuf {
+    install.join("node_modules").join(".bin").join(name)
+}
+
+/// The folder where the packages pinned by `pinned` (a folder of the workspace holding a
+/// `package.json` and its `package-lock.json`) are installed, with the `programs` they bring:
+/// the target directory's `tmp/NAME/`, installed with `npm ci` when missing or made from
+/// another lockfile.
+fn npm_ci(
+    root: &Path,
+    pinned: &str,
+    name: &str,
+    programs: &[&str],
+) -> Result<PathBuf, OpenApiError> {
     // One install at a time in a process (tests run on threads); other processes are kept
     // apart by the partial folder's name.
     static INSTALLING: Mutex<()> = Mutex::new(());
     let _one_at_a_time = INSTALLING.lock().unwrap_or_else(PoisonError::into_inner);
-    let pinned = root.join(REDOCLY_DIR);
-    let read = |name: &str| {
-        let path = pinned.join(name);
+    let pinned_dir = root.join(pinned);
+    let read = |file: &str| {
+        let path = pinned_dir.join(file);
         std::fs::read_to_string(&path).map_err(io_error(&path))
     };
     let (manifest, lock) = (read("package.json")?, read("package-lock.json")?);
-    let install = target_dir::of_workspace(root)?.join("tmp").join("redocly");
-    let program = install.join("node_modules").join(".bin").join("redocly");
+    let install = target_dir::of_workspace(root)?.join("tmp").join(name);
     let marker = install.join("installed-package-lock.json");
-    if program.is_file() && std::fs::read_to_string(&marker).is_ok_and(|done| done == lock) {
-        return Ok(program);
+    let installed = |install: &Path| programs.iter().all(|p| program(install, p).is_file());
+    if installed(&install) && std::fs::read_to_string(&marker).is_ok_and(|done| done == lock) {
+        return Ok(install);
     }
     // Installed beside the final place and renamed into it, so that an interrupted install is
     // never taken for a finished one; every file and folder through the one writer.
     let tmp = OutputDir::create(install.parent().unwrap_or(&install))?;
-    let partial_name = format!("redocly.partial-{}", std::process::id());
+    let partial_name = format!("{name}.partial-{}", std::process::id());
     tmp.remove_all(&partial_name).ok();
     let partial = tmp.subdir(&partial_name)?;
     partial.write("package.json", manifest)?;
@@ -241,19 +390,23 @@ pub fn redocly(root: &Path) -> Result<PathBuf, OpenApiError> {
         Command::new("npm")
             .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
             .current_dir(partial.path()),
-        "npm ci (installing Redocly CLI, pinned by xtask/redocly/package-lock.json)",
+        &format!("npm ci (installing {pinned}/package-lock.json)"),
     )?;
     partial.write("installed-package-lock.json", lock.as_str())?;
-    tmp.remove_all("redocly").ok();
-    if tmp.rename(&partial_name, "redocly").is_err() {
+    tmp.remove_all(name).ok();
+    if tmp.rename(&partial_name, name).is_err() {
         // Another process finished first: use its install.
         tmp.remove_all(&partial_name).ok();
     }
-    if !program.is_file() {
+    if !installed(&install) {
         return Err(OpenApiError::Tool {
             what: "npm ci".to_owned(),
-            detail: format!("installed no {}", program.display()),
+            detail: format!(
+                "installed no {} in {}",
+                programs.join(", "),
+                install.display()
+            ),
         });
     }
-    Ok(program)
+    Ok(install)
 }

@@ -410,7 +410,11 @@ impl<'a> Records<'a> {
         let file = &self.api.files[record.file].path;
         let mut schema = obj! { "type" => "object", "description" => record.doc.trim_end() };
         if record.opaque {
-            schema = schema.with("x-marketplace-opaque", true);
+            // Any member, said outright: JSON Schema's default, which generators of typed
+            // clients read as "no member" (openapi-typescript: `Record<string, never>`).
+            schema = schema
+                .with("additionalProperties", true)
+                .with("x-marketplace-opaque", true);
         }
         let mut properties = super::json::Object::new();
         let mut required = Vec::new();
