@@ -15,7 +15,7 @@
 //! check off: nothing leaves the machine but those installs.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 use std::sync::{Mutex, PoisonError};
 
 use marketplace_client::files::{FileError, OutputDir};
@@ -159,24 +159,14 @@ pub struct LintReport {
 pub fn lint(root: &Path) -> Result<LintReport, OpenApiError> {
     let redocly = redocly(root)?;
     let what = "redocly lint".to_owned();
-    let output = Command::new(redocly)
-        .args(["lint", "--format", "json", "--max-problems", "1000"])
-        .arg(export_path(root))
-        .envs(QUIET)
-        .output()
-        .map_err(|error| OpenApiError::Tool {
-            what: what.clone(),
-            detail: format!("{error}; {NODE_HINT}"),
-        })?;
-    let unreadable = |why: String| OpenApiError::Tool {
-        what: what.clone(),
-        detail: format!(
-            "{why} ({}):\n{}{}",
-            output.status,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ),
-    };
+    let output = output_of(
+        Command::new(redocly)
+            .args(["lint", "--format", "json", "--max-problems", "1000"])
+            .arg(export_path(root))
+            .envs(QUIET),
+        &what,
+    )?;
+    let unreadable = |why: String| tool_failed(&what, &why, &output);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout)
         .map_err(|error| unreadable(format!("its report is not JSON: {error}")))?;
     let total = |name: &str| report["totals"][name].as_u64();
@@ -196,25 +186,15 @@ pub fn typescript_types(root: &Path) -> Result<String, OpenApiError> {
     let install = openapi_ts(root)?;
     let what = "openapi-typescript";
     // Run in the install's folder: a `redocly.yaml` where it runs would configure it.
-    let output = Command::new(program(&install, what))
-        .arg(export_path(root))
-        .current_dir(&install)
-        .output()
-        .map_err(|error| OpenApiError::Tool {
-            what: what.to_owned(),
-            detail: format!("{error}; {NODE_HINT}"),
-        })?;
+    let output = output_of(
+        Command::new(program(&install, what))
+            .arg(export_path(root))
+            .current_dir(&install),
+        what,
+    )?;
     let types = String::from_utf8(output.stdout.clone()).unwrap_or_default();
     if !output.status.success() || !types.contains("export interface paths") {
-        return Err(OpenApiError::Tool {
-            what: what.to_owned(),
-            detail: format!(
-                "{}\n{}{}",
-                output.status,
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            ),
-        });
+        return Err(tool_failed(what, "no TypeScript module", &output));
     }
     Ok(types)
 }
@@ -247,17 +227,15 @@ pub struct TscDiagnostic {
 /// without saying where.
 pub fn tsc_strict(root: &Path, dir: &Path, files: &[&str]) -> Result<TscReport, OpenApiError> {
     let install = openapi_ts(root)?;
-    let output = Command::new(program(&install, "tsc"))
-        .args(["--noEmit", "--strict", "--pretty", "false"])
-        .args(["--target", "es2022", "--module", "esnext"])
-        .args(["--moduleResolution", "bundler"])
-        .args(files)
-        .current_dir(dir)
-        .output()
-        .map_err(|error| OpenApiError::Tool {
-            what: "tsc".to_owned(),
-            detail: format!("{error}; {NODE_HINT}"),
-        })?;
+    let output = output_of(
+        Command::new(program(&install, "tsc"))
+            .args(["--noEmit", "--strict", "--pretty", "false"])
+            .args(["--target", "es2022", "--module", "esnext"])
+            .args(["--moduleResolution", "bundler"])
+            .args(files)
+            .current_dir(dir),
+        "tsc",
+    )?;
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),
@@ -308,25 +286,33 @@ const QUIET: [(&str, &str); 2] = [
 ];
 
 fn run(command: &mut Command, what: &str) -> Result<(), OpenApiError> {
-    let output = command
-        .envs(QUIET)
-        .output()
-        .map_err(|error| OpenApiError::Tool {
-            what: what.to_owned(),
-            detail: format!("{error}; {NODE_HINT}"),
-        })?;
+    let output = output_of(command.envs(QUIET), what)?;
     if output.status.success() {
         return Ok(());
     }
-    Err(OpenApiError::Tool {
+    Err(tool_failed(what, "failed", &output))
+}
+
+/// What `command` (one of the Node tools, `what`) wrote, once it ended; a tool that cannot
+/// start is told with how to get Node.js.
+fn output_of(command: &mut Command, what: &str) -> Result<Output, OpenApiError> {
+    command.output().map_err(|error| OpenApiError::Tool {
+        what: what.to_owned(),
+        detail: format!("{error}; {NODE_HINT}"),
+    })
+}
+
+/// A tool's failure (`why`), with its exit status and all it wrote.
+fn tool_failed(what: &str, why: &str, output: &Output) -> OpenApiError {
+    OpenApiError::Tool {
         what: what.to_owned(),
         detail: format!(
-            "{}\n{}{}",
+            "{why} ({}):\n{}{}",
             output.status,
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         ),
-    })
+    }
 }
 
 /// The `redocly` program of the pinned install under the target directory's `tmp/redocly/`,
