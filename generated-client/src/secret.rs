@@ -365,6 +365,37 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// A secret word behind one to three layers of percent escapes, any of its bytes
+        /// escaped in each layer, in any case and with anything around it, is still a secret
+        /// name: each layer is read as the scrubber reads text.
+        #[test]
+        fn a_secret_word_behind_percent_escapes_is_a_secret_name(
+            word in proptest::sample::select(SECRET_WORDS.to_vec()),
+            layers in proptest::collection::vec(proptest::collection::vec(proptest::bool::ANY, 16), 1..=3),
+            before in "[a-z_]{0,4}",
+            after in "[a-z_]{0,4}",
+            upper in proptest::bool::ANY,
+        ) {
+            let word = if upper { word.to_ascii_uppercase() } else { word.to_owned() };
+            let mut name = format!("{before}{word}{after}");
+            for escaped in &layers {
+                name = name
+                    .bytes()
+                    .enumerate()
+                    .map(|(index, byte)| {
+                        if escaped[index % escaped.len()] || byte == b'%' {
+                            format!("%{byte:02X}")
+                        } else {
+                            char::from(byte).to_string()
+                        }
+                    })
+                    .collect();
+            }
+            proptest::prop_assert!(is_secret_name(&name), "{name}");
+        }
+    }
+
     #[test]
     fn credential_headers_are_known_by_name_or_mark() {
         for name in [
