@@ -41,6 +41,9 @@
 //!   - `wire_audit_propose_into_with_a_directory_where_a_spec_file_goes_changes_nothing`
 //!   - `wire_audit_propose_into_follows_no_link_below_the_directory_named`
 //!   - `openapi_html_into_a_regular_file_is_exit_2_and_leaves_it_intact`
+//!
+//! A second reviewer's cases are in the module `second_reviewer` at the end of this file,
+//! each listed there with the sentence it holds the code to.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStringExt;
@@ -618,4 +621,364 @@ fn openapi_html_into_a_regular_file_is_exit_2_and_leaves_it_intact() {
         std::fs::read_to_string(dir.path().join("reference-page")).expect("still there"),
         "keep me\n"
     );
+}
+
+mod second_reviewer {
+    //! Red team 12 (second reviewer): `cargo xtask` commands run as a user runs them, on spec trees
+    //! copied from `spec/` and mutated, on references and recordings edited from the committed ones.
+    //!
+    //! Properties attacked, and the sentence each case holds the code to:
+    //!
+    //! * Bad input gets a typed error saying what and where (property 1). docs/bad-input.md: "A
+    //!   spec with a mistake is refused with file, line, column, spec path and the nearest valid
+    //!   name"; docs/auditing.md: spec-audit exits "2 when either side cannot be read (a reference
+    //!   line it cannot read is named by its line)":
+    //!   - `a_control_character_or_a_non_utf8_byte_in_a_spec_file_is_refused_at_its_line` (proptest)
+    //!   - `a_reference_line_that_is_not_utf8_is_named_by_its_line` (proptest)
+    //! * Secrets never appear in any output (property 4). SECURITY.md: secret-named values
+    //!   (`secret`, `password`, `passwd`, `private_key`, `oauth_signature`, `oauth_verifier`
+    //!   anywhere in the name) are "removed by structure" in every shape (`name=value` ...), and
+    //!   "a hand-written recording's secret-named value reaches no miss text, report or `Debug`".
+    //!   The wire audit's summary names the methods the spec does not have:
+    //!   - `wire_audit_shows_no_secret_named_value_of_a_recorded_method_name` (proptest)
+    //! * Nothing half-written is left behind (property 3). SECURITY.md, files the tools write
+    //!   (`wire-audit --propose-into`, and the page `openapi --html` copies "through the module"):
+    //!   "only where asked, never half-written: nothing outside the directory named changes ...; a
+    //!   file appears whole or not at all"; docs/commands.md: exit 2 for "a usage or input error":
+    //!   - `writers_refuse_a_target_below_a_regular_file_with_exit_2_and_change_nothing`
+
+    use std::ffi::OsStr;
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Output};
+
+    use marketplace_client::files::OutputDir;
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    use serde_json::Value;
+
+    /// The workspace root (the xtask package is one level below it).
+    fn workspace() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("xtask has a parent")
+            .to_path_buf()
+    }
+
+    /// Runs the xtask binary as a user does, in `cwd`.
+    fn xtask<I, S>(cwd: &Path, args: I) -> Output
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(args)
+            .current_dir(cwd)
+            .output()
+            .expect("xtask runs")
+    }
+
+    /// Everything the command printed, stdout then stderr.
+    fn printed(output: &Output) -> String {
+        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&output.stderr));
+        text
+    }
+
+    fn is_bidi(c: char) -> bool {
+        matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    }
+
+    fn raw_controls(text: &str) -> Vec<char> {
+        text.chars()
+            .filter(|&c| (c.is_control() && c != '\n') || is_bidi(c))
+            .collect()
+    }
+
+    fn scratch() -> (tempfile::TempDir, OutputDir) {
+        let tmp = tempfile::tempdir().expect("a temporary folder");
+        let dir = OutputDir::open(tmp.path()).expect("the temporary folder opens");
+        (tmp, dir)
+    }
+
+    /// A copy of the workspace's spec files (the YAML files, as `wire-audit --spec` reads them).
+    fn copy_spec(into: &OutputDir) -> OutputDir {
+        let spec = into.subdir("spec").expect("a spec directory");
+        for entry in std::fs::read_dir(workspace().join("spec")).expect("spec/ is read") {
+            let entry = entry.expect("an entry");
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".yaml") {
+                spec.write(&name, std::fs::read(entry.path()).expect("a spec file"))
+                    .expect("copied");
+            }
+        }
+        spec
+    }
+
+    fn committed_recording() -> PathBuf {
+        workspace().join("tests/app/tests/recordings/workroom.jsonl")
+    }
+
+    fn committed_exchanges() -> Vec<Value> {
+        std::fs::read_to_string(committed_recording())
+            .expect("the committed recording")
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a JSON line"))
+            .collect()
+    }
+
+    /// docs/bad-input.md: "A spec with a mistake is refused with file, line, column, spec path and
+    /// the nearest valid name". A control character the YAML reader refuses, or bytes that are not
+    /// UTF-8, at the end of a generated line of a generated spec file: the error is located at that
+    /// file and line (the control character is reported at 1:1 with a byte position, the bytes by
+    /// their offset alone).
+    #[test]
+    fn a_control_character_or_a_non_utf8_byte_in_a_spec_file_is_refused_at_its_line() {
+        let files = ["api.yaml", "pay.yaml", "manage.yaml", "workroom.yaml"];
+        let mut runner = TestRunner::new(Config {
+            cases: 12,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        // A character the YAML reader refuses, or bytes that are no UTF-8 at all.
+        let control = prop_oneof![
+            prop_oneof![
+                Just('\u{0}'),
+                Just('\u{1}'),
+                Just('\u{7}'),
+                Just('\u{8}'),
+                Just('\u{b}'),
+                Just('\u{c}'),
+                Just('\u{1b}'),
+                Just('\u{1f}'),
+                Just('\u{7f}'),
+                Just('\u{80}'),
+                Just('\u{9b}'),
+                Just('\u{9f}'),
+            ]
+            .prop_map(|c| c.to_string().into_bytes()),
+            prop_oneof![
+                Just(vec![0xffu8]),
+                Just(vec![0x80u8]),
+                Just(vec![0xc0u8, 0xaf]),
+                Just(vec![0xedu8, 0xa0, 0x80]),
+            ],
+        ];
+        let result = runner.run(
+            &(0..files.len(), any::<prop::sample::Index>(), control),
+            |(file, line, control)| {
+                let (_tmp, dir) = scratch();
+                let spec = copy_spec(&dir);
+                let name = files[file];
+                let text = std::fs::read(spec.path().join(name)).expect("copied");
+                let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+                // Past the first line, where 1:1 would be right by chance.
+                let at = 1 + line.index(lines.len() - 2);
+                let mut edited = Vec::new();
+                for (index, bytes) in lines.iter().enumerate() {
+                    if index > 0 {
+                        edited.push(b'\n');
+                    }
+                    edited.extend_from_slice(bytes);
+                    if index == at {
+                        edited.extend_from_slice(&control);
+                    }
+                }
+                spec.write(name, edited).expect("written");
+                let output = xtask(
+                    dir.path(),
+                    [
+                        OsStr::new("wire-audit"),
+                        OsStr::new("--spec"),
+                        spec.path().as_os_str(),
+                        committed_recording().as_os_str(),
+                    ],
+                );
+                let shown = printed(&output);
+                prop_assert_eq!(output.status.code(), Some(2), "{}", shown);
+                let located = format!("{name}:{}:", at + 1);
+                prop_assert!(
+                    shown.contains(&located),
+                    "{control:x?} at the end of line {} of {name}: no error at {located}\n{}",
+                    at + 1,
+                    shown
+                        .lines()
+                        .filter(|l| l.contains(name))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                );
+                let found = raw_controls(&shown);
+                prop_assert!(found.is_empty(), "printed {found:?}");
+                Ok(())
+            },
+        );
+        if let Err(failure) = result {
+            panic!("{failure}");
+        }
+    }
+
+    /// docs/auditing.md: spec-audit exits "2 when either side cannot be read (a reference line it
+    /// cannot read is named by its line)". A byte sequence that is not UTF-8 in a generated line of
+    /// the committed reference.
+    #[test]
+    fn a_reference_line_that_is_not_utf8_is_named_by_its_line() {
+        let reference = std::fs::read(workspace().join("spec/reference/marketplace-api.md"))
+            .expect("the committed reference");
+        let lines: Vec<&[u8]> = reference.split(|&b| b == b'\n').collect();
+        let mut runner = TestRunner::new(Config {
+            cases: 12,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let invalid = prop_oneof![
+            Just(vec![0xffu8]),
+            Just(vec![0x80u8]),
+            Just(vec![0xc0u8, 0xaf]),
+            Just(vec![0xe2u8, 0x80]),
+            Just(vec![0xedu8, 0xa0, 0x80]),
+            Just(vec![0xf4u8, 0x90, 0x80, 0x80]),
+        ];
+        let result = runner.run(
+            &(any::<prop::sample::Index>(), invalid),
+            |(line, invalid)| {
+                let (_tmp, dir) = scratch();
+                // Past the first line, where 1:1 would be right by chance.
+                let at = 1 + line.index(lines.len() - 2);
+                let mut edited = Vec::new();
+                for (index, text) in lines.iter().enumerate() {
+                    if index > 0 {
+                        edited.push(b'\n');
+                    }
+                    edited.extend_from_slice(text);
+                    if index == at {
+                        edited.extend_from_slice(&invalid);
+                    }
+                }
+                dir.write("reference.md", &edited).expect("written");
+                let output = xtask(dir.path(), ["spec-audit", "--reference", "reference.md"]);
+                let shown = printed(&output);
+                prop_assert_eq!(output.status.code(), Some(2), "{}", shown);
+                let located = format!("reference.md:{}", at + 1);
+                prop_assert!(
+                    shown.contains(&located),
+                    "{invalid:x?} at the end of line {}: the error names no line ({located}):\n{shown}",
+                    at + 1
+                );
+                Ok(())
+            },
+        );
+        if let Err(failure) = result {
+            panic!("{failure}");
+        }
+    }
+
+    fn secret_name() -> impl Strategy<Value = String> {
+        let word = prop_oneof![
+            Just("secret"),
+            Just("password"),
+            Just("passwd"),
+            Just("private_key"),
+            Just("oauth_verifier"),
+            Just("oauth_signature"),
+        ];
+        let prefix = prop_oneof![Just(""), Just("client_"), Just("x-")];
+        (prefix, word, any::<bool>()).prop_map(|(prefix, word, upper)| {
+            let word = if upper {
+                word.to_ascii_uppercase()
+            } else {
+                word.to_owned()
+            };
+            format!("{prefix}{word}")
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 10, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// SECURITY.md: a secret-named value is "removed by structure" in every shape
+        /// (`name=value`, `"name": value`, ...), and "a hand-written recording's secret-named value
+        /// reaches no miss text, report or `Debug`". A recording's method name carrying one: the
+        /// wire audit's summary ("Methods the spec does not have: ...") quotes the method.
+        #[test]
+        fn wire_audit_shows_no_secret_named_value_of_a_recorded_method_name(
+            name in secret_name(),
+            tail in "[A-Za-z0-9]{12,20}",
+            shape in 0..3usize,
+        ) {
+            let value = format!("Zq{tail}");
+            let method = match shape {
+                0 => format!("pay/getX?{name}={value}"),
+                1 => format!("pay/getX {name}={value}"),
+                _ => format!("pay/getX {{\"{name}\": \"{value}\"}}"),
+            };
+            let (_tmp, dir) = scratch();
+            let exchanges = committed_exchanges();
+            let mut text = String::new();
+            for (index, exchange) in exchanges.iter().enumerate() {
+                let mut exchange = exchange.clone();
+                if index == 3 {
+                    exchange["method"] = Value::String(method.clone());
+                }
+                text.push_str(&exchange.to_string());
+                text.push('\n');
+            }
+            dir.write("r.jsonl", text).expect("written");
+            let output = xtask(dir.path(), ["wire-audit", "r.jsonl"]);
+            let shown = printed(&output);
+            prop_assert!(!shown.contains(&value), "{method:?}: the value is printed:\n{shown}");
+        }
+    }
+
+    /// SECURITY.md, files the tools write: "only where asked, never half-written"; docs/commands.md:
+    /// exit 2 for "a usage or input error". A target directory below a regular file (a file where a
+    /// directory is expected on the way), for each writer that takes a directory: an input error
+    /// naming it, the file as it was, nothing written beside it.
+    #[test]
+    fn writers_refuse_a_target_below_a_regular_file_with_exit_2_and_change_nothing() {
+        let (_tmp, dir) = scratch();
+        let mut exchanges = committed_exchanges();
+        // A field the spec does not know, so that there is something to propose.
+        let mut body: Value =
+            serde_json::from_str(exchanges[3]["body"].as_str().expect("a body")).expect("JSON");
+        body["data"]["overtimeHours"] = Value::String("2.5".into());
+        exchanges[3]["body"] = Value::String(body.to_string());
+        let text: String = exchanges.iter().map(|e| format!("{e}\n")).collect();
+        dir.write("r.jsonl", text).expect("written");
+        dir.write("a-file", "keep me\n").expect("written");
+        let before: Vec<_> = names(dir.path());
+        for args in [
+            vec!["wire-audit", "--propose-into", "a-file/proposed", "r.jsonl"],
+            vec!["wire-audit", "--propose-into", "a-file/x/y", "r.jsonl"],
+            vec!["openapi", "--html", "a-file/page"],
+            vec!["openapi", "--html", "a-file/x/y"],
+        ] {
+            let output = xtask(dir.path(), &args);
+            let shown = printed(&output);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {shown}");
+            assert!(
+                shown.contains("a-file"),
+                "{args:?}: the error names no path: {shown}"
+            );
+            assert!(raw_controls(&shown).is_empty(), "{args:?}: {shown:?}");
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join("a-file")).expect("still a file"),
+                "keep me\n",
+                "{args:?}"
+            );
+            assert_eq!(names(dir.path()), before, "{args:?}: left behind");
+        }
+    }
+
+    fn names(path: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(path)
+            .expect("listed")
+            .map(|e| {
+                e.expect("an entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    }
 }
