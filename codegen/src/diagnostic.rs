@@ -48,7 +48,7 @@ error_kinds! {
     /// Aliases that would expand a file to more than 2 MiB (twice the size limit), refused
     /// before parsing.
     AliasExpansion = "alias-expansion",
-    /// A file that is not YAML.
+    /// A file that is not YAML (or not UTF-8 text).
     InvalidYaml = "invalid-yaml",
     /// A spec file whose name, less `.yaml`, is not a snake_case Rust module name, is one
     /// generated code reserves (`mod`, `std`, the crates it uses), or is another file's.

@@ -53,6 +53,20 @@ pub enum CodegenError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A text file (the reference, a committed generated file) holds a byte that starts no
+    /// UTF-8 character, at `at` (a spec file's is a spec error, `invalid-yaml`).
+    #[error(
+        "cannot read {}:{}:{}: not UTF-8 text (no character starts at this byte)",
+        text::Untrusted(path.display()),
+        at.line,
+        at.column
+    )]
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+        /// Where the first byte that is no UTF-8 character is.
+        at: diagnostic::LineCol,
+    },
     /// The spec breaks a rule.
     #[error("{0}")]
     Spec(#[from] SpecErrors),
@@ -87,9 +101,10 @@ pub fn load_spec_dir(dir: &Path, shown_as: &str) -> Result<Vec<SpecSource>, Code
     let paths = input_file::files_in(dir, "yaml", MAX_SPEC_FILES).map_err(io_error(dir))?;
     let mut total = 0u64;
     let mut sources = Vec::with_capacity(paths.len());
+    let mut not_utf8 = Vec::new();
     for path in paths {
         let left = MAX_SPEC_BYTES - total;
-        let text = input_file::read_text(&path, Some(dir), MAX_SPEC_FILE_BYTES.min(left))
+        let bytes = input_file::read_file(&path, Some(dir), MAX_SPEC_FILE_BYTES.min(left))
             .map_err(|source| match source.kind() {
                 std::io::ErrorKind::FileTooLarge if left < MAX_SPEC_FILE_BYTES => refused(format!(
                     "with it the spec passes {MAX_SPEC_BYTES} bytes in all; refused before reading"
@@ -97,14 +112,35 @@ pub fn load_spec_dir(dir: &Path, shown_as: &str) -> Result<Vec<SpecSource>, Code
                 _ => source,
             })
             .map_err(io_error(&path))?;
-        total += text.len() as u64;
+        total += bytes.len() as u64;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        sources.push(SpecSource {
-            path: format!("{shown_as}/{}", name.unwrap_or_default()),
-            text,
-        });
+        let shown = format!("{shown_as}/{}", name.unwrap_or_default());
+        match utf8_text(bytes) {
+            Ok(text) => sources.push(SpecSource { path: shown, text }),
+            // Located as every spec error is; the other files are still read, so each such
+            // file is named at once.
+            Err(at) => not_utf8.push(SpecError {
+                kind: diagnostic::ErrorKind::InvalidYaml,
+                file: shown,
+                location: Some(at),
+                path: String::new(),
+                message: "invalid YAML: not UTF-8 text (no character starts at this byte)"
+                    .to_owned(),
+            }),
+        }
+    }
+    if !not_utf8.is_empty() {
+        return Err(SpecErrors(not_utf8).into());
     }
     Ok(sources)
+}
+
+/// `bytes` as UTF-8 text, or where the first byte that starts no UTF-8 character is.
+fn utf8_text(bytes: Vec<u8>) -> Result<String, diagnostic::LineCol> {
+    String::from_utf8(bytes).map_err(|error| {
+        let offset = error.utf8_error().valid_up_to();
+        diagnostic::LineCol::at_byte(error.as_bytes(), offset)
+    })
 }
 
 /// Reads the untrusted text file `path` with its size bounded before and during the read, as
@@ -117,9 +153,14 @@ pub fn read_text_file(
     within: Option<&Path>,
     max_bytes: u64,
 ) -> Result<String, CodegenError> {
-    input_file::read_text(path, within, max_bytes).map_err(|source| CodegenError::Io {
+    let bytes =
+        input_file::read_file(path, within, max_bytes).map_err(|source| CodegenError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    utf8_text(bytes).map_err(|at| CodegenError::NotUtf8 {
         path: path.to_path_buf(),
-        source,
+        at,
     })
 }
 

@@ -21,6 +21,30 @@ pub struct LineCol {
     pub column: usize,
 }
 
+impl LineCol {
+    /// Where byte `offset` of `bytes` is: its line (lines end at `\n`) and its column in
+    /// characters (a byte that continues a UTF-8 character starts none), so the place of a byte
+    /// that is no UTF-8 character is found as every other place is. Every error a reader or
+    /// parser locates by offset (the YAML reader's control characters, the pre-scan's limits,
+    /// bytes that are not UTF-8 in a spec file or the reference) says it through this one
+    /// function. An offset past the end is the end.
+    pub fn at_byte(bytes: &[u8], offset: usize) -> LineCol {
+        let before = &bytes[..offset.min(bytes.len())];
+        let line_start = before
+            .iter()
+            .rposition(|&byte| byte == b'\n')
+            .map_or(0, |newline| newline + 1);
+        LineCol {
+            line: before.iter().filter(|&&byte| byte == b'\n').count() + 1,
+            column: before[line_start..]
+                .iter()
+                .filter(|&&byte| byte & 0xc0 != 0x80)
+                .count()
+                + 1,
+        }
+    }
+}
+
 /// Where each path of one file is written: a tree of path segments, each node holding where
 /// its key and its value start. A node stores its own segment only (not its whole path), and
 /// a lookup walks the path segment by segment, so building and asking are linear in what is
@@ -284,6 +308,21 @@ mod tests {
             at(5, 15)
         );
         assert_eq!(index.find_value(&path("list.1")), at(6, 11));
+    }
+
+    #[test]
+    fn a_byte_offset_is_a_line_and_a_column_in_characters() {
+        let at = |line, column| LineCol { line, column };
+        let bytes = "ab\nc\u{e9}d\n".as_bytes();
+        assert_eq!(LineCol::at_byte(bytes, 0), at(1, 1));
+        assert_eq!(LineCol::at_byte(bytes, 2), at(1, 3));
+        assert_eq!(LineCol::at_byte(bytes, 3), at(2, 1));
+        // After the two bytes of `é`, `d` is the third character of its line.
+        assert_eq!(LineCol::at_byte(bytes, 6), at(2, 3));
+        // Bytes that are no UTF-8 character: each that does not continue one is one column.
+        assert_eq!(LineCol::at_byte(b"\n\xff\xfex", 3), at(2, 3));
+        // Past the end: the end.
+        assert_eq!(LineCol::at_byte(bytes, 99), at(3, 1));
     }
 
     #[test]

@@ -98,7 +98,7 @@ pub(crate) fn check(text: &str) -> Result<Counted, Refusal> {
         }),
         Err(Stop::TooDeep(at)) => Err(Refusal {
             kind: ErrorKind::TooLarge,
-            location: Some(line_col(text, at)),
+            location: Some(LineCol::at_byte(text.as_bytes(), at)),
             message: format!(
                 "nesting deeper than {MAX_DEPTH} levels (a spec needs about 6); refused \
                  before parsing"
@@ -106,23 +106,13 @@ pub(crate) fn check(text: &str) -> Result<Counted, Refusal> {
         }),
         Err(Stop::Expands { at, anchor, cost }) => Err(Refusal {
             kind: ErrorKind::AliasExpansion,
-            location: Some(line_col(text, at)),
+            location: Some(LineCol::at_byte(text.as_bytes(), at)),
             message: format!(
                 "with this alias of '{}' (which adds {cost} bytes), the aliases would expand \
                  the file to more than {MAX_EXPANDED_BYTES} bytes; refused before parsing",
                 String::from_utf8_lossy(anchor)
             ),
         }),
-    }
-}
-
-/// The 1-based line and column (in characters) of byte offset `at`.
-fn line_col(text: &str, at: usize) -> LineCol {
-    let before = &text[..at];
-    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
-    LineCol {
-        line: before.bytes().filter(|&byte| byte == b'\n').count() + 1,
-        column: before[line_start..].chars().count() + 1,
     }
 }
 

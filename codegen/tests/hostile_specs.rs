@@ -271,6 +271,41 @@ fn a_megabyte_of_errors_is_read_whole_and_every_error_located() {
     assert!(errors.iter().all(|e| e.location.is_some()));
 }
 
+/// Bytes that are no UTF-8 character in a spec file: an `invalid-yaml` spec error at their line
+/// and column (in characters), as every spec error is located, not a byte offset; every such
+/// file is named.
+#[test]
+fn load_spec_dir_locates_bytes_that_are_not_utf8_by_line_and_column() {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let out = OutputDir::open(dir.path()).expect("the scratch folder");
+    out.write(
+        "a.yaml",
+        b"types: {}\ndoc: \"caf\xc3\xa9 \xff\"\n".as_slice(),
+    )
+    .and_then(|()| out.write("b.yaml", b"\n\n\x80\n".as_slice()))
+    .and_then(|()| out.write("c.yaml", "types: {}\n"))
+    .expect("written");
+    let error = load_spec_dir(dir.path(), "spec").expect_err("refused");
+    let marketplace_codegen::CodegenError::Spec(errors) = error else {
+        panic!("not a spec error: {error}");
+    };
+    let found: Vec<String> = errors
+        .0
+        .iter()
+        .map(|e| {
+            let at = e.location.expect("located");
+            format!("{}:{}:{}: {}", e.file, at.line, at.column, e.kind.id())
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "spec/a.yaml:2:12: invalid-yaml",
+            "spec/b.yaml:3:1: invalid-yaml"
+        ]
+    );
+}
+
 /// A spec directory holding what a pull request can add: each is refused by `load_spec_dir`
 /// with an error naming the file, before a byte of it is read.
 #[cfg(unix)]

@@ -286,6 +286,20 @@ fn invalid_yaml_is_reported_with_its_position() {
     assert_eq!(found(&errors), [at(InvalidYaml, "4:1", "")]);
 }
 
+/// The YAML reader refuses a control character by byte offset alone; it is reported at its
+/// line and column (in characters) like every other spec error.
+#[test]
+fn a_control_character_is_reported_at_its_line_and_column() {
+    for control in ['\u{1b}', '\u{7f}', '\u{9b}'] {
+        let errors = errors(&format!(
+            "types:\n  Timesheet:\n    doc: \"caf\u{e9}{control}\"\n"
+        ));
+        // Column 15: after `    doc: "café`, the `é` one character.
+        assert_eq!(found(&errors), [at(InvalidYaml, "3:15", "")], "{control:?}");
+        assert!(!errors[0].message.contains("position"), "{}", errors[0]);
+    }
+}
+
 #[test]
 fn hostile_nesting_is_refused_before_parsing_with_its_position() {
     // A megabyte of nested flow collections took the YAML parser minutes (quadratic in the

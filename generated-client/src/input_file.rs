@@ -1,5 +1,8 @@
 //! Reading a file of untrusted input (a recording; in `marketplace-codegen`, which compiles this
 //! same file, a spec file or the reference) with its size bounded before and during the read.
+//! The bytes are read here; each crate reads them as text itself, locating a byte that is not
+//! UTF-8 by its line (a recording's by `recording::reader`, a spec's or the reference's by
+//! `marketplace_codegen`'s `LineCol::at_byte`).
 //!
 //! The property: reading never blocks on anything but a regular file, never allocates more
 //! than `max_bytes` (plus one) for it, and never follows a symbolic link out of the directory
@@ -69,20 +72,6 @@ pub(crate) fn read_file(path: &Path, within: Option<&Path>, max_bytes: u64) -> i
         return Err(too_large(contents.len() as u64, max_bytes));
     }
     Ok(contents)
-}
-
-/// [`read_file`] as UTF-8 text.
-#[allow(dead_code)] // Used by marketplace-codegen, which compiles this file too.
-pub(crate) fn read_text(path: &Path, within: Option<&Path>, max_bytes: u64) -> io::Result<String> {
-    String::from_utf8(read_file(path, within, max_bytes)?).map_err(|error| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                error.utf8_error().valid_up_to()
-            ),
-        )
-    })
 }
 
 /// The path to open: `path` itself, or the target of a symbolic link when it stays within
@@ -256,7 +245,7 @@ mod tests {
         out.write("real.yaml", "b: 2").unwrap();
         let near = dir.join("near.yaml");
         std::os::unix::fs::symlink(dir.join("real.yaml"), &near).unwrap();
-        assert_eq!(read_text(&near, Some(&dir), 10).unwrap(), "b: 2");
+        assert_eq!(read_file(&near, Some(&dir), 10).unwrap(), b"b: 2");
 
         let error = files_in(&dir, "yaml", 5).unwrap_err();
         assert!(error.to_string().contains("more than the 5"), "{error}");

@@ -404,6 +404,13 @@ fn read(path: &Path) -> Result<String, PublicApiError> {
         marketplace_codegen::CodegenError::Io { path, source } => {
             PublicApiError::Io { path, source }
         }
+        marketplace_codegen::CodegenError::NotUtf8 { path, at } => PublicApiError::Io {
+            path,
+            source: std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("not UTF-8 text (line {}, column {})", at.line, at.column),
+            ),
+        },
         other => PublicApiError::Stale(other.to_string()),
     })
 }

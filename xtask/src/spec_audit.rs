@@ -131,6 +131,11 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecAuditError> {
                     path: PathBuf::from(&shown),
                     source,
                 },
+                // A line it cannot read is named by its line.
+                CodegenError::NotUtf8 { at, .. } => CodegenError::NotUtf8 {
+                    path: PathBuf::from(&shown),
+                    at,
+                },
                 other => other,
             }
         })?;

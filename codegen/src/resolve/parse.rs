@@ -29,18 +29,11 @@ impl Resolver<'_> {
         let value: Value = match serde_yaml::from_str(&source.text) {
             Ok(value) => value,
             Err(error) => {
-                let message = error.to_string();
-                let message = match message.find(" at line ") {
-                    Some(end) => message[..end].to_owned(),
-                    None => message,
-                };
+                let (message, location) = yaml_error(&source.text, &error);
                 self.errors.push(SpecError {
                     kind: ErrorKind::InvalidYaml,
                     file: source.path.clone(),
-                    location: error.location().map(|l| LineCol {
-                        line: l.line(),
-                        column: l.column(),
-                    }),
+                    location,
                     path: String::new(),
                     message: format!("invalid YAML: {message}"),
                 });
@@ -87,6 +80,34 @@ impl Resolver<'_> {
             }
         }
     }
+}
+
+/// The YAML parser's message without its position, and where in `text` it is. The parser
+/// locates a syntax error by line and column, but a character its reader refuses (a control
+/// character) only by byte offset (`... at position 159`, its place left at 1:1): that offset
+/// is turned into line and column as every offset is ([`LineCol::at_byte`]).
+fn yaml_error(text: &str, error: &serde_yaml::Error) -> (String, Option<LineCol>) {
+    let message = error.to_string();
+    if let Some(start) = message.find(" at position ") {
+        let digits = &message[start + " at position ".len()..];
+        let end = digits
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(digits.len());
+        if let Ok(offset) = digits[..end].parse::<usize>() {
+            let rest = &digits[end..];
+            let location = LineCol::at_byte(text.as_bytes(), offset);
+            return (format!("{}{rest}", &message[..start]), Some(location));
+        }
+    }
+    let location = error.location().map(|l| LineCol {
+        line: l.line(),
+        column: l.column(),
+    });
+    let message = match message.find(" at line ") {
+        Some(end) => message[..end].to_owned(),
+        None => message,
+    };
+    (message, location)
 }
 
 impl Resolver<'_> {
