@@ -205,9 +205,16 @@ impl Replay {
         let mut read = Vec::new();
         for path in paths {
             let path = path.as_ref();
-            read.push(path.display().to_string());
+            // A file's name is the user's and can hold anything: it is named on one line
+            // without a control character here, where every text of the replay takes it from.
+            read.push(OneLine(path.display()).to_string());
             for recorded in recording::read(path)? {
-                let origin = format!("{}:{}", recorded.file.display(), recorded.line);
+                let origin = OneLine(format_args!(
+                    "{}:{}",
+                    recorded.file.display(),
+                    recorded.line
+                ))
+                .to_string();
                 loaded.push(origin, recorded.exchange)?;
             }
         }
@@ -525,6 +532,9 @@ pub struct ReplayCount {
 /// `answered 6 of 6 request(s) from 8 recorded exchange(s)`, then, when refusals were left out,
 /// `; 2 recorded refusal(s) of the recording server's own OAuth left out (…): a.jsonl:3 (401
 /// token_expired), a.jsonl:9 (401)`.
+///
+/// One line without a control character, as every text of the replay: a recording is named
+/// through [`OneLine`] where it is read ([`Replay::from_files`]), whatever its file's name.
 impl std::fmt::Display for ReplayCount {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
