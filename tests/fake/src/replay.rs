@@ -3,7 +3,8 @@
 //! fake), while the OAuth flow and every signature check stay the fake's own.
 //!
 //! A data request is matched to a recorded exchange by its method and parameters (OAuth values
-//! aside; the recorder never keeps them). Where the same request was recorded more than once
+//! aside; the recorder never keeps them), read as the recorder writes them: a secret-named
+//! value is blanked on both sides, so it matches any, and no miss text shows it. Where the same request was recorded more than once
 //! (a `503` and the retry that succeeded, or a page read twice) the recordings answer in
 //! recorded order, and the last answers again once they are used up. An answer comes back as
 //! recorded: status, `Content-Type`, `Retry-After` and body; the `Date` header stays the fake
@@ -404,6 +405,19 @@ impl Entry {
     }
 }
 
+/// `method` and `params` as a recorder writes a request ([`Exchange::redacted`], the client's
+/// one cleaning: a secret-named value blanked, every text through the scrubber), as every
+/// recorded exchange is read into a replay ([`Loaded::push`]).
+fn as_recorded(
+    method: &str,
+    params: &BTreeMap<String, String>,
+) -> (String, BTreeMap<String, String>) {
+    let mut request = Exchange::new(recording::Side::Client, method, 0);
+    request.params = params.clone();
+    let request = request.redacted();
+    (request.method, request.params)
+}
+
 /// `pay/getTimesheet?id=880104`.
 fn describe(method: &str, params: &BTreeMap<String, String>) -> String {
     let mut text = method.to_owned();
@@ -602,7 +616,14 @@ impl Player {
 
     /// The answer to `method` with `params` (OAuth values already left out): the first unused
     /// recording of the same request, else the last used one, else a miss.
+    ///
+    /// The request is matched and shown as a recording holds one ([`as_recorded`]): a
+    /// recorded secret-named value is blanked, so only the blanked form can match it, and a
+    /// miss text (the `404` answer, [`ReplayError::Unmatched`]) quotes no value of the request
+    /// that a recording could not hold.
     pub(crate) fn answer(&mut self, method: &str, params: &BTreeMap<String, String>) -> Answer {
+        let (method, params) = as_recorded(method, params);
+        let (method, params) = (method.as_str(), &params);
         self.requests += 1;
         let same = |entry: &&Entry| entry.method == method && entry.params == *params;
         let unused = self
@@ -762,6 +783,29 @@ mod tests {
         );
         assert!(
             matches!(player.check(), Err(ReplayError::Unmatched { misses }) if misses == [message])
+        );
+    }
+
+    /// A request is read as the recorder writes one: a secret-named value is blanked, so it
+    /// matches the blanked recording of it, and a miss shows none (red team 12).
+    #[test]
+    fn a_requested_secret_named_value_is_blanked_as_recorded_and_never_shown() {
+        let replay = Replay::from_exchanges([exchange(
+            "pay/getInvoice",
+            &[("id", "9003"), ("client_secret", "recorded-one")],
+            200,
+        )])
+        .unwrap();
+        let mut player = Player::new(replay);
+        let asked = params(&[("id", "9003"), ("Client-Secret", "asked-one")]);
+        let matched = params(&[("id", "9003"), ("client_secret", "asked-one")]);
+        assert!(status(player.answer("pay/getInvoice", &matched)).is_ok());
+        let message = status(player.answer("pay/getInvoice", &asked)).unwrap_err();
+        assert!(!message.contains("asked-one"), "{message}");
+        let error = player.check().unwrap_err();
+        assert!(
+            !format!("{error}{error:?}").contains("asked-one"),
+            "{error:?}"
         );
     }
 
