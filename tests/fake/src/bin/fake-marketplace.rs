@@ -46,7 +46,7 @@ use marketplace_fake::{FakeMarketplace, Spellings, World};
   cargo run -p marketplace-fake --bin fake-marketplace -- --port 8443  # https://127.0.0.1:8443 on every start
 
 Exit codes:
-  0  stopped with Ctrl-C (or help printed)
+  0  stopped with Ctrl-C, SIGTERM or SIGHUP (or help printed)
   1  the server failed: it could not start, write its certificate or wait for Ctrl-C
   2  usage error: an unknown option or argument, a --port that cannot be listened on (in use, or reserved), or a MARKETPLACE_FAKE_SPELLING_SEED that is not a seed"
 )]
@@ -327,13 +327,22 @@ fn write_certificate(pem: &str) -> Result<Certificate, FileError> {
     })
 }
 
-/// Ctrl-C, listened for from now on.
+/// Ctrl-C (SIGINT), or SIGTERM or SIGHUP (how a process manager, `timeout`, CI or a closed
+/// terminal stops a server), listened for from now on: each stops the server the same way, its
+/// certificate's directory removed. Without a handler, SIGTERM and SIGHUP end the process
+/// before it can remove anything.
 #[cfg(unix)]
 fn interrupted() -> std::io::Result<impl std::future::Future<Output = ()>> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut hang_up = signal(SignalKind::hangup())?;
     Ok(async move {
-        interrupt.recv().await;
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+            _ = hang_up.recv() => {}
+        }
     })
 }
 
