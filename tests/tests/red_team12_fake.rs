@@ -614,6 +614,13 @@ mod second_reviewer {
     //! from the fake's own three-legged flow, so hostile values reach the data methods, the replay
     //! and the recorder rather than stopping at a 401.
     //!
+    //! 7 cases; 3 failed on the code they were written against, all fixed: the replay's miss
+    //! texts showed a requested secret-named value (a request is now matched and shown as the
+    //! recorder writes one, `Exchange::redacted`), `ReplayCount` printed a recording file name's
+    //! control characters raw (a file is named through `OneLine` where `Replay::from_files`
+    //! reads it), and the binary stopped by SIGTERM or SIGHUP left its certificate's directory
+    //! behind (both now stop it as Ctrl-C does).
+    //!
     //! Properties attacked, and the sentence each case holds the code to:
     //!
     //! * Hostile requests get a documented error status, never a panic or hang (property 5).
