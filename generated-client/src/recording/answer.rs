@@ -96,9 +96,16 @@ impl Answer {
         }
     }
 
+    /// The exchange the recorder writes: the one a response hook would have seen, redacted
+    /// ([`Exchange::redacted`]; the body is not read again there, since the call's scrubber
+    /// cleaned it). On the recorder's thread.
+    pub(super) fn into_redacted(self) -> Exchange {
+        super::clean::redacted(self.into_exchange(), super::clean::Body::Cleaned)
+    }
+
     /// The exchange a response hook would have seen (see [`Exchange::from_response`]): headers
-    /// and body cleaned with the call's secrets. On the recorder's thread.
-    pub(super) fn into_exchange(self) -> Exchange {
+    /// and body cleaned with the call's secrets.
+    fn into_exchange(self) -> Exchange {
         let scrubber = self.secrets.scrubber();
         let headers = scrubber.headers(&self.headers);
         let mut exchange = Exchange::answered(
@@ -176,11 +183,8 @@ mod tests {
         let read = raw
             .as_ref()
             .map(|body| ReadBody::read(body, headers, &scrubber));
-        let recorded = |body| {
-            Answer::new(sent(), status, headers, body, scrubber.to_parts())
-                .into_exchange()
-                .redacted()
-        };
+        let recorded =
+            |body| Answer::new(sent(), status, headers, body, scrubber.to_parts()).into_redacted();
         let from_raw = recorded(raw.clone().map_or(AnswerBody::Unread, AnswerBody::Raw));
         let from_cleaned = recorded(read.as_ref().map_or(AnswerBody::Unread, |read| {
             AnswerBody::Cleaned(read.shared(), read.changed())

@@ -47,10 +47,10 @@ impl Queued {
     /// redacted.
     fn into_line(self) -> String {
         let exchange = match self {
-            Queued::Exchange(exchange) => exchange,
-            Queued::Answer(answer) => answer.into_exchange(),
+            Queued::Exchange(exchange) => exchange.redacted(),
+            Queued::Answer(answer) => answer.into_redacted(),
         };
-        let mut line = exchange.redacted().to_line();
+        let mut line = exchange.to_line();
         line.push('\n');
         line
     }

@@ -30,6 +30,7 @@ use aho_corasick::nfa::contiguous::NFA;
 use aho_corasick::{Anchored, StartKind};
 
 use super::Limits;
+use super::prefilter::Prefilter;
 use super::scan::Finding;
 use super::spellings::{fold, spellings};
 use super::views::{LONGEST_ESCAPE, Unit, escape_at};
@@ -143,7 +144,16 @@ impl Slot {
 /// while the spellings are short (a table lookup per byte), a contiguous NFA beyond (its size
 /// is linear in the spellings', a DFA's is that times the alphabet, too much for a secret an
 /// app made long).
-pub(crate) enum SecretSet {
+///
+/// With it, the [`Prefilter`] of the same spellings, which answers whether a text read as it
+/// is holds one (the question every clean text is asked) faster than the automaton.
+pub(crate) struct SecretSet {
+    automaton: Automata,
+    prefilter: Prefilter,
+}
+
+/// The automaton of a [`SecretSet`], of either kind.
+enum Automata {
     Dfa(DFA),
     Nfa(NFA),
 }
@@ -177,31 +187,30 @@ impl SecretSet {
             return Ok(None);
         }
         let bytes: usize = values.iter().map(Vec::len).sum();
-        let set = if lasting == Lasting::Yes && bytes <= DFA_BYTES {
+        let automaton = if lasting == Lasting::Yes && bytes <= DFA_BYTES {
             DFA::builder()
                 .start_kind(StartKind::Both)
                 .build(&values)
-                .map(SecretSet::Dfa)
+                .map(Automata::Dfa)
         } else {
-            NFA::new(&values).map(SecretSet::Nfa)
+            NFA::new(&values).map(Automata::Nfa)
         };
-        set.map(Some).map_err(|_| ())
+        let automaton = automaton.map_err(|_| ())?;
+        Ok(Some(SecretSet {
+            automaton,
+            prefilter: Prefilter::new(values),
+        }))
     }
 
     /// Whether `text`, read as it is, holds a spelling of one of the secrets (short or not:
     /// it decides nothing but whether the text is read in full).
     pub(super) fn in_plain(&self, text: &[u8]) -> bool {
-        fn find(automaton: &impl Automaton, text: &[u8]) -> bool {
-            let mut state = automaton.start_state(Anchored::No).unwrap_or(StateID::ZERO);
-            text.iter().any(|&byte| {
-                state = automaton.next_state(Anchored::No, state, fold(byte));
-                automaton.is_match(state)
-            })
-        }
-        match self {
-            SecretSet::Dfa(dfa) => find(dfa, text),
-            SecretSet::Nfa(nfa) => find(nfa, text),
-        }
+        self.prefilter.holds(text, None)
+    }
+
+    /// The prefilter of its spellings (see [`Prefilter::beside`]).
+    pub(super) fn prefilter(&self) -> &Prefilter {
+        &self.prefilter
     }
 
     /// Every spelling of the secrets in `text` read as it is, added to `found`, for a text in
@@ -259,17 +268,17 @@ impl SecretSet {
             }
             (!limits.stop_after(text.len() % CHECK_EVERY)).then_some(())
         }
-        match self {
-            SecretSet::Dfa(dfa) => find(dfa, text, limits, found),
-            SecretSet::Nfa(nfa) => find(nfa, text, limits, found),
+        match &self.automaton {
+            Automata::Dfa(dfa) => find(dfa, text, limits, found),
+            Automata::Nfa(nfa) => find(nfa, text, limits, found),
         }
     }
 
     /// A matcher of the set over one view.
     pub(super) fn matcher(&self) -> Matcher<'_> {
-        match self {
-            SecretSet::Dfa(dfa) => Matcher::Dfa(KnownMatcher::new(dfa)),
-            SecretSet::Nfa(nfa) => Matcher::Nfa(KnownMatcher::new(nfa)),
+        match &self.automaton {
+            Automata::Dfa(dfa) => Matcher::Dfa(KnownMatcher::new(dfa)),
+            Automata::Nfa(nfa) => Matcher::Nfa(KnownMatcher::new(nfa)),
         }
     }
 }

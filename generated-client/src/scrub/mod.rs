@@ -27,10 +27,14 @@
 //!    reads ([`Scrubber::clean_body`]: another charset, a content coding; [`legible`]).
 //!
 //! Each pass is linear in the text (two automata stepping over each byte, a small state
-//! machine for pairs), so cleaning a body of any shape costs a bounded number of passes.
+//! machine for pairs), so cleaning a body of any shape costs a bounded number of passes. Most
+//! texts hold nothing to remove, and are let go after one quick look at their bytes as they
+//! are: no escape, no secret word (a table lookup a byte), no spelling of a known or
+//! remembered secret ([`prefilter`]: a bitmap lookup a byte, both sets at once).
 
 mod known;
 mod legible;
+mod prefilter;
 mod registry;
 mod scan;
 mod spellings;
@@ -49,6 +53,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::secret::{REDACTED, SECRET_WORDS, carries_credential, is_name_separator};
 use known::{Lasting, Matcher, SecretSet};
+use prefilter::Prefilter;
 pub(crate) use registry::SecretRegistry;
 use scan::{Finding, Scan};
 use views::{Decoded, Unit};
@@ -171,7 +176,11 @@ impl Cleaned<'_> {
     /// The cleaned text as a string (invalid UTF-8 replaced).
     pub(crate) fn into_string(self) -> String {
         match self.bytes {
-            Cow::Borrowed(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+            // `str::from_utf8` reads ASCII a word at a time; `from_utf8_lossy` a byte.
+            Cow::Borrowed(bytes) => match std::str::from_utf8(bytes) {
+                Ok(text) => text.to_owned(),
+                Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+            },
             Cow::Owned(bytes) => String::from_utf8(bytes)
                 .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()),
         }
@@ -188,9 +197,10 @@ pub(crate) struct Scrubber<'a> {
     /// built (more states than it can number), and then no text is kept. Boxed: most calls
     /// never build it, and a scrubber lives in every call's future, which is moved whole.
     known_automaton: OnceLock<Result<Option<Box<SecretSet>>, ()>>,
-    /// A searcher of every spelling of the known secrets, folded, for texts read without the
-    /// automaton; made once, since a call reads several texts (each header, the body).
-    spellings: OnceLock<Vec<memchr::memmem::Finder<'static>>>,
+    /// The prefilter of every spelling of the known secrets, read beside the remembered ones
+    /// for texts read without the automaton; made once, since a call reads several texts
+    /// (each header, the body).
+    spellings: OnceLock<Prefilter>,
     /// The secrets the client remembers from other calls ([`SecretRegistry`]), if any.
     remembered: Option<Result<Arc<Option<SecretSet>>, ()>>,
     /// When it stops reading: cancelled, or past its call's deadline.
@@ -284,6 +294,9 @@ impl<'a> Scrubber<'a> {
         let mut covered = covered.into_iter();
         self.known.retain(|_| !covered.next().unwrap_or(false));
         self.remembered = Some(automaton);
+        // Made of the known secrets and the remembered ones: made again if it was made.
+        self.spellings = OnceLock::new();
+        self.known_automaton = OnceLock::new();
         self
     }
 
@@ -314,28 +327,26 @@ impl<'a> Scrubber<'a> {
             .map_err(|_| ())
     }
 
-    /// Whether `text`, read as it is, holds a spelling of a known secret (short or not: it
-    /// decides nothing but whether the text is read in full).
-    fn known_in_plain(&self, text: &[u8]) -> bool {
+    /// Whether `text`, read as it is, holds a spelling of a known or remembered secret (short
+    /// or not: it decides nothing but whether the text is read in full). One pass for both.
+    fn in_plain(&self, text: &[u8], remembered: Option<&SecretSet>) -> bool {
+        let remembered = remembered.map(SecretSet::prefilter);
         if self.known.is_empty() {
-            return false;
+            return remembered.is_some_and(|set| set.holds(text, None));
         }
-        let spellings = self.spellings.get_or_init(|| {
-            let mut all: Vec<Vec<u8>> = self
-                .known
-                .iter()
-                .flat_map(|value| spellings::spellings(value))
-                .collect();
-            all.sort_unstable();
-            all.dedup();
-            all.iter()
-                .map(|spelling| memchr::memmem::Finder::new(spelling).into_owned())
-                .collect()
-        });
-        let folded: Vec<u8> = text.iter().copied().map(spellings::fold).collect();
-        spellings
-            .iter()
-            .any(|spelling| spelling.find(&folded).is_some())
+        self.spellings
+            .get_or_init(|| {
+                let spellings: Vec<Vec<u8>> = self
+                    .known
+                    .iter()
+                    .flat_map(|value| spellings::spellings(value))
+                    .collect();
+                match remembered {
+                    Some(remembered) => Prefilter::beside(spellings, remembered),
+                    None => Prefilter::new(spellings),
+                }
+            })
+            .holds(text, remembered)
     }
 
     /// A body as it came, cleaned: withheld whole when it is not text the scrubber reads as it
@@ -512,8 +523,7 @@ impl<'a> Scrubber<'a> {
         if text.len() <= SHORT_TEXT
             && !has_escape(text)
             && !has_secret_word(text)
-            && !remembered.is_some_and(|set| set.in_plain(text))
-            && !self.known_in_plain(text)
+            && !self.in_plain(text, remembered)
         {
             return Some(Vec::new());
         }
@@ -718,10 +728,10 @@ fn may_hold_secrets(text: &[u8], known: &[&SecretSet]) -> bool {
 
 /// Texts up to this long are looked at without building the call's automaton: the bodies a
 /// call cleans on its own task ([`INLINE_BYTES`]). Building it costs about
-/// 120,000 instructions for one signature, more than the copies [`contains_plain`] makes of
-/// such a text (and with a response hook every answer is cleaned: the client bench's
-/// `project_hook`, BENCHMARKS.md section 5). Longer texts, cleaned on a blocking thread, take
-/// the automaton: one pass, no copy.
+/// 120,000 instructions for one signature, far more than the [`Prefilter`] of its spellings
+/// and its look at such a text (with a response hook or a recorder every answer is cleaned:
+/// the client bench's `project_hook` and `project_recording`, BENCHMARKS.md section 5).
+/// Longer texts, cleaned on a blocking thread, take the automaton: one pass, no copy.
 const SHORT_TEXT: usize = INLINE_BYTES;
 
 /// Bodies up to this size are cleaned and decoded on the call's own task; larger ones on a
@@ -734,18 +744,66 @@ fn has_escape(text: &[u8]) -> bool {
     memchr::memchr3(b'%', b'\\', b'&', text).is_some()
 }
 
-/// Whether `text`, as it is, holds a secret word.
+/// Whether `text`, as it is, holds a secret word (separators between its letters ignored).
 fn has_secret_word(text: &[u8]) -> bool {
-    let words = &*WORDS;
-    let mut word = words.start_state(Anchored::No).unwrap_or(StateID::ZERO);
-    text.iter().any(|&byte| {
-        if is_name_separator(byte) {
-            return false;
+    let table = &*WORD_TABLE;
+    let mut state = WordTable::START;
+    for &byte in text {
+        state = table.rows[usize::from(state)][usize::from(byte)];
+        if state == WordTable::MATCHED {
+            return true;
         }
-        word = words.next_state(Anchored::No, word, byte);
-        words.is_match(word)
-    })
+    }
+    false
 }
+
+/// [`WORDS`] as a table a byte costs one lookup in (every clean text is read through it): a
+/// row of next states for each state of the automaton, a name separator leaving the state as
+/// it is, a match [`WordTable::MATCHED`].
+struct WordTable {
+    rows: Vec<[u8; 256]>,
+}
+
+impl WordTable {
+    /// The row of the automaton's unanchored start.
+    const START: u8 = 0;
+    /// Where a secret word ends: no row.
+    const MATCHED: u8 = u8::MAX;
+}
+
+static WORD_TABLE: LazyLock<WordTable> = LazyLock::new(|| {
+    let words = &*WORDS;
+    let start = words.start_state(Anchored::No).unwrap_or(StateID::ZERO);
+    // The automaton's states in the order they are reached; a state's row is its place.
+    let mut states = vec![start];
+    let mut rows = Vec::new();
+    while let Some(&state) = states.get(rows.len()) {
+        let mut row = [WordTable::MATCHED; 256];
+        for (byte, next) in (0..=u8::MAX).zip(row.iter_mut()) {
+            let to = if is_name_separator(byte) {
+                state
+            } else {
+                words.next_state(Anchored::No, state, byte)
+            };
+            if words.is_match(to) {
+                continue;
+            }
+            let place = states
+                .iter()
+                .position(|&known| known == to)
+                .unwrap_or_else(|| {
+                    states.push(to);
+                    states.len() - 1
+                });
+            *next = u8::try_from(place)
+                .ok()
+                .filter(|&place| place != WordTable::MATCHED)
+                .unwrap_or_else(|| unreachable!("six short words have fewer than 255 states"));
+        }
+        rows.push(row);
+    }
+    WordTable { rows }
+});
 
 /// How often a scrubber looks whether it must stop ([`Limits`]), in work done: units read, and
 /// each partial match of a known secret moved on by one (what a text of a periodic secret,

@@ -28,7 +28,7 @@ use unicode_normalization::UnicodeNormalization;
 use crate::secret::SHORT_SECRET;
 
 /// A byte as known secrets are compared (see the module docs).
-pub(super) fn fold(byte: u8) -> u8 {
+pub(super) const fn fold(byte: u8) -> u8 {
     match byte {
         b'+' | b'-' => b' ',
         b'_' => b'/',
@@ -61,39 +61,49 @@ pub(super) fn spellings(secret: &str) -> Vec<Vec<u8>> {
             add(form.as_bytes(), false);
         }
     }
-    let sources = std::iter::once(secret.as_bytes().to_vec()).chain(base64_bytes(secret));
-    for bytes in sources {
-        add(hex(&bytes).as_bytes(), true);
-        add(STANDARD_NO_PAD.encode(&bytes).as_bytes(), true);
+    // One buffer for every encoding (a signature's spellings are made for every answer the
+    // recorder writes).
+    let mut placed = Vec::new();
+    let mut encoded = String::new();
+    let decoded = base64_bytes(secret);
+    for bytes in std::iter::once(secret.as_bytes()).chain(decoded.as_deref()) {
+        encoded.clear();
+        hex_into(bytes, &mut encoded);
+        add(encoded.as_bytes(), true);
+        encoded.clear();
+        STANDARD_NO_PAD.encode_string(bytes, &mut encoded);
+        add(encoded.as_bytes(), true);
         for offset in 0..3 {
-            add(base64_within(&bytes, offset).as_bytes(), true);
+            placed.clear();
+            placed.resize(offset, 0);
+            placed.extend_from_slice(bytes);
+            encoded.clear();
+            STANDARD_NO_PAD.encode_string(&placed, &mut encoded);
+            add(within(&encoded, offset, bytes.len()).as_bytes(), true);
         }
     }
     found
 }
 
-/// `bytes` in hexadecimal (lower case: spellings are folded).
-fn hex(bytes: &[u8]) -> String {
+/// `bytes` in hexadecimal (lower case: spellings are folded), added to `text`.
+fn hex_into(bytes: &[u8], text: &mut String) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(2 * bytes.len());
+    text.reserve(2 * bytes.len());
     for byte in bytes {
         text.push(char::from(DIGITS[usize::from(byte >> 4)]));
         text.push(char::from(DIGITS[usize::from(byte & 0xf)]));
     }
-    text
 }
 
-/// The base64 characters `bytes` alone decide when they start `offset` bytes into a group of
-/// three (0, 1 or 2): the text's characters that a longer base64 text holding them shows
-/// whatever comes before and after.
-fn base64_within(bytes: &[u8], offset: usize) -> String {
-    let mut placed = vec![0u8; offset];
-    placed.extend_from_slice(bytes);
-    let encoded = STANDARD_NO_PAD.encode(&placed);
-    // Character i holds bits [6i, 6i + 6) of the bytes: those of `bytes` are [8 offset, …).
+/// The base64 characters `len` bytes alone decide when they start `offset` bytes into a group
+/// of three (0, 1 or 2), out of `encoded`, the base64 of `offset` zero bytes and them: the
+/// text's characters that a longer base64 text holding them shows whatever comes before and
+/// after.
+fn within(encoded: &str, offset: usize, len: usize) -> &str {
+    // Character i holds bits [6i, 6i + 6) of the bytes: those of the `len` are [8 offset, …).
     let first = (8 * offset).div_ceil(6);
-    let last = 8 * (offset + bytes.len()) / 6;
-    encoded.get(first..last).unwrap_or_default().to_owned()
+    let last = 8 * (offset + len) / 6;
+    encoded.get(first..last).unwrap_or_default()
 }
 
 /// The bytes `text` spells when it is base64 (either alphabet, padded or not, its last
@@ -157,7 +167,9 @@ mod tests {
         #[test]
         fn hex_is_two_lower_case_digits_a_byte(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..40)) {
             let formatted: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-            proptest::prop_assert_eq!(hex(&bytes), formatted);
+            let mut hex = String::new();
+            hex_into(&bytes, &mut hex);
+            proptest::prop_assert_eq!(hex, formatted);
         }
     }
 

@@ -1087,3 +1087,59 @@ proptest! {
         }
     }
 }
+
+/// Pieces that make secret words with separators between their letters, in either case, and
+/// near misses, among other bytes.
+fn word_piece() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        prop::sample::select(vec![
+            "sec",
+            "ret",
+            "SeC",
+            "rEt",
+            "pass",
+            "PASS",
+            "word",
+            "wd",
+            "private",
+            "key",
+            "oauth",
+            "signature",
+            "verifier",
+            "secre",
+            "passw",
+            "_",
+            "-",
+            ".",
+            " ",
+            "+",
+            "__",
+            "s",
+            "t",
+        ])
+        .prop_map(|piece| piece.as_bytes().to_vec()),
+        prop::collection::vec(any::<u8>(), 0..4),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
+
+    /// The word table answers as the words' definition: the text, its name separators left
+    /// out and ASCII case ignored, holds a secret word.
+    #[test]
+    fn a_secret_word_is_found_exactly_where_the_definition_says(
+        pieces in prop::collection::vec(word_piece(), 0..12),
+    ) {
+        let text = pieces.concat();
+        let letters: Vec<u8> = text
+            .iter()
+            .filter(|byte| !is_name_separator(**byte))
+            .map(u8::to_ascii_lowercase)
+            .collect();
+        let defined = SECRET_WORDS
+            .iter()
+            .any(|word| letters.windows(word.len()).any(|window| window == word.as_bytes()));
+        prop_assert_eq!(has_secret_word(&text), defined, "{:?}", String::from_utf8_lossy(&text));
+    }
+}

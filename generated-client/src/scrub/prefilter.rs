@@ -1,0 +1,233 @@
+//! Whether a text, read as it is, may hold a spelling of a known secret: the question the
+//! scrubber asks of every text before it reads one in full ([`super::Scrubber::find`]), so
+//! the one a clean text (every header, nearly every body) costs.
+//!
+//! One pass over the text, each byte [`fold`]ed as spellings are compared, the last four kept
+//! in a word; the word is looked up in a bitmap of the spellings' first four bytes, and a
+//! spelling is compared whole only where the bitmap says one may start there. Building it
+//! is a bitmap and a sorted list (an automaton of one signature's spellings costs tens of
+//! thousands of instructions, each text's search then several per byte). Spellings shorter
+//! than four bytes (a short secret) are compared at every place. The test is exact for what
+//! it answers: a text holding a spelling always answers yes (`tests`: against a plain search).
+
+use super::spellings::fold;
+
+/// [`fold`] as a table, for the byte loop.
+static FOLDED: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        // `byte < 256`: the cast keeps every bit.
+        #[allow(clippy::cast_possible_truncation)]
+        let folded = fold(byte as u8);
+        table[byte] = folded;
+        byte += 1;
+    }
+    table
+};
+
+/// The bitmap's bits: 2 KiB, copied whole where two prefilters are read in one pass. With the
+/// most secrets a client remembers (`registry.rs`: about 1,500 spellings) a tenth of the bits
+/// are set; with one session's few dozen, one in 400.
+const BITS_LOG2: u32 = 14;
+
+/// Bit `hash(w)` set for the first four bytes `w` of each spelling of four or more.
+type Bitmap = [u64; (1 << BITS_LOG2) / 64];
+
+/// A set of folded spellings, asked whether a text holds one (see the module docs).
+pub(super) struct Prefilter {
+    /// The first four bytes of its spellings, and of those of the prefilter it was made
+    /// [`Prefilter::beside`].
+    bitmap: Box<Bitmap>,
+    /// The spellings of four bytes or more, by their first four (sorted).
+    long: Vec<(u32, Vec<u8>)>,
+    /// The spellings shorter than four bytes.
+    short: Vec<Vec<u8>>,
+}
+
+impl Prefilter {
+    /// The prefilter of `spellings`, each already folded.
+    pub(super) fn new(spellings: Vec<Vec<u8>>) -> Prefilter {
+        let mut long = Vec::with_capacity(spellings.len());
+        let mut short = Vec::new();
+        for spelling in spellings {
+            match *spelling.as_slice() {
+                [] => {}
+                [a, b, c, d, ..] => long.push((u32::from_le_bytes([a, b, c, d]), spelling)),
+                _ => short.push(spelling),
+            }
+        }
+        long.sort_unstable();
+        long.dedup();
+        let mut bitmap = Box::new([0u64; (1 << BITS_LOG2) / 64]);
+        for (first, _) in &long {
+            let bit = hash(*first);
+            bitmap[bit / 64] |= 1 << (bit % 64);
+        }
+        Prefilter {
+            bitmap,
+            long,
+            short,
+        }
+    }
+
+    /// The prefilter of `spellings`, read in one pass with `other`: [`Prefilter::holds`] with
+    /// `other` answers for both sets. Costs a copy of `other`'s bitmap, whatever its size.
+    pub(super) fn beside(spellings: Vec<Vec<u8>>, other: &Prefilter) -> Prefilter {
+        let mut joined = Prefilter::new(spellings);
+        for (word, others) in joined.bitmap.iter_mut().zip(other.bitmap.iter()) {
+            *word |= others;
+        }
+        joined
+    }
+
+    /// Whether `text` holds one of the spellings, its bytes folded, or (`other`: the prefilter
+    /// this one was made [`Prefilter::beside`]) one of `other`'s.
+    pub(super) fn holds(&self, text: &[u8], other: Option<&Prefilter>) -> bool {
+        let sets = || std::iter::once(self).chain(other);
+        if sets().any(|set| {
+            set.short
+                .iter()
+                .any(|spelling| starts_anywhere(text, spelling))
+        }) {
+            return true;
+        }
+        if sets().all(|set| set.long.is_empty()) {
+            return false;
+        }
+        let mut from = 0;
+        while let Some((start, first)) = next_candidate(&self.bitmap, text, from) {
+            if sets().any(|set| set.long_at(first, &text[start..])) {
+                return true;
+            }
+            from = start + 1;
+        }
+        false
+    }
+
+    /// Whether a spelling starting with the four bytes `first` starts `text`.
+    fn long_at(&self, first: u32, text: &[u8]) -> bool {
+        let from = self.long.partition_point(|(held, _)| *held < first);
+        self.long[from..]
+            .iter()
+            .take_while(|(held, _)| *held == first)
+            .any(|(_, spelling)| starts_folded(text, spelling))
+    }
+}
+
+/// The first place from `from` on where four bytes of `text`, folded, have their bit set in
+/// `bitmap`, and those bytes. Apart from the rest, so that the loop keeps its few values in
+/// registers: every byte of every clean text goes through it.
+#[inline(never)]
+fn next_candidate(bitmap: &Bitmap, text: &[u8], from: usize) -> Option<(usize, u32)> {
+    let text = text.get(from..)?;
+    let (head, rest) = text.split_first_chunk::<3>()?;
+    // The last four bytes read, the earliest lowest: as `u32::from_le_bytes` reads them.
+    let mut word = head.iter().fold(0u32, |word, &byte| {
+        (word >> 8) | (u32::from(FOLDED[usize::from(byte)]) << 24)
+    });
+    for (start, &byte) in rest.iter().enumerate() {
+        word = (word >> 8) | (u32::from(FOLDED[usize::from(byte)]) << 24);
+        let bit = hash(word);
+        if bitmap[bit / 64] & (1 << (bit % 64)) != 0 {
+            return Some((from + start, word));
+        }
+    }
+    None
+}
+
+/// Where in the bitmap the four bytes `word` go (below `1 << BITS_LOG2`).
+fn hash(word: u32) -> usize {
+    // Fibonacci hashing: the high bits of the product mix every byte of the word.
+    (word.wrapping_mul(0x9E37_79B1) >> (32 - BITS_LOG2)) as usize
+}
+
+/// Whether `text`, folded, starts with `spelling`.
+fn starts_folded(text: &[u8], spelling: &[u8]) -> bool {
+    text.len() >= spelling.len()
+        && text
+            .iter()
+            .zip(spelling)
+            .all(|(&byte, &wanted)| FOLDED[usize::from(byte)] == wanted)
+}
+
+/// Whether `text`, folded, holds `spelling` anywhere.
+fn starts_anywhere(text: &[u8], spelling: &[u8]) -> bool {
+    (0..text.len()).any(|at| starts_folded(&text[at..], spelling))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The plain answer: fold the text, look for each spelling.
+    fn plainly(spellings: &[Vec<u8>], text: &[u8]) -> bool {
+        let folded: Vec<u8> = text.iter().copied().map(fold).collect();
+        spellings.iter().filter(|s| !s.is_empty()).any(|spelling| {
+            folded
+                .windows(spelling.len())
+                .any(|window| window == spelling.as_slice())
+        })
+    }
+
+    fn folded(bytes: &[u8]) -> Vec<u8> {
+        bytes.iter().copied().map(fold).collect()
+    }
+
+    /// Spellings over a small alphabet (so texts hold them often), and a text made of pieces
+    /// of them and of other bytes: every answer is the plain search's.
+    fn case() -> impl Strategy<Value = (Vec<Vec<u8>>, Vec<u8>)> {
+        let byte = prop::sample::select(b"abAB+-_/ \x00\xff".to_vec());
+        let spellings = prop::collection::vec(prop::collection::vec(byte.clone(), 0..9), 0..6)
+            .prop_map(|spellings| spellings.iter().map(|s| folded(s)).collect::<Vec<_>>());
+        spellings.prop_flat_map(move |spellings| {
+            let piece = prop_oneof![
+                prop::collection::vec(byte.clone(), 0..6),
+                prop::sample::select(if spellings.is_empty() {
+                    vec![Vec::new()]
+                } else {
+                    spellings.clone()
+                }),
+            ];
+            (
+                Just(spellings),
+                prop::collection::vec(piece, 0..8).prop_map(|pieces| pieces.concat()),
+            )
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+        #[test]
+        fn answers_as_a_plain_search_of_the_folded_text((spellings, text) in case()) {
+            let prefilter = Prefilter::new(spellings.clone());
+            prop_assert_eq!(prefilter.holds(&text, None), plainly(&spellings, &text));
+            // Split in two sets read in one pass, the answer is the same.
+            let (first, second) = spellings.split_at(spellings.len() / 2);
+            let other = Prefilter::new(second.to_vec());
+            let joined = Prefilter::beside(first.to_vec(), &other);
+            prop_assert_eq!(joined.holds(&text, Some(&other)), plainly(&spellings, &text));
+        }
+
+        /// With many spellings bits collide; the answers do not change.
+        #[test]
+        fn many_random_spellings_answer_as_a_plain_search(
+            spellings in prop::collection::vec(prop::collection::vec(any::<u8>(), 1..40), 0..400),
+            text in prop::collection::vec(any::<u8>(), 0..600),
+            planted in any::<prop::sample::Index>(),
+            at in any::<prop::sample::Index>(),
+        ) {
+            let spellings: Vec<Vec<u8>> = spellings.iter().map(|s| folded(s)).collect();
+            let prefilter = Prefilter::new(spellings.clone());
+            prop_assert_eq!(prefilter.holds(&text, None), plainly(&spellings, &text));
+            if !spellings.is_empty() {
+                let mut text = text.clone();
+                let place = at.index(text.len() + 1);
+                text.splice(place..place, planted.get(&spellings).iter().copied());
+                prop_assert!(prefilter.holds(&text, None));
+            }
+        }
+    }
+}
