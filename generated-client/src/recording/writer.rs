@@ -169,18 +169,21 @@ impl Recorder {
             let progress = Arc::clone(&progress);
             std::thread::Builder::new()
                 .name("wire-recorder".to_owned())
-                .spawn(move || match target {
-                    // The files borrow the directory, which lives on this thread's stack.
-                    Target::Dir {
-                        dir,
-                        stem,
-                        rotation,
-                    } => {
-                        let mut sink = RotatingFiles::new(&dir, stem, rotation);
-                        write_loop(&queue, &mut sink, &progress);
-                    }
-                    Target::Writer(writer) => {
-                        write_loop(&queue, &mut OneWriter(BufWriter::new(writer)), &progress);
+                .spawn(move || {
+                    yield_to_the_calls();
+                    match target {
+                        // The files borrow the directory, which lives on this thread's stack.
+                        Target::Dir {
+                            dir,
+                            stem,
+                            rotation,
+                        } => {
+                            let mut sink = RotatingFiles::new(&dir, stem, rotation);
+                            write_loop(&queue, &mut sink, &progress);
+                        }
+                        Target::Writer(writer) => {
+                            write_loop(&queue, &mut OneWriter(BufWriter::new(writer)), &progress);
+                        }
                     }
                 })
         };
@@ -279,6 +282,30 @@ impl Drop for Shared {
         self.queue.wake.notify_one();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
+        }
+    }
+}
+
+/// How much the writer yields to the app's threads, as nice values above the app's: cleaning and writing
+/// the exchanges is work nobody waits for, and on a busy machine it should not take a core
+/// from the calls it records. Still scheduled, a tenth of a normal thread's share under full
+/// load, so a recording falls behind there only in bursts, which the queue holds (or drops,
+/// counted in [`RecorderStats::dropped`]).
+const WRITER_NICE: i32 = 10;
+
+/// Lowers the calling thread's priority by [`WRITER_NICE`] where the system has per-thread
+/// nice values (Linux); elsewhere, or if refused, the writer runs at the app's priority.
+fn yield_to_the_calls() {
+    #[cfg(target_os = "linux")]
+    {
+        // Linux applies PRIO_PROCESS to the one thread whose id is given. Relative to the
+        // app's own value (19 the lowest priority there is).
+        let thread = Some(rustix::thread::gettid());
+        if let Ok(now) = rustix::process::getpriority_process(thread) {
+            let _ = rustix::process::setpriority_process(
+                thread,
+                now.saturating_add(WRITER_NICE).min(19),
+            );
         }
     }
 }
@@ -625,6 +652,37 @@ mod tests {
         // Released before any assertion: dropping the recorder waits for its writer.
         drop(release);
         assert!(stats.dropped >= QUEUE_EXCHANGES as u64, "{stats:?}");
+        drop(recorder);
+    }
+
+    /// The writer's nice value, read from outside (the kernel's view of each thread named
+    /// `wire-recorder`), against the test thread's own.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_writer_runs_below_the_priority_of_the_thread_that_made_it() {
+        let recorder = Recorder::to_writer(io::sink());
+        // Written once: the writer has started and set its priority.
+        recorder.record(Exchange::new(
+            super::super::Side::Client,
+            "pay/getInvoice",
+            200,
+        ));
+        recorder.flush().unwrap();
+        let own = rustix::process::getpriority_process(Some(rustix::thread::gettid())).unwrap();
+        let mut writers = Vec::new();
+        for task in std::fs::read_dir("/proc/self/task").unwrap() {
+            let stat = std::fs::read_to_string(task.unwrap().path().join("stat")).unwrap();
+            // `tid (comm) state ppid …`: the nice value is field 19, the 17th after the name.
+            let (name, fields) = stat.rsplit_once(") ").unwrap();
+            if name.ends_with("(wire-recorder") {
+                let nice: i32 = fields.split(' ').nth(16).unwrap().parse().unwrap();
+                writers.push(nice);
+            }
+        }
+        assert!(!writers.is_empty(), "no writer thread found");
+        for nice in writers {
+            assert_eq!(nice, (own + WRITER_NICE).min(19));
+        }
         drop(recorder);
     }
 }
