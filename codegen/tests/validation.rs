@@ -1230,3 +1230,69 @@ fn every_generated_rust_name_is_checked_before_generation() {
         "{found_errors:#?}"
     );
 }
+
+/// The project's spec files, as `spec/<name>` with their text.
+fn project_spec() -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+    let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .map(|path| {
+            let name = format!("spec/{}", path.file_name().unwrap().to_string_lossy());
+            (name, std::fs::read_to_string(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// A file that cannot be read is the one error shown, wherever it is broken and whatever the
+/// other files define with it: the checks across files (every name it defines unknown to the
+/// others) do not run, so the newcomer who broke one line sees that line first and alone.
+/// Two broken files are both named.
+#[test]
+fn an_unreadable_file_is_the_only_error_shown_and_every_one_is_named() {
+    let spec = project_spec();
+    assert!(spec.len() >= 3, "{spec:?}");
+    let broken = |text: &str, at: usize| {
+        let lines: Vec<&str> = text.lines().collect();
+        let at = at.min(lines.len());
+        let mut out = lines[..at].join("\n");
+        out.push_str("\n  broken: [unclosed\n");
+        out.push_str(&lines[at..].join("\n"));
+        out
+    };
+    for (index, (name, text)) in spec.iter().enumerate() {
+        let lines = text.lines().count();
+        for at in [1, lines / 2, lines] {
+            let mut files = spec.clone();
+            files[index].1 = broken(text, at);
+            let files: Vec<(&str, &str)> = files
+                .iter()
+                .map(|(n, t)| (n.as_str(), t.as_str()))
+                .collect();
+            let errors = errors_in(&files);
+            let kinds: Vec<(ErrorKind, &str)> =
+                errors.iter().map(|e| (e.kind, e.file.as_str())).collect();
+            assert_eq!(kinds, [(InvalidYaml, name.as_str())], "{name} at line {at}");
+        }
+    }
+    let mut files = spec.clone();
+    for index in [0, files.len() - 1] {
+        files[index].1 = broken(&files[index].1.clone(), 2);
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let errors = errors_in(&files);
+    let kinds: Vec<(ErrorKind, &str)> = errors.iter().map(|e| (e.kind, e.file.as_str())).collect();
+    assert_eq!(
+        kinds,
+        [
+            (InvalidYaml, files[0].0),
+            (InvalidYaml, files[files.len() - 1].0)
+        ]
+    );
+}

@@ -49,24 +49,38 @@ fn resolve_within_budget(sources: &[SpecSource]) -> Result<(ir::Api, Vec<SpecErr
         errors: Vec::new(),
         suggested_types: HashSet::new(),
     };
-    let files: Vec<SpecFile> = sources
+    let files: Option<Vec<SpecFile>> = sources
         .iter()
         .enumerate()
         .map(|(file, source)| resolver.parse_file(file, source))
+        // Every file read (and each unreadable one reported) before any is found missing.
+        .collect::<Vec<_>>()
+        .into_iter()
         .collect();
+    // A file that cannot be read stops the run here, every such file named: the checks across
+    // files would report each name it defines as unknown, a screen of follow-on errors before
+    // the one that matters.
+    let Some(files) = files else {
+        return Err(SpecErrors(in_file_order(resolver.errors)));
+    };
     let api = resolver.build(&files);
-    let mut errors = resolver.errors;
-    errors.sort_by(|a, b| {
-        let position = |e: &SpecError| e.location.map(|l| (l.line, l.column));
-        (a.file.as_str(), position(a)).cmp(&(b.file.as_str(), position(b)))
-    });
-    errors.dedup();
+    let errors = in_file_order(resolver.errors);
     if errors.iter().all(|error| error.kind.is_agreement()) {
         debug_assert_eq!(api.check(), Ok(()), "resolve built an inconsistent Api");
         Ok((api, errors))
     } else {
         Err(SpecErrors(errors))
     }
+}
+
+/// `errors` by file and position, each once.
+fn in_file_order(mut errors: Vec<SpecError>) -> Vec<SpecError> {
+    errors.sort_by(|a, b| {
+        let position = |e: &SpecError| e.location.map(|l| (l.line, l.column));
+        (a.file.as_str(), position(a)).cmp(&(b.file.as_str(), position(b)))
+    });
+    errors.dedup();
+    errors
 }
 
 /// A definition found in some file.

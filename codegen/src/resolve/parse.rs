@@ -12,8 +12,9 @@ use crate::spec_source::SpecSource;
 use crate::text;
 
 impl Resolver<'_> {
-    /// The file's sections, or an empty file after reporting why it cannot be read.
-    pub(super) fn parse_file(&mut self, file: usize, source: &SpecSource) -> SpecFile {
+    /// The file's sections, or `None` after reporting why it cannot be read (not YAML, not the
+    /// shape of a spec file, refused by the pre-scan).
+    pub(super) fn parse_file(&mut self, file: usize, source: &SpecSource) -> Option<SpecFile> {
         // Hostile nesting or aliases would make the YAML parser take minutes or gigabytes;
         // refuse them first.
         if let Err(refusal) = prescan::check(&source.text) {
@@ -24,7 +25,7 @@ impl Resolver<'_> {
                 path: String::new(),
                 message: refusal.message,
             });
-            return SpecFile::default();
+            return None;
         }
         let value: Value = match serde_yaml::from_str(&source.text) {
             Ok(value) => value,
@@ -37,15 +38,15 @@ impl Resolver<'_> {
                     path: String::new(),
                     message: format!("invalid YAML: {message}"),
                 });
-                return SpecFile::default();
+                return None;
             }
         };
         if value.is_null() {
-            return SpecFile::default();
+            return Some(SpecFile::default());
         }
         self.control_characters(file, &value, &mut Vec::new());
         match serde_path_to_error::deserialize::<_, SpecFile>(value) {
-            Ok(spec) => spec,
+            Ok(spec) => Some(spec),
             Err(error) => {
                 let path: Vec<String> = error
                     .path()
@@ -76,7 +77,7 @@ impl Resolver<'_> {
                     path: shown.join("."),
                     message: explained.message,
                 });
-                SpecFile::default()
+                None
             }
         }
     }
