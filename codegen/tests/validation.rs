@@ -826,11 +826,28 @@ fn with_error_lists(first: &str, second: &str) -> String {
 
 #[test]
 fn an_error_code_and_the_methods_it_names_agree_both_ways() {
-    // The code names a method whose errors leave it out.
-    let named_only_here = errors(&with_error_lists("", "    errors: [E_ANY]\n"));
+    // The line of `text` that starts with `start`, from 1.
+    let line_of = |text: &str, start: &str| {
+        1 + text
+            .lines()
+            .position(|line| line.starts_with(start))
+            .unwrap()
+    };
+    // The code names a method whose errors leave it out; the message says where that method
+    // is (it has no list: the method itself), often in another file.
+    let spec = with_error_lists("", "    errors: [E_ANY]\n");
+    let named_only_here = errors(&spec);
     assert_eq!(
         found(&named_only_here),
         [at(ErrorListsDisagree, "19:15", "errors.E_NAMED.methods.0")]
+    );
+    let method = line_of(&spec, "  pay/getTimesheet:");
+    assert!(
+        named_only_here[0].message.contains(&format!(
+            "methods.pay/getTimesheet.errors (spec/test.yaml:{method}:"
+        )),
+        "{}",
+        named_only_here[0]
     );
     // A method names a code whose methods leave it out.
     let named_only_there = errors(&with_error_lists(
@@ -844,6 +861,15 @@ fn an_error_code_and_the_methods_it_names_agree_both_ways() {
             "16:21",
             "methods.pay/getTimesheetById.errors.1"
         )]
+    );
+    let spec = with_error_lists("    errors: [E_NAMED]\n", "    errors: [E_ANY, E_NAMED]\n");
+    let list = line_of(&spec, "    methods: [pay/getTimesheet]");
+    assert!(
+        named_only_there[0]
+            .message
+            .contains(&format!("errors.E_NAMED.methods (spec/test.yaml:{list}:")),
+        "{}",
+        named_only_there[0]
     );
     // Agreeing lists, and a code without methods named by any method, are accepted.
     let agreeing = with_error_lists("    errors: [E_NAMED, E_ANY]\n", "    errors: [E_ANY]\n");

@@ -335,6 +335,18 @@ impl Resolver<'_> {
         }
     }
 
+    /// ` (file:line:column)` of the entry at `path` in `file`, or of the nearest entry above it
+    /// that is written (a method without an `errors` list: the method), or nothing.
+    fn place(&self, file: usize, path: &[&str]) -> String {
+        let path: Vec<String> = path.iter().map(|part| (*part).to_owned()).collect();
+        (1..=path.len())
+            .rev()
+            .find_map(|len| self.locations.find(file, &path[..len]))
+            .map_or_else(String::new, |at| {
+                format!(" ({}:{}:{})", self.sources[file].path, at.line, at.column)
+            })
+    }
+
     /// An error code that names its methods and each method's `errors` agree, both ways (a
     /// code without `methods` is every method's, listed or not: `Api::errors_of`). Unknown
     /// names were reported where they are written; they are not reported again here.
@@ -358,6 +370,16 @@ impl Resolver<'_> {
                 (e.code.as_str(), named)
             })
             .collect();
+        // Where the other list is, for the message: it is often in another file.
+        let places: HashMap<&str, String> = methods
+            .iter()
+            .map(|m| {
+                let place = self.place(m.file, &["methods", &m.name, "errors"]);
+                (m.name.as_str(), place)
+            })
+            .collect();
+        let code_files: HashMap<&str, usize> =
+            errors.iter().map(|e| (e.code.as_str(), e.file)).collect();
         for error in errors {
             let Some(named) = &error.methods else {
                 continue;
@@ -373,8 +395,9 @@ impl Resolver<'_> {
                         at(error.file, &["errors", &error.code, "methods", &index]),
                         format!(
                             "{} names method '{method}', whose errors leave it out; add it to \
-                             methods.{method}.errors, or remove the method here",
-                            error.code
+                             methods.{method}.errors{}, or remove the method here",
+                            error.code,
+                            places.get(method.as_str()).map_or("", String::as_str),
                         ),
                     );
                 }
@@ -392,8 +415,12 @@ impl Resolver<'_> {
                         at(method.file, &["methods", &method.name, "errors", &index]),
                         format!(
                             "{code} is named here, but its methods leave out '{}'; add the \
-                             method to errors.{code}.methods, or remove the code here",
-                            method.name
+                             method to errors.{code}.methods{}, or remove the code here",
+                            method.name,
+                            self.place(
+                                code_files[code.as_str()],
+                                &["errors", code.as_str(), "methods"]
+                            ),
                         ),
                     );
                 }
