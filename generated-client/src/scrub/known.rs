@@ -1,7 +1,8 @@
 //! Finding the client's known secrets in a view, each character written as it is or as any
 //! escape, mixed as they come (`a\u0026b%2Fc`: one character JSON-escaped, one
 //! percent-encoded, the rest plain), in every spelling of the secret a reader takes for it
-//! ([`spellings`]: normalization forms, hexadecimal, base64).
+//! ([`spellings`](super::spellings): normalization forms, hexadecimal, base64; and each folded,
+//! for the folded view: [`folded`]).
 //!
 //! No single decoding of a text can tell whether `%0a` in it is a percent-encoded line feed or
 //! three characters of a secret, so both readings are followed: a match is a path through the
@@ -30,9 +31,10 @@ use aho_corasick::nfa::contiguous::NFA;
 use aho_corasick::{Anchored, StartKind};
 
 use super::Limits;
+use super::folded;
 use super::prefilter::Prefilter;
 use super::scan::Finding;
-use super::spellings::{fold, spellings};
+use super::spellings::fold;
 use super::views::{LONGEST_ESCAPE, Unit, escape_at};
 use crate::secret::SHORT_SECRET;
 
@@ -140,7 +142,7 @@ impl Slot {
     }
 }
 
-/// The automaton of every spelling of a set of known secrets ([`spellings`], folded): a DFA
+/// The automaton of every spelling of a set of known secrets ([`folded::spellings`]): a DFA
 /// while the spellings are short (a table lookup per byte), a contiguous NFA beyond (its size
 /// is linear in the spellings', a DFA's is that times the alphabet, too much for a secret an
 /// app made long).
@@ -179,7 +181,7 @@ impl SecretSet {
         let mut values: Vec<Vec<u8>> = secrets
             .into_iter()
             .filter(|secret| !secret.is_empty())
-            .flat_map(spellings)
+            .flat_map(folded::spellings)
             .collect();
         values.sort_unstable();
         values.dedup();

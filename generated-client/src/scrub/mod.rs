@@ -10,21 +10,33 @@
 //! 1. **Views.** The text is read as it is and with one, two and three layers of escapes
 //!    decoded (percent, JSON, language and HTML escapes; [`views`]), each view a stream that
 //!    remembers where each byte came from. A further view is read only when the one before
-//!    holds an escape.
+//!    holds an escape. Each view is also read *folded* for the known secrets ([`folded`]):
+//!    every character replaced by its compatibility decomposition (full-width, mathematical
+//!    bold, ligatures: NFKD), white space, `+`, `-`, `:` and invisible characters (general
+//!    category Cf, default-ignorable ones) dropped, so that a secret written in compatibility
+//!    characters, interleaved with zero-width ones, or as base64 or hexadecimal broken into
+//!    lines, groups or a dump is read as written plain; only when the known secrets are looked
+//!    for and the text holds a byte folding changes. Benign text that folds to a secret's
+//!    spelling (`ab-cd ef` for the secret `abcdef`) is removed with it: folding removes more,
+//!    never less.
 //! 2. **Findings** in each view: every value after a secret-named name (`secret`, `password`,
 //!    `passwd`, `private_key`, `oauth_signature`, `oauth_verifier` anywhere in the name, ASCII
 //!    case and `_-. ` separators ignored; [`SECRET_WORDS`]; [`scan`]), and every occurrence of
 //!    a known secret (the consumer secret, the token secret in use, the verifier, the
 //!    attempt's signature, the app's credentials) in any of its spellings ([`spellings`]:
-//!    normalization forms, hexadecimal, base64), each of its characters as it is or escaped,
-//!    mixed as they come ([`known`]; one shorter than 8 bytes only where it stands alone).
+//!    normalization forms, hexadecimal, base64; each also folded, for the folded views), each
+//!    of its characters as it is or escaped, mixed as they come ([`known`]; one shorter than 8
+//!    bytes only where it stands alone, in the view that reads it).
 //! 3. **Replacement**: every span found, in any view, is replaced in the text itself by
-//!    `[redacted]` (a bare JSON value by `"[redacted]"`, so JSON stays JSON).
-//! 4. **Verification**: the cleaned text is read again the same way; if anything but the
-//!    markers is still found (a value cut short by an odd escape, a secret formed across a
-//!    marker), the text is not kept at all: it is withheld, with its length. So is a text
-//!    holding an escape too long to decode, and a body that is not the text the scrubber
-//!    reads ([`Scrubber::clean_body`]: another charset, a content coding; [`legible`]).
+//!    `[redacted]` (a bare JSON value by `"[redacted]"`, so JSON stays JSON); a span found
+//!    folded runs from the secret's first character to its last, with what folding dropped
+//!    between them.
+//! 4. **Verification**: the cleaned text is read again the same way, folded views included; if
+//!    anything but the markers is still found (a value cut short by an odd escape, a secret
+//!    formed across a marker), the text is not kept at all: it is withheld, with its length.
+//!    So is a text holding an escape too long to decode, and a body that is not the text the
+//!    scrubber reads ([`Scrubber::clean_body`]: another charset, a content coding;
+//!    [`legible`]).
 //!
 //! Each pass is linear in the text (two automata stepping over each byte, a small state
 //! machine for pairs), so cleaning a body of any shape costs a bounded number of passes. Most
@@ -32,6 +44,7 @@
 //! are: no escape, no secret word (a table lookup a byte), no spelling of a known or
 //! remembered secret ([`prefilter`]: a bitmap lookup a byte, both sets at once).
 
+mod folded;
 mod known;
 mod legible;
 mod prefilter;
@@ -52,6 +65,7 @@ use aho_corasick::dfa::DFA;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::secret::{REDACTED, SECRET_WORDS, carries_credential, is_name_separator};
+use folded::Folded;
 use known::{Lasting, Matcher, SecretSet};
 use prefilter::Prefilter;
 pub(crate) use registry::SecretRegistry;
@@ -339,7 +353,7 @@ impl<'a> Scrubber<'a> {
                 let spellings: Vec<Vec<u8>> = self
                     .known
                     .iter()
-                    .flat_map(|value| spellings::spellings(value))
+                    .flat_map(|value| folded::spellings(value))
                     .collect();
                 match remembered {
                     Some(remembered) => Prefilter::beside(spellings, remembered),
@@ -518,18 +532,31 @@ impl<'a> Scrubber<'a> {
             Some(Err(())) => return None,
             None => None,
         };
+        // The folded view ([`folded`]) of a text it changes, read for the known secrets only:
+        // made once, on first need.
+        let knows = !self.known.is_empty() || remembered.is_some();
+        let folded_bytes = std::cell::OnceCell::new();
+        let folded = || {
+            folded_bytes
+                .get_or_init(|| (knows && folded::changes(text)).then(|| folded::bytes(text)))
+                .as_deref()
+        };
         // A text without escapes (a header value, a clean answer): the call's own few secrets
         // are looked for as they are, without building their automaton.
         if text.len() <= SHORT_TEXT
             && !has_escape(text)
             && !has_secret_word(text)
             && !self.in_plain(text, remembered)
+            && !folded().is_some_and(|folded| self.in_plain(folded, remembered))
         {
             return Some(Vec::new());
         }
         let known = self.known_automaton().ok()?;
         let automata: Vec<&SecretSet> = known.into_iter().chain(remembered).collect();
-        if !may_hold_secrets(text, &automata) {
+        let folded = || folded().filter(|_| !automata.is_empty());
+        if !may_hold_secrets(text, &automata)
+            && !folded().is_some_and(|folded| automata.iter().any(|set| set.in_plain(folded)))
+        {
             return Some(Vec::new());
         }
         let mut found = Vec::new();
@@ -538,15 +565,28 @@ impl<'a> Scrubber<'a> {
             limits: &self.limits,
         };
         // No escape anywhere: each byte has one reading, and the known secrets are found by
-        // one unanchored pass each (linear whatever their shape), the names by the scan.
+        // one unanchored pass each (linear whatever their shape), the names by the scan; the
+        // folded view likewise, by one pass each over its bytes.
         if !views::holds_escape(text) {
             reader.read(views::raw(text), true, false, &mut found)?;
             for set in &automata {
                 set.find_plain(text, &self.limits, &mut found)?;
             }
+            if let Some(folded) = folded() {
+                let mut in_folded = Vec::new();
+                for set in &automata {
+                    set.find_plain(folded, &self.limits, &mut in_folded)?;
+                }
+                if !in_folded.is_empty() {
+                    folded::spans_in_text(text, &mut in_folded);
+                    found.extend(in_folded);
+                }
+            }
             return Some(found);
         }
-        // Each view read with its own decoder type (no dynamic dispatch per byte).
+        // Each view read with its own decoder type (no dynamic dispatch per byte), and folded
+        // (a view decoded may fold where the text does not: `%20`, `\u200b`).
+        let fold_views = !automata.is_empty();
         for layers in 0..=MAX_LAYERS {
             let raw = views::raw(text);
             let escapes = match layers {
@@ -560,6 +600,19 @@ impl<'a> Scrubber<'a> {
                     &mut found,
                 )?,
             };
+            if fold_views && (layers > 0 || folded().is_some()) {
+                let raw = views::raw(text);
+                match layers {
+                    0 => reader.read_known(Folded::new(raw), &mut found)?,
+                    1 => reader.read_known(Folded::new(Decoded::new(raw)), &mut found)?,
+                    2 => reader
+                        .read_known(Folded::new(Decoded::new(Decoded::new(raw))), &mut found)?,
+                    _ => reader.read_known(
+                        Folded::new(Decoded::new(Decoded::new(Decoded::new(raw)))),
+                        &mut found,
+                    )?,
+                }
+            }
             if !escapes {
                 break; // The next view would be this one again.
             }
@@ -625,9 +678,10 @@ impl Canceller {
 /// recordings, traces): the value of every secret-named name (`secret`, `password`,
 /// `oauth_signature`, `oauth_verifier`, … in any case and spelling, in JSON, form pairs, XML,
 /// command lines or text, however escaped, nested or duplicated) and every one of `secrets`
-/// (in any Unicode normalization form, in hexadecimal or base64, written as it is or in any
-/// mix of percent, JSON, language and HTML escapes; one shorter than 8 bytes only where it
-/// stands alone, not inside a longer run of letters and digits) replaced by `[redacted]`; a
+/// (in any Unicode normalization form or compatibility characters, in hexadecimal or base64,
+/// broken by white space or invisible characters, written as it is or in any mix of percent,
+/// JSON, language and HTML escapes; one shorter than 8 bytes only where it stands alone, not
+/// inside a longer run of letters and digits) replaced by `[redacted]`; a
 /// text that cannot be cleaned for certain is withheld whole. For an app's own logs of what it
 /// sent or received. Linear in the text; every one of `secrets` is looked for.
 ///
@@ -849,16 +903,58 @@ impl ViewReader<'_> {
         } else {
             Vec::new()
         };
+        self.drive(units, |unit| {
+            scan.feed(unit);
+            1 + matchers
+                .iter_mut()
+                .map(|matcher| matcher.feed(unit))
+                .sum::<usize>()
+        })?;
+        let scan = scan.finish();
+        if scan.undecodable {
+            return None;
+        }
+        found.extend(scan.found);
+        for matcher in matchers {
+            found.extend(matcher.finish());
+        }
+        Some(scan.escapes)
+    }
+
+    /// Reads one view for the known secrets only (the folded ones: [`folded`]), adding what
+    /// it finds to `found`; `None` when stopped.
+    fn read_known(
+        &self,
+        units: impl Iterator<Item = Unit>,
+        found: &mut Vec<Finding>,
+    ) -> Option<()> {
+        let mut matchers: Vec<Matcher<'_>> =
+            self.automata.iter().map(|set| set.matcher()).collect();
+        self.drive(units, |unit| {
+            1 + matchers
+                .iter_mut()
+                .map(|matcher| matcher.feed(unit))
+                .sum::<usize>()
+        })?;
+        for matcher in matchers {
+            found.extend(matcher.finish());
+        }
+        Some(())
+    }
+
+    /// Feeds every unit of a view to `feed` (which says the work it did), within the bounds
+    /// of [`WORK_PER_UNIT`] and the [`Limits`]; `None` past them.
+    fn drive(
+        &self,
+        units: impl Iterator<Item = Unit>,
+        mut feed: impl FnMut(Unit) -> usize,
+    ) -> Option<()> {
         if self.limits.stopped.load(Ordering::Relaxed) {
             return None;
         }
         let (mut read, mut work, mut unchecked) = (0usize, 0usize, 0usize);
         for unit in units {
-            let mut step = 1;
-            scan.feed(unit);
-            for matcher in &mut matchers {
-                step += matcher.feed(unit);
-            }
+            let step = feed(unit);
             read += 1;
             work += step;
             unchecked += step;
@@ -874,15 +970,7 @@ impl ViewReader<'_> {
         if self.limits.stop_after(unchecked) {
             return None;
         }
-        let scan = scan.finish();
-        if scan.undecodable {
-            return None;
-        }
-        found.extend(scan.found);
-        for matcher in matchers {
-            found.extend(matcher.finish());
-        }
-        Some(scan.escapes)
+        Some(())
     }
 }
 

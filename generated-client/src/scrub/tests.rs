@@ -1143,3 +1143,181 @@ proptest! {
         prop_assert_eq!(has_secret_word(&text), defined, "{:?}", String::from_utf8_lossy(&text));
     }
 }
+
+/// `c` in the compatibility form `form` picks (none, full-width, mathematical bold, circled),
+/// which NFKC reads back as `c`; `c` itself where the form has no such character.
+fn compatible(c: char, form: u8) -> char {
+    let from = |base: u32, first: char| char::from_u32(base + (u32::from(c) - u32::from(first)));
+    let mapped = match form % 4 {
+        1 if c.is_ascii_graphic() => from(0xFF01, '!'),
+        2 if c.is_ascii_uppercase() => from(0x1D400, 'A'),
+        2 if c.is_ascii_lowercase() => from(0x1D41A, 'a'),
+        2 if c.is_ascii_digit() => from(0x1D7CE, '0'),
+        3 if c.is_ascii_uppercase() => from(0x24B6, 'A'),
+        3 if c.is_ascii_lowercase() => from(0x24D0, 'a'),
+        _ => None,
+    };
+    mapped.unwrap_or(c)
+}
+
+/// What breaks a spelling where a reader sees no break, or one it skips: white space (ASCII,
+/// no-break, ideographic), invisible characters, and (in a dump) the separators of bytes.
+fn unseen_break() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        " ", "\t", "\n", "\r\n", "\u{a0}", "\u{3000}", "\u{200b}", "\u{200c}", "\u{200d}",
+        "\u{2060}", "\u{ad}", "\u{feff}", "\u{180e}",
+    ])
+}
+
+/// How a spelling that only a folding reader takes for the secret is written.
+#[derive(Clone, Debug)]
+enum Folding {
+    /// Each character in the compatibility form `forms` (cycled) picks, and a break inserted
+    /// at each of `breaks`.
+    Compatible {
+        forms: Vec<u8>,
+        breaks: Vec<(prop::sample::Index, &'static str)>,
+    },
+    /// Its bytes in base64 (after `before` bytes of a longer text), in lines `width` wide.
+    Base64 {
+        before: usize,
+        width: usize,
+        eol: &'static str,
+    },
+    /// Its bytes in hexadecimal, in groups `width` wide.
+    Hex {
+        upper: bool,
+        width: usize,
+        separator: &'static str,
+    },
+}
+
+fn folding() -> impl Strategy<Value = Folding> {
+    prop_oneof![
+        (
+            prop::collection::vec(0..4u8, 1..8),
+            prop::collection::vec((any::<prop::sample::Index>(), unseen_break()), 0..5),
+        )
+            .prop_map(|(forms, breaks)| Folding::Compatible { forms, breaks }),
+        (0..6usize, 1..16usize, unseen_break()).prop_map(|(before, width, eol)| Folding::Base64 {
+            before,
+            width,
+            eol
+        }),
+        (
+            any::<bool>(),
+            1..16usize,
+            prop_oneof![unseen_break(), Just(":"), Just("-")],
+        )
+            .prop_map(|(upper, width, separator)| Folding::Hex {
+                upper,
+                width,
+                separator,
+            }),
+    ]
+}
+
+/// `text` broken every `width` characters by `separator`.
+fn broken(text: &str, width: usize, separator: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .chunks(width.max(1))
+        .map(|chunk| chunk.iter().collect::<String>())
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
+/// `secret` written as `folding` says, and what a folding reader finds of it in a text.
+fn folding_spelled(secret: &str, folding: &Folding) -> (String, String) {
+    match folding {
+        Folding::Compatible { forms, breaks } => {
+            // The first character in a compatibility form (a secret starts with a letter or a
+            // digit, which full-width and bold forms have), so no other view reads it.
+            let mut forms = forms.clone();
+            forms[0] = 1 + forms[0] % 2;
+            let mut chars: Vec<String> = secret
+                .chars()
+                .zip(forms.iter().cycle())
+                .map(|(c, &form)| compatible(c, form).to_string())
+                .collect();
+            for (at, separator) in breaks {
+                let at = at.index(chars.len());
+                chars[at].push_str(separator);
+            }
+            (chars.concat(), read_back(secret))
+        }
+        Folding::Base64 { before, width, eol } => {
+            let before = &"dana:user"[..*before];
+            let encoded = STANDARD.encode(format!("{before}{secret}!?"));
+            // The characters the secret's bytes alone decide.
+            let first = (8 * before.len()).div_ceil(6);
+            let last = 8 * (before.len() + secret.len()) / 6;
+            (
+                broken(&encoded, *width, eol),
+                read_back(&encoded[first..last]),
+            )
+        }
+        Folding::Hex {
+            upper,
+            width,
+            separator,
+        } => {
+            let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+            let written = if *upper {
+                hex.to_uppercase()
+            } else {
+                hex.clone()
+            };
+            (broken(&written, *width, separator), hex)
+        }
+    }
+}
+
+/// `text` as a folding reader takes it: NFKC, ASCII case ignored, and without what it does not
+/// see or skips (white space, invisible characters, a dump's `:` and `-`, and `+`, which form
+/// encoding makes of a space).
+fn read_back(text: &str) -> String {
+    use unicode_normalization::UnicodeNormalization as _;
+    text.nfkc()
+        .filter(|&c| {
+            !c.is_whitespace()
+                && !matches!(c, ':' | '-' | '+')
+                && !matches!(
+                    c,
+                    '\u{ad}' | '\u{180e}' | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}'
+                )
+        })
+        .collect::<String>()
+        .to_ascii_lowercase()
+}
+
+proptest! {
+    /// The folded view: a known secret written in compatibility characters (full-width,
+    /// mathematical bold, circled), broken at random places by white space or invisible
+    /// characters, or its bytes in base64 (alone or inside a longer text) or hexadecimal broken
+    /// into lines or groups narrower than it, in every channel's shape, is not left for a
+    /// reader who folds what it reads (percent-decoded first, as a URL's reader does), and
+    /// something was removed. Each spelling here is one no other view reads.
+    #[test]
+    fn a_known_secret_in_a_spelling_only_folding_reads_is_removed(
+        secret in "[a-zA-Z0-9]{5,9}([-/_. ]?[a-zA-Z0-9]{4,8})",
+        folding in folding(),
+        shape in shape(),
+    ) {
+        let scrubber = Scrubber::new(KnownSecrets::new("", &secret));
+        let (written, needle) = folding_spelled(&secret, &folding);
+        let shown = through_channel(&scrubber, shape, &written);
+        let decoded = percent_encoding::percent_decode_str(&shown).decode_utf8_lossy();
+        prop_assert!(
+            !read_back(&decoded).contains(&needle),
+            "{:?} ({:?}) left in {:?}",
+            written,
+            needle,
+            shown
+        );
+        prop_assert!(
+            shown.contains(REDACTED) || shown.contains(WITHHELD_START) || shown.contains("unrepresentable"),
+            "{shown:?}"
+        );
+    }
+}
