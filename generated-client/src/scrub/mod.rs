@@ -348,19 +348,47 @@ impl<'a> Scrubber<'a> {
         if self.known.is_empty() {
             return remembered.is_some_and(|set| set.holds(text, None));
         }
-        self.spellings
-            .get_or_init(|| {
-                let spellings: Vec<Vec<u8>> = self
-                    .known
-                    .iter()
-                    .flat_map(|value| folded::spellings(value))
-                    .collect();
-                match remembered {
-                    Some(remembered) => Prefilter::beside(spellings, remembered),
-                    None => Prefilter::new(spellings),
-                }
-            })
-            .holds(text, remembered)
+        self.prefilter(remembered).holds(text, remembered)
+    }
+
+    /// The prefilter of the known secrets' spellings, beside `remembered`'s, made on first use
+    /// (the scrubber's `remembered` is always the one given).
+    fn prefilter(&self, remembered: Option<&Prefilter>) -> &Prefilter {
+        self.spellings.get_or_init(|| {
+            let spellings: Vec<Vec<u8>> = self
+                .known
+                .iter()
+                .flat_map(|value| folded::spellings(value))
+                .collect();
+            match remembered {
+                Some(remembered) => Prefilter::beside(spellings, remembered),
+                None => Prefilter::new(spellings),
+            }
+        })
+    }
+
+    /// [`Scrubber::in_plain`] of the folded view of `text`: read in place when `text` is
+    /// ASCII (its folded view is then its bytes but the dropped ones), else of the view made
+    /// (`view`).
+    fn in_folded<'v>(
+        &self,
+        text: &[u8],
+        remembered: Option<&SecretSet>,
+        view: impl FnOnce() -> Option<&'v [u8]>,
+    ) -> bool {
+        if text.is_ascii() {
+            let dropped = &folded::DROPPED_ASCII;
+            let set = remembered.map(SecretSet::prefilter);
+            let read = if self.known.is_empty() {
+                set.map_or(Some(false), |set| set.holds_without(text, None, dropped))
+            } else {
+                self.prefilter(set).holds_without(text, set, dropped)
+            };
+            if let Some(held) = read {
+                return held;
+            }
+        }
+        view().is_some_and(|view| self.in_plain(view, remembered))
     }
 
     /// A body as it came, cleaned: withheld whole when it is not text the scrubber reads as it
@@ -547,7 +575,7 @@ impl<'a> Scrubber<'a> {
             && !has_escape(text)
             && !has_secret_word(text)
             && !self.in_plain(text, remembered)
-            && !folded().is_some_and(|folded| self.in_plain(folded, remembered))
+            && (!knows || !folded::changes(text) || !self.in_folded(text, remembered, folded))
         {
             return Some(Vec::new());
         }

@@ -105,14 +105,102 @@ impl Prefilter {
         false
     }
 
+    /// [`Prefilter::holds`] of the text `text` is once the bytes `dropped` names are left
+    /// out, read in place: the folded view of ASCII text (`folded.rs`) without making it.
+    /// `None` when a set has a spelling shorter than four bytes, which only the view itself
+    /// can be searched for.
+    pub(super) fn holds_without(
+        &self,
+        text: &[u8],
+        other: Option<&Prefilter>,
+        dropped: &[bool; 256],
+    ) -> Option<bool> {
+        let sets = || std::iter::once(self).chain(other);
+        if sets().any(|set| !set.short.is_empty()) {
+            return None;
+        }
+        if sets().all(|set| set.long.is_empty()) {
+            return Some(false);
+        }
+        let mut from = 0;
+        while let Some((start, first)) = next_kept_candidate(&self.bitmap, text, from, dropped) {
+            let kept = || {
+                text[start..]
+                    .iter()
+                    .copied()
+                    .filter(|&byte| !dropped[usize::from(byte)])
+            };
+            if sets().any(|set| set.long_at_with(first, |spelling| starts_with(kept(), spelling))) {
+                return Some(true);
+            }
+            from = start + 1;
+        }
+        Some(false)
+    }
+
     /// Whether a spelling starting with the four bytes `first` starts `text`.
     fn long_at(&self, first: u32, text: &[u8]) -> bool {
+        self.long_at_with(first, |spelling| starts_folded(text, spelling))
+    }
+
+    /// Whether `starts` says a spelling starting with the four bytes `first` starts the text.
+    fn long_at_with(&self, first: u32, starts: impl Fn(&[u8]) -> bool) -> bool {
         let from = self.long.partition_point(|(held, _)| *held < first);
         self.long[from..]
             .iter()
             .take_while(|(held, _)| *held == first)
-            .any(|(_, spelling)| starts_folded(text, spelling))
+            .any(|(_, spelling)| starts(spelling))
     }
+}
+
+/// [`next_candidate`] over the bytes of `text` that `dropped` does not name: where the first
+/// of the four bytes is in `text`, and those bytes.
+#[inline(never)]
+fn next_kept_candidate(
+    bitmap: &Bitmap,
+    text: &[u8],
+    from: usize,
+    dropped: &[bool; 256],
+) -> Option<(usize, u32)> {
+    let text = text.get(from..)?;
+    let kept = |byte: &u8| !dropped[usize::from(*byte)];
+    let folded = |byte: u8| u32::from(FOLDED[usize::from(byte)]);
+    // The first three kept bytes, then one word a kept byte, as in `next_candidate`.
+    let mut word = 0u32;
+    let mut primed = 0;
+    let mut rest = text.iter().enumerate();
+    while primed < 3 {
+        let (_, &byte) = rest.by_ref().find(|(_, byte)| kept(byte))?;
+        word = (word >> 8) | (folded(byte) << 24);
+        primed += 1;
+    }
+    for (at, &byte) in rest {
+        if !kept(&byte) {
+            continue;
+        }
+        word = (word >> 8) | (folded(byte) << 24);
+        let bit = hash(word);
+        if bitmap[bit / 64] & (1 << (bit % 64)) != 0 {
+            // Rare: where the word's first byte is, three kept bytes back.
+            let start = text[..at]
+                .iter()
+                .rposition(kept)
+                .and_then(|second| text[..second].iter().rposition(kept))
+                .and_then(|third| text[..third].iter().rposition(kept))
+                .unwrap_or_default();
+            return Some((from + start, word));
+        }
+    }
+    None
+}
+
+/// Whether `bytes`, folded, start with `spelling`.
+fn starts_with(mut bytes: impl Iterator<Item = u8>, spelling: &[u8]) -> bool {
+    spelling.iter().all(|&wanted| {
+        bytes
+            .next()
+            .is_some_and(|byte| FOLDED[usize::from(byte)] == wanted)
+    })
 }
 
 /// The first place from `from` on where four bytes of `text`, folded, have their bit set in
@@ -209,6 +297,17 @@ mod tests {
             let other = Prefilter::new(second.to_vec());
             let joined = Prefilter::beside(first.to_vec(), &other);
             prop_assert_eq!(joined.holds(&text, Some(&other)), plainly(&spellings, &text));
+            // Read leaving some bytes out, the answer is that of the text without them.
+            let mut dropped = [false; 256];
+            for byte in [b' ', b'+', 0xff] {
+                dropped[usize::from(byte)] = true;
+            }
+            let kept: Vec<u8> = text.iter().copied().filter(|&b| !dropped[usize::from(b)]).collect();
+            if let Some(held) = joined.holds_without(&text, Some(&other), &dropped) {
+                prop_assert_eq!(held, plainly(&spellings, &kept));
+            } else {
+                prop_assert!(spellings.iter().any(|s| !s.is_empty() && s.len() < 4));
+            }
         }
 
         /// With many spellings bits collide; the answers do not change.
