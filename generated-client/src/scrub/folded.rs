@@ -144,7 +144,15 @@ fn fold_char(c: char, mut out: impl FnMut(char)) {
 /// `text` folded (the bytes of [`Folded`] over the text as it is, made in one pass over its
 /// bytes, runs of ASCII copied and compacted without a branch a byte): for the one pass of the automata over
 /// a text without escapes.
-pub(super) fn bytes(text: &[u8]) -> Vec<u8> {
+///
+/// `None` when the folded bytes would pass [`MAX_GROWTH`] times the text: a text made of
+/// characters that each fold to many (U+FDFA, 3 bytes, to 33) is withheld by the scrubber
+/// rather than held in memory eleven times over (a body may be 32 MiB).
+pub(super) fn bytes(text: &[u8]) -> Option<Vec<u8>> {
+    let most = text
+        .len()
+        .saturating_mul(MAX_GROWTH)
+        .saturating_add(GROWTH_SLACK);
     let mut out = Vec::with_capacity(text.len());
     let mut at = 0;
     while at < text.len() {
@@ -173,6 +181,9 @@ pub(super) fn bytes(text: &[u8]) -> Vec<u8> {
                     out.extend_from_slice(part.encode_utf8(&mut utf8).as_bytes());
                 });
                 at += len;
+                if out.len() > most {
+                    return None;
+                }
             }
             // Not a character: the byte as it is.
             None => {
@@ -181,8 +192,17 @@ pub(super) fn bytes(text: &[u8]) -> Vec<u8> {
             }
         }
     }
-    out
+    Some(out)
 }
+
+/// How many times its text's size the folded bytes may be ([`bytes()`]): four times holds any
+/// text in which such characters are a few (full-width letters fold to fewer bytes; a
+/// ligature or a Roman numeral to two or three characters).
+pub(super) const MAX_GROWTH: usize = 4;
+
+/// Bytes the folded bytes may have beyond [`MAX_GROWTH`] times the text: a short text (a
+/// header value) holding one long-folding character is read, not withheld.
+const GROWTH_SLACK: usize = 64;
 
 /// The character `text` starts with and its length in bytes, when it starts with one beyond
 /// ASCII: a lead byte, then as many continuation bytes as it announces, UTF-8 as Rust reads it.
@@ -207,7 +227,12 @@ pub(super) fn spellings(secret: &str) -> Vec<Vec<u8>> {
         if !changes(&all[at]) {
             continue;
         }
-        let folded: Vec<u8> = bytes(&all[at]).into_iter().map(fold).collect();
+        // A spelling that folds past the bound (a secret of such characters) is looked for
+        // as it is only; texts folding so are withheld whole.
+        let Some(folded) = bytes(&all[at]) else {
+            continue;
+        };
+        let folded: Vec<u8> = folded.into_iter().map(fold).collect();
         if !folded.is_empty() && !all.contains(&folded) {
             all.push(folded);
         }
@@ -340,7 +365,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn folded(text: &str) -> String {
-        String::from_utf8(bytes(text.as_bytes())).unwrap()
+        String::from_utf8(bytes(text.as_bytes()).unwrap()).unwrap()
     }
 
     #[test]
@@ -372,7 +397,7 @@ mod tests {
     fn what_is_found_folded_spans_the_text_from_its_first_character_to_its_last() {
         use crate::scrub::scan::Finding;
         let text = "x ａｂ\u{200b}c-d y".as_bytes();
-        assert_eq!(bytes(text), b"xabcdy");
+        assert_eq!(bytes(text).unwrap(), b"xabcdy");
         let mut found = [
             Finding {
                 start: 1,
@@ -428,7 +453,7 @@ mod tests {
         ) {
             let text = pieces.concat();
             let view: Vec<u8> = Folded::new(raw(&text)).map(|unit| unit.byte).collect();
-            prop_assert_eq!(bytes(&text), view);
+            prop_assert_eq!(bytes(&text), Some(view));
         }
     }
 }

@@ -369,12 +369,12 @@ impl<'a> Scrubber<'a> {
 
     /// [`Scrubber::in_plain`] of the folded view of `text`: read in place when `text` is
     /// ASCII (its folded view is then its bytes but the dropped ones), else of the view made
-    /// (`view`).
+    /// (`view`; `Err` when too large to make, and then it may hold anything).
     fn in_folded<'v>(
         &self,
         text: &[u8],
         remembered: Option<&SecretSet>,
-        view: impl FnOnce() -> Option<&'v [u8]>,
+        view: impl FnOnce() -> Result<Option<&'v [u8]>, ()>,
     ) -> bool {
         if text.is_ascii() {
             let dropped = &folded::DROPPED_ASCII;
@@ -388,7 +388,10 @@ impl<'a> Scrubber<'a> {
                 return held;
             }
         }
-        view().is_some_and(|view| self.in_plain(view, remembered))
+        // A view too large to make may hold anything: read in full, where it is withheld.
+        view().map_or(true, |view| {
+            view.is_some_and(|view| self.in_plain(view, remembered))
+        })
     }
 
     /// A body as it came, cleaned: withheld whole when it is not text the scrubber reads as it
@@ -561,13 +564,20 @@ impl<'a> Scrubber<'a> {
             None => None,
         };
         // The folded view ([`folded`]) of a text it changes, read for the known secrets only:
-        // made once, on first need.
+        // made once, on first need; `Err` when it would be too large to hold
+        // ([`folded::MAX_GROWTH`]), and then the text is withheld.
         let knows = !self.known.is_empty() || remembered.is_some();
+        let folds = knows && folded::changes(text);
         let folded_bytes = std::cell::OnceCell::new();
         let folded = || {
             folded_bytes
-                .get_or_init(|| (knows && folded::changes(text)).then(|| folded::bytes(text)))
-                .as_deref()
+                .get_or_init(|| match folds {
+                    true => folded::bytes(text).map(Some).ok_or(()),
+                    false => Ok(None),
+                })
+                .as_ref()
+                .map(Option::as_deref)
+                .map_err(|_| ())
         };
         // A text without escapes (a header value, a clean answer): the call's own few secrets
         // are looked for as they are, without building their automaton.
@@ -575,15 +585,18 @@ impl<'a> Scrubber<'a> {
             && !has_escape(text)
             && !has_secret_word(text)
             && !self.in_plain(text, remembered)
-            && (!knows || !folded::changes(text) || !self.in_folded(text, remembered, folded))
+            && (!folds || !self.in_folded(text, remembered, folded))
         {
             return Some(Vec::new());
         }
         let known = self.known_automaton().ok()?;
         let automata: Vec<&SecretSet> = known.into_iter().chain(remembered).collect();
-        let folded = || folded().filter(|_| !automata.is_empty());
+        let folded = match automata.is_empty() {
+            true => None,
+            false => folded().ok()?,
+        };
         if !may_hold_secrets(text, &automata)
-            && !folded().is_some_and(|folded| automata.iter().any(|set| set.in_plain(folded)))
+            && !folded.is_some_and(|folded| automata.iter().any(|set| set.in_plain(folded)))
         {
             return Some(Vec::new());
         }
@@ -600,7 +613,7 @@ impl<'a> Scrubber<'a> {
             for set in &automata {
                 set.find_plain(text, &self.limits, &mut found)?;
             }
-            if let Some(folded) = folded() {
+            if let Some(folded) = folded {
                 let mut in_folded = Vec::new();
                 for set in &automata {
                     set.find_plain(folded, &self.limits, &mut in_folded)?;
@@ -628,7 +641,7 @@ impl<'a> Scrubber<'a> {
                     &mut found,
                 )?,
             };
-            if fold_views && (layers > 0 || folded().is_some()) {
+            if fold_views && (layers > 0 || folded.is_some()) {
                 let raw = views::raw(text);
                 match layers {
                     0 => reader.read_known(Folded::new(raw), &mut found)?,

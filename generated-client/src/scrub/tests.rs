@@ -1321,3 +1321,24 @@ proptest! {
         );
     }
 }
+
+/// A text whose folded view would be many times its size (every character folding to many:
+/// U+FDFA, 3 bytes, to 33) is withheld rather than held in memory eleven times over; one such
+/// character among other text is read as any.
+#[test]
+fn a_text_that_folds_to_many_times_its_size_is_withheld() {
+    let scrubber = Scrubber::new(KnownSecrets::new("consumer-secret-1234", ""));
+    let dense = "\u{FDFA}".repeat(10_000);
+    assert_eq!(scrubber.clean(dense.as_bytes()).outcome, Outcome::Withheld);
+    let long = "\u{FDFA}".repeat(SHORT_TEXT);
+    assert_eq!(scrubber.clean(long.as_bytes()).outcome, Outcome::Withheld);
+    let sparse = "one \u{FDFA} among other text, and a secret's neighbour: consumer-secret";
+    assert_eq!(
+        scrubber.clean(sparse.as_bytes()).outcome,
+        Outcome::Unchanged
+    );
+    let with_secret = "one \u{FDFA} and ｃｏｎｓｕｍｅｒ-secret-1234 too";
+    let (cleaned, outcome) = clean(&scrubber, with_secret);
+    assert_eq!(outcome, Outcome::Redacted, "{cleaned}");
+    assert!(!cleaned.contains("secret-1234"), "{cleaned}");
+}
