@@ -59,39 +59,12 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::Value;
 
+#[path = "support/fake_binary.rs"]
+mod fake_binary;
+use fake_binary::fake_binary;
+
 // ---------------------------------------------------------------------------------------------
 // The binary
-
-/// The `fake-marketplace` binary of this build (built here when the test runs first).
-fn fake_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's own path");
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/<profile>/deps/<test>")
-        .to_path_buf();
-    let binary = profile_dir.join("fake-marketplace");
-    if !binary.exists() {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "-p",
-                "marketplace-fake",
-                "--bin",
-                "fake-marketplace",
-            ])
-            .env(
-                "CARGO_TARGET_DIR",
-                profile_dir.parent().expect("the target directory"),
-            )
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "the fake's binary builds");
-    }
-    binary
-}
 
 fn is_bidi(c: char) -> bool {
     matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
@@ -658,6 +631,8 @@ mod second_reviewer {
     //!   - `the_fake_binary_leaves_no_certificate_behind_however_it_is_stopped`
 
     use std::time::Duration;
+
+    use super::fake_binary;
 
     use marketplace_client::files::OutputDir;
     use marketplace_fake::replay::Replay;
@@ -1314,35 +1289,6 @@ mod second_reviewer {
         if let Err(failure) = result {
             panic!("{failure}");
         }
-    }
-
-    /// The `fake-marketplace` binary of this workspace, built (and so put in place) first.
-    fn fake_binary() -> std::path::PathBuf {
-        let exe = std::env::current_exe().expect("the test's own path");
-        let profile_dir = exe
-            .parent()
-            .and_then(|deps| deps.parent())
-            .expect("target/<profile>/deps/<test>")
-            .to_path_buf();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = std::process::Command::new(cargo)
-            .args([
-                "build",
-                "-q",
-                "-p",
-                "marketplace-fake",
-                "--bin",
-                "fake-marketplace",
-            ])
-            .env(
-                "CARGO_TARGET_DIR",
-                profile_dir.parent().expect("the target directory"),
-            )
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "the fake's binary builds");
-        profile_dir.join("fake-marketplace")
     }
 
     /// The binary's `--help`: the certificate is written "in a new directory of the temporary

@@ -22,6 +22,11 @@ use marketplace_client::files::OutputDir;
 use marketplace_client::recording::{self, Exchange, Recorder, Rotation, Side};
 use proptest::prelude::*;
 
+// The fake binary as the suite builds it (shared with the marketplace-tests crate).
+#[path = "../../tests/tests/support/fake_binary.rs"]
+mod fake_binary;
+use fake_binary::fake_binary;
+
 const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
 
 // ---------------------------------------------------------------------------------------------
@@ -1117,31 +1122,6 @@ fn no_text_of_a_revision_reaches_the_spec_diff_report_with_a_control_character()
 }
 
 // the fake's binary
-
-/// The fake's binary, built once (it is another package's: cargo gives this test no path).
-fn fake_binary() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let out = run(Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "marketplace-fake",
-                    "--bin",
-                    "fake-marketplace",
-                ])
-                .current_dir(workspace_root()));
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            Path::new(XTASK).parent().unwrap().join("fake-marketplace")
-        })
-        .clone()
-}
 
 /// Runs the fake's binary with `env` until it says how to stop it (or ends), stops it with
 /// Ctrl-C (SIGINT, to its own process id), and returns what it printed.
