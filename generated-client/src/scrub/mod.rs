@@ -367,31 +367,47 @@ impl<'a> Scrubber<'a> {
         })
     }
 
-    /// [`Scrubber::in_plain`] of the folded view of `text`: read in place when `text` is
-    /// ASCII (its folded view is then its bytes but the dropped ones), else of the view made
-    /// (`view`; `Err` when too large to make, and then it may hold anything).
-    fn in_folded<'v>(
+    /// Whether `text` as it is or its folded view ([`folded`]; `view`, made on first need:
+    /// `Err` when too large to make, and then it may hold anything) holds a spelling of a
+    /// known or remembered secret. ASCII text is read once, in place, without the bytes
+    /// folding drops (its folded view), which answers for the text as it is too when the
+    /// spellings are closed ([`Prefilter::closed`]: each spelling's kept bytes are one).
+    fn in_plain_or_folded<'v>(
         &self,
         text: &[u8],
         remembered: Option<&SecretSet>,
         view: impl FnOnce() -> Result<Option<&'v [u8]>, ()>,
     ) -> bool {
         if text.is_ascii() {
-            let dropped = &folded::DROPPED_ASCII;
             let set = remembered.map(SecretSet::prefilter);
             let read = if self.known.is_empty() {
-                set.map_or(Some(false), |set| set.holds_without(text, None, dropped))
+                set.map_or(Some((false, true)), |set| {
+                    set.holds_kept(text, None).map(|held| (held, set.closed()))
+                })
             } else {
-                self.prefilter(set).holds_without(text, set, dropped)
+                let prefilter = self.prefilter(set);
+                prefilter.holds_kept(text, set).map(|held| {
+                    (
+                        held,
+                        prefilter.closed() && set.is_none_or(Prefilter::closed),
+                    )
+                })
             };
-            if let Some(held) = read {
-                return held;
+            match read {
+                Some((true, _)) => return true,
+                Some((false, true)) => return false,
+                Some((false, false)) => return self.in_plain(text, remembered),
+                None => {}
             }
         }
+        if self.in_plain(text, remembered) {
+            return true;
+        }
         // A view too large to make may hold anything: read in full, where it is withheld.
-        view().map_or(true, |view| {
-            view.is_some_and(|view| self.in_plain(view, remembered))
-        })
+        folded::changes(text)
+            && view().map_or(true, |view| {
+                view.is_some_and(|view| self.in_plain(view, remembered))
+            })
     }
 
     /// A body as it came, cleaned: withheld whole when it is not text the scrubber reads as it
@@ -567,11 +583,10 @@ impl<'a> Scrubber<'a> {
         // made once, on first need; `Err` when it would be too large to hold
         // ([`folded::MAX_GROWTH`]), and then the text is withheld.
         let knows = !self.known.is_empty() || remembered.is_some();
-        let folds = knows && folded::changes(text);
         let folded_bytes = std::cell::OnceCell::new();
         let folded = || {
             folded_bytes
-                .get_or_init(|| match folds {
+                .get_or_init(|| match knows && folded::changes(text) {
                     true => folded::bytes(text).map(Some).ok_or(()),
                     false => Ok(None),
                 })
@@ -584,8 +599,7 @@ impl<'a> Scrubber<'a> {
         if text.len() <= SHORT_TEXT
             && !has_escape(text)
             && !has_secret_word(text)
-            && !self.in_plain(text, remembered)
-            && (!folds || !self.in_folded(text, remembered, folded))
+            && !self.in_plain_or_folded(text, remembered, folded)
         {
             return Some(Vec::new());
         }

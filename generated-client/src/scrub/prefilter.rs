@@ -10,6 +10,7 @@
 //! than four bytes (a short secret) are compared at every place. The test is exact for what
 //! it answers: a text holding a spelling always answers yes (`tests`: against a plain search).
 
+use super::folded::dropped_ascii;
 use super::spellings::fold;
 
 /// [`fold`] as a table, for the byte loop.
@@ -43,6 +44,8 @@ pub(super) struct Prefilter {
     long: Vec<(u32, Vec<u8>)>,
     /// The spellings shorter than four bytes.
     short: Vec<Vec<u8>>,
+    /// See [`Prefilter::closed`].
+    closed: bool,
 }
 
 impl Prefilter {
@@ -59,6 +62,27 @@ impl Prefilter {
         }
         long.sort_unstable();
         long.dedup();
+        let closed = long
+            .iter()
+            .map(|(_, spelling)| spelling)
+            .chain(&short)
+            .all(|spelling| {
+                if !spelling.iter().any(|&byte| dropped_ascii(byte)) {
+                    return true;
+                }
+                let kept: Vec<u8> = spelling
+                    .iter()
+                    .copied()
+                    .filter(|&byte| !dropped_ascii(byte))
+                    .collect();
+                match *kept.as_slice() {
+                    [] => false,
+                    [a, b, c, d, ..] => long
+                        .binary_search(&(u32::from_le_bytes([a, b, c, d]), kept))
+                        .is_ok(),
+                    _ => short.contains(&kept),
+                }
+            });
         let mut bitmap = Box::new([0u64; (1 << BITS_LOG2) / 64]);
         for (first, _) in &long {
             let bit = hash(*first);
@@ -68,6 +92,7 @@ impl Prefilter {
             bitmap,
             long,
             short,
+            closed,
         }
     }
 
@@ -105,16 +130,15 @@ impl Prefilter {
         false
     }
 
-    /// [`Prefilter::holds`] of the text `text` is once the bytes `dropped` names are left
-    /// out, read in place: the folded view of ASCII text (`folded.rs`) without making it.
-    /// `None` when a set has a spelling shorter than four bytes, which only the view itself
-    /// can be searched for.
-    pub(super) fn holds_without(
-        &self,
-        text: &[u8],
-        other: Option<&Prefilter>,
-        dropped: &[bool; 256],
-    ) -> Option<bool> {
+    /// [`Prefilter::holds`] of the text `text` is once the bytes folding drops
+    /// ([`dropped_ascii`]: ASCII white space, `+`, `-`, `:`) are left out, read in place: the
+    /// folded view of ASCII text (`folded.rs`) without making it. `None` when a set has a
+    /// spelling shorter than four bytes, which only the view itself can be searched for.
+    ///
+    /// When both sets are [`Prefilter::closed`], it also answers [`Prefilter::holds`] of the
+    /// text as it is: whatever spelling the text holds, the text without the dropped bytes
+    /// holds that spelling's kept bytes, another spelling.
+    pub(super) fn holds_kept(&self, text: &[u8], other: Option<&Prefilter>) -> Option<bool> {
         let sets = || std::iter::once(self).chain(other);
         if sets().any(|set| !set.short.is_empty()) {
             return None;
@@ -123,12 +147,12 @@ impl Prefilter {
             return Some(false);
         }
         let mut from = 0;
-        while let Some((start, first)) = next_kept_candidate(&self.bitmap, text, from, dropped) {
+        while let Some((start, first)) = next_kept_candidate(&self.bitmap, text, from) {
             let kept = || {
                 text[start..]
                     .iter()
                     .copied()
-                    .filter(|&byte| !dropped[usize::from(byte)])
+                    .filter(|&byte| !dropped_ascii(byte))
             };
             if sets().any(|set| set.long_at_with(first, |spelling| starts_with(kept(), spelling))) {
                 return Some(true);
@@ -136,6 +160,15 @@ impl Prefilter {
             from = start + 1;
         }
         Some(false)
+    }
+
+    /// Whether every spelling holding a byte folding drops has its kept bytes (the spelling
+    /// without those) among the spellings too: then a text holding any spelling holds one
+    /// without the dropped bytes, and [`Prefilter::holds_kept`] answers for the text as it is
+    /// as well. The spellings of a secret (`folded::spellings`) are so, but for one made of
+    /// dropped bytes only.
+    pub(super) fn closed(&self) -> bool {
+        self.closed
     }
 
     /// Whether a spelling starting with the four bytes `first` starts `text`.
@@ -153,36 +186,56 @@ impl Prefilter {
     }
 }
 
-/// [`next_candidate`] over the bytes of `text` that `dropped` does not name: where the first
-/// of the four bytes is in `text`, and those bytes.
+/// [`fold`] of each byte folding keeps, [`DROPPED`] for those it drops ([`dropped_ascii`]):
+/// one lookup a byte in [`next_kept_candidate`].
+static KEPT: [u16; 256] = {
+    let mut table = [0u16; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        // `byte < 256`: the cast keeps every bit.
+        #[allow(clippy::cast_possible_truncation)]
+        let byte_u8 = byte as u8;
+        table[byte] = if dropped_ascii(byte_u8) {
+            DROPPED
+        } else {
+            fold(byte_u8) as u16
+        };
+        byte += 1;
+    }
+    table
+};
+
+/// A dropped byte in [`KEPT`]: no byte's value.
+const DROPPED: u16 = 0x100;
+
+/// [`next_candidate`] over the bytes of `text` folding keeps ([`KEPT`]): where the first of
+/// the four bytes is in `text`, and those bytes.
 #[inline(never)]
-fn next_kept_candidate(
-    bitmap: &Bitmap,
-    text: &[u8],
-    from: usize,
-    dropped: &[bool; 256],
-) -> Option<(usize, u32)> {
+fn next_kept_candidate(bitmap: &Bitmap, text: &[u8], from: usize) -> Option<(usize, u32)> {
     let text = text.get(from..)?;
-    let kept = |byte: &u8| !dropped[usize::from(*byte)];
-    let folded = |byte: u8| u32::from(FOLDED[usize::from(byte)]);
     // The first three kept bytes, then one word a kept byte, as in `next_candidate`.
     let mut word = 0u32;
     let mut primed = 0;
-    let mut rest = text.iter().enumerate();
+    let mut at = 0;
     while primed < 3 {
-        let (_, &byte) = rest.by_ref().find(|(_, byte)| kept(byte))?;
-        word = (word >> 8) | (folded(byte) << 24);
-        primed += 1;
+        let folded = KEPT[usize::from(*text.get(at)?)];
+        at += 1;
+        if folded != DROPPED {
+            word = (word >> 8) | (u32::from(folded) << 24);
+            primed += 1;
+        }
     }
-    for (at, &byte) in rest {
-        if !kept(&byte) {
+    for (end, &byte) in text.iter().enumerate().skip(at) {
+        let folded = KEPT[usize::from(byte)];
+        if folded == DROPPED {
             continue;
         }
-        word = (word >> 8) | (folded(byte) << 24);
+        word = (word >> 8) | (u32::from(folded) << 24);
         let bit = hash(word);
         if bitmap[bit / 64] & (1 << (bit % 64)) != 0 {
             // Rare: where the word's first byte is, three kept bytes back.
-            let start = text[..at]
+            let kept = |byte: &u8| !dropped_ascii(*byte);
+            let start = text[..end]
                 .iter()
                 .rposition(kept)
                 .and_then(|second| text[..second].iter().rposition(kept))
@@ -232,11 +285,7 @@ fn hash(word: u32) -> usize {
 
 /// Whether `text`, folded, starts with `spelling`.
 fn starts_folded(text: &[u8], spelling: &[u8]) -> bool {
-    text.len() >= spelling.len()
-        && text
-            .iter()
-            .zip(spelling)
-            .all(|(&byte, &wanted)| FOLDED[usize::from(byte)] == wanted)
+    text.len() >= spelling.len() && starts_with(text.iter().copied(), spelling)
 }
 
 /// Whether `text`, folded, holds `spelling` anywhere.
@@ -259,6 +308,15 @@ mod tests {
         })
     }
 
+    /// `bytes` without the bytes folding drops.
+    fn without_dropped(bytes: &[u8]) -> Vec<u8> {
+        bytes
+            .iter()
+            .copied()
+            .filter(|&b| !dropped_ascii(b))
+            .collect()
+    }
+
     fn folded(bytes: &[u8]) -> Vec<u8> {
         bytes.iter().copied().map(fold).collect()
     }
@@ -266,7 +324,7 @@ mod tests {
     /// Spellings over a small alphabet (so texts hold them often), and a text made of pieces
     /// of them and of other bytes: every answer is the plain search's.
     fn case() -> impl Strategy<Value = (Vec<Vec<u8>>, Vec<u8>)> {
-        let byte = prop::sample::select(b"abAB+-_/ \x00\xff".to_vec());
+        let byte = prop::sample::select(b"abAB+-_/ :\n\x00\xff".to_vec());
         let spellings = prop::collection::vec(prop::collection::vec(byte.clone(), 0..9), 0..6)
             .prop_map(|spellings| spellings.iter().map(|s| folded(s)).collect::<Vec<_>>());
         spellings.prop_flat_map(move |spellings| {
@@ -297,16 +355,39 @@ mod tests {
             let other = Prefilter::new(second.to_vec());
             let joined = Prefilter::beside(first.to_vec(), &other);
             prop_assert_eq!(joined.holds(&text, Some(&other)), plainly(&spellings, &text));
-            // Read leaving some bytes out, the answer is that of the text without them.
-            let mut dropped = [false; 256];
-            for byte in [b' ', b'+', 0xff] {
-                dropped[usize::from(byte)] = true;
-            }
-            let kept: Vec<u8> = text.iter().copied().filter(|&b| !dropped[usize::from(b)]).collect();
-            if let Some(held) = joined.holds_without(&text, Some(&other), &dropped) {
+            // Read leaving out the bytes folding drops, the answer is that of the text
+            // without them.
+            let kept = without_dropped(&text);
+            if let Some(held) = joined.holds_kept(&text, Some(&other)) {
                 prop_assert_eq!(held, plainly(&spellings, &kept));
+                // Closed, it answers for the text as it is too.
+                if joined.closed() && other.closed() {
+                    prop_assert_eq!(held, plainly(&spellings, &text) || plainly(&spellings, &kept));
+                }
             } else {
                 prop_assert!(spellings.iter().any(|s| !s.is_empty() && s.len() < 4));
+            }
+        }
+
+        /// The spellings with the kept bytes of each beside it, as `folded::spellings` makes
+        /// them: closed, and read without the dropped bytes it answers for the text as it is
+        /// and without them alike.
+        #[test]
+        fn closed_spellings_answer_for_the_text_as_it_is((spellings, text) in case()) {
+            let mut all = spellings.clone();
+            for spelling in &spellings {
+                let kept = without_dropped(spelling);
+                if !kept.is_empty() && !all.contains(&kept) {
+                    all.push(kept);
+                }
+            }
+            let prefilter = Prefilter::new(all.clone());
+            let wholly_dropped = spellings
+                .iter()
+                .any(|s| !s.is_empty() && without_dropped(s).is_empty());
+            prop_assert_eq!(prefilter.closed(), !wholly_dropped);
+            if let (true, Some(held)) = (prefilter.closed(), prefilter.holds_kept(&text, None)) {
+                prop_assert_eq!(held, plainly(&all, &text) || plainly(&all, &without_dropped(&text)));
             }
         }
 
