@@ -62,25 +62,32 @@ impl Prefilter {
         }
         long.sort_unstable();
         long.dedup();
+        // Whether the kept bytes of each spelling holding a dropped byte are a spelling.
         let closed = long
             .iter()
             .map(|(_, spelling)| spelling)
             .chain(&short)
+            .filter(|spelling| spelling.iter().any(|&byte| dropped_ascii(byte)))
             .all(|spelling| {
-                if !spelling.iter().any(|&byte| dropped_ascii(byte)) {
-                    return true;
+                let len = kept_bytes(spelling).count();
+                let mut first = [0u8; 4];
+                for (slot, byte) in first.iter_mut().zip(kept_bytes(spelling)) {
+                    *slot = byte;
                 }
-                let kept: Vec<u8> = spelling
-                    .iter()
-                    .copied()
-                    .filter(|&byte| !dropped_ascii(byte))
-                    .collect();
-                match *kept.as_slice() {
-                    [] => false,
-                    [a, b, c, d, ..] => long
-                        .binary_search(&(u32::from_le_bytes([a, b, c, d]), kept))
-                        .is_ok(),
-                    _ => short.contains(&kept),
+                let same = |other: &[u8]| {
+                    other.len() == len && other.iter().copied().eq(kept_bytes(spelling))
+                };
+                match len {
+                    0 => false,
+                    1..4 => short.iter().any(|other| same(other)),
+                    _ => {
+                        let first = u32::from_le_bytes(first);
+                        let from = long.partition_point(|(held, _)| *held < first);
+                        long[from..]
+                            .iter()
+                            .take_while(|(held, _)| *held == first)
+                            .any(|(_, other)| same(other))
+                    }
                 }
             });
         let mut bitmap = Box::new([0u64; (1 << BITS_LOG2) / 64]);
@@ -148,12 +155,7 @@ impl Prefilter {
         }
         let mut from = 0;
         while let Some((start, first)) = next_kept_candidate(&self.bitmap, text, from) {
-            let kept = || {
-                text[start..]
-                    .iter()
-                    .copied()
-                    .filter(|&byte| !dropped_ascii(byte))
-            };
+            let kept = || kept_bytes(&text[start..]);
             if sets().any(|set| set.long_at_with(first, |spelling| starts_with(kept(), spelling))) {
                 return Some(true);
             }
@@ -215,17 +217,18 @@ fn next_kept_candidate(bitmap: &Bitmap, text: &[u8], from: usize) -> Option<(usi
     let text = text.get(from..)?;
     // The first three kept bytes, then one word a kept byte, as in `next_candidate`.
     let mut word = 0u32;
-    let mut primed = 0;
+    let mut read = 0;
     let mut at = 0;
-    while primed < 3 {
+    while read < 3 {
         let folded = KEPT[usize::from(*text.get(at)?)];
         at += 1;
         if folded != DROPPED {
             word = (word >> 8) | (u32::from(folded) << 24);
-            primed += 1;
+            read += 1;
         }
     }
-    for (end, &byte) in text.iter().enumerate().skip(at) {
+    let (primed, rest) = text.split_at(at);
+    for (after, &byte) in rest.iter().enumerate() {
         let folded = KEPT[usize::from(byte)];
         if folded == DROPPED {
             continue;
@@ -235,7 +238,7 @@ fn next_kept_candidate(bitmap: &Bitmap, text: &[u8], from: usize) -> Option<(usi
         if bitmap[bit / 64] & (1 << (bit % 64)) != 0 {
             // Rare: where the word's first byte is, three kept bytes back.
             let kept = |byte: &u8| !dropped_ascii(*byte);
-            let start = text[..end]
+            let start = text[..primed.len() + after]
                 .iter()
                 .rposition(kept)
                 .and_then(|second| text[..second].iter().rposition(kept))
@@ -245,6 +248,11 @@ fn next_kept_candidate(bitmap: &Bitmap, text: &[u8], from: usize) -> Option<(usi
         }
     }
     None
+}
+
+/// The bytes of `text` folding keeps.
+fn kept_bytes(text: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    text.iter().copied().filter(|&byte| !dropped_ascii(byte))
 }
 
 /// Whether `bytes`, folded, start with `spelling`.
