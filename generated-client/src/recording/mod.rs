@@ -357,7 +357,7 @@ impl Exchange {
 
 /// `text` as a JSON string, quoted, added to `line`: escaped as serde_json escapes it (`"`,
 /// `\\` and the control characters below U+0020, those with a short escape by it, the rest as
-/// `\u00XX` in lower case), runs without an escape copied whole.
+/// `\u00XX` in lower case).
 fn json_string(line: &mut Vec<u8>, text: &str) {
     /// For each byte, what follows the backslash of its escape (`u`: `\u00XX`); 0: none.
     static ESCAPE: [u8; 256] = {
@@ -379,31 +379,37 @@ fn json_string(line: &mut Vec<u8>, text: &str) {
         table
     };
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let bytes = text.as_bytes();
-    line.reserve(bytes.len() + 2);
+    // A block of the text at a time, escaped into a buffer that holds any block's escapes
+    // (six bytes a byte at most), then copied to the line at once.
+    const BLOCK: usize = 64;
+    let mut escaped = [0u8; 8 * BLOCK];
+    let mask = escaped.len() - 1;
+    line.reserve(text.len() + 2);
     line.push(b'"');
-    let mut start = 0;
-    for (at, &byte) in bytes.iter().enumerate() {
-        let escape = ESCAPE[usize::from(byte)];
-        if escape == 0 {
-            continue;
+    for block in text.as_bytes().chunks(BLOCK) {
+        let mut len = 0;
+        for &byte in block {
+            let escape = ESCAPE[usize::from(byte)];
+            // `len` stays below 6 * BLOCK: the mask only spares the bounds checks.
+            escaped[len & mask] = byte;
+            if escape == 0 {
+                len += 1;
+                continue;
+            }
+            escaped[len & mask] = b'\\';
+            escaped[(len + 1) & mask] = escape;
+            if escape == b'u' {
+                escaped[(len + 2) & mask] = b'0';
+                escaped[(len + 3) & mask] = b'0';
+                escaped[(len + 4) & mask] = HEX[usize::from(byte >> 4)];
+                escaped[(len + 5) & mask] = HEX[usize::from(byte & 0xf)];
+                len += 6;
+            } else {
+                len += 2;
+            }
         }
-        line.extend_from_slice(&bytes[start..at]);
-        if escape == b'u' {
-            line.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(byte >> 4)],
-                HEX[usize::from(byte & 0xf)],
-            ]);
-        } else {
-            line.extend_from_slice(&[b'\\', escape]);
-        }
-        start = at + 1;
+        line.extend_from_slice(&escaped[..len]);
     }
-    line.extend_from_slice(&bytes[start..]);
     line.push(b'"');
 }
 

@@ -854,11 +854,14 @@ fn has_escape(text: &[u8]) -> bool {
 }
 
 /// Whether `text`, as it is, holds a secret word (separators between its letters ignored).
+/// Apart, so that its loop keeps its few values in registers.
+#[inline(never)]
 fn has_secret_word(text: &[u8]) -> bool {
-    let table = &*WORD_TABLE;
+    let rows = &*WORD_TABLE.rows;
     let mut state = WordTable::START;
     for &byte in text {
-        state = table.rows[usize::from(state)][usize::from(byte)];
+        // A row for every `u8`: no bounds check.
+        state = rows[usize::from(state)][usize::from(byte)];
         if state == WordTable::MATCHED {
             return true;
         }
@@ -870,7 +873,9 @@ fn has_secret_word(text: &[u8]) -> bool {
 /// row of next states for each state of the automaton, a name separator leaving the state as
 /// it is, a match [`WordTable::MATCHED`].
 struct WordTable {
-    rows: Vec<[u8; 256]>,
+    /// A row for each state, then rows of [`WordTable::MATCHED`] up to 256, so that a state
+    /// indexes them without a bounds check.
+    rows: Box<[[u8; 256]; 256]>,
 }
 
 impl WordTable {
@@ -911,6 +916,11 @@ static WORD_TABLE: LazyLock<WordTable> = LazyLock::new(|| {
         }
         rows.push(row);
     }
+    rows.resize(256, [WordTable::MATCHED; 256]);
+    let rows = rows
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("256 rows"));
     WordTable { rows }
 });
 

@@ -51,6 +51,11 @@ pub(super) struct Prefilter {
 impl Prefilter {
     /// The prefilter of `spellings`, each already folded.
     pub(super) fn new(spellings: Vec<Vec<u8>>) -> Prefilter {
+        Prefilter::over(spellings, Box::new([0; (1 << BITS_LOG2) / 64]))
+    }
+
+    /// The prefilter of `spellings`, its bits set in `bitmap` (which may hold others).
+    fn over(spellings: Vec<Vec<u8>>, mut bitmap: Box<Bitmap>) -> Prefilter {
         let mut long = Vec::with_capacity(spellings.len());
         let mut short = Vec::new();
         for spelling in spellings {
@@ -67,7 +72,12 @@ impl Prefilter {
             .iter()
             .map(|(_, spelling)| spelling)
             .chain(&short)
-            .filter(|spelling| spelling.iter().any(|&byte| dropped_ascii(byte)))
+            // Without a branch a byte (every answer's signature is read so).
+            .filter(|spelling| {
+                spelling
+                    .iter()
+                    .fold(false, |any, &byte| any | DROPS[usize::from(byte)])
+            })
             .all(|spelling| {
                 let len = kept_bytes(spelling).count();
                 let mut first = [0u8; 4];
@@ -90,7 +100,6 @@ impl Prefilter {
                     }
                 }
             });
-        let mut bitmap = Box::new([0u64; (1 << BITS_LOG2) / 64]);
         for (first, _) in &long {
             let bit = hash(*first);
             bitmap[bit / 64] |= 1 << (bit % 64);
@@ -106,11 +115,7 @@ impl Prefilter {
     /// The prefilter of `spellings`, read in one pass with `other`: [`Prefilter::holds`] with
     /// `other` answers for both sets. Costs a copy of `other`'s bitmap, whatever its size.
     pub(super) fn beside(spellings: Vec<Vec<u8>>, other: &Prefilter) -> Prefilter {
-        let mut joined = Prefilter::new(spellings);
-        for (word, others) in joined.bitmap.iter_mut().zip(other.bitmap.iter()) {
-            *word |= others;
-        }
-        joined
+        Prefilter::over(spellings, other.bitmap.clone())
     }
 
     /// Whether `text` holds one of the spellings, its bytes folded, or (`other`: the prefilter
@@ -207,6 +212,20 @@ static KEPT: [u16; 256] = {
     table
 };
 
+/// [`dropped_ascii`] as a table.
+static DROPS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        // `byte < 256`: the cast keeps every bit.
+        #[allow(clippy::cast_possible_truncation)]
+        let dropped = dropped_ascii(byte as u8);
+        table[byte] = dropped;
+        byte += 1;
+    }
+    table
+};
+
 /// A dropped byte in [`KEPT`]: no byte's value.
 const DROPPED: u16 = 0x100;
 
@@ -227,8 +246,10 @@ fn next_kept_candidate(bitmap: &Bitmap, text: &[u8], from: usize) -> Option<(usi
             read += 1;
         }
     }
-    let (primed, rest) = text.split_at(at);
-    for (after, &byte) in rest.iter().enumerate() {
+    // The place of a byte read found from what is left to read: no index kept in the loop,
+    // which then keeps its values in registers.
+    let mut rest = text[at..].iter();
+    while let Some(&byte) = rest.next() {
         let folded = KEPT[usize::from(byte)];
         if folded == DROPPED {
             continue;
@@ -237,8 +258,9 @@ fn next_kept_candidate(bitmap: &Bitmap, text: &[u8], from: usize) -> Option<(usi
         let bit = hash(word);
         if bitmap[bit / 64] & (1 << (bit % 64)) != 0 {
             // Rare: where the word's first byte is, three kept bytes back.
+            let end = text.len() - rest.len() - 1;
             let kept = |byte: &u8| !dropped_ascii(*byte);
-            let start = text[..primed.len() + after]
+            let start = text[..end]
                 .iter()
                 .rposition(kept)
                 .and_then(|second| text[..second].iter().rposition(kept))
