@@ -379,37 +379,29 @@ fn json_string(line: &mut Vec<u8>, text: &str) {
         table
     };
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    // A block of the text at a time, escaped into a buffer that holds any block's escapes
-    // (six bytes a byte at most), then copied to the line at once.
-    const BLOCK: usize = 64;
-    let mut escaped = [0u8; 8 * BLOCK];
-    let mask = escaped.len() - 1;
     line.reserve(text.len() + 2);
     line.push(b'"');
-    for block in text.as_bytes().chunks(BLOCK) {
-        let mut len = 0;
-        for &byte in block {
-            let escape = ESCAPE[usize::from(byte)];
-            // `len` stays below 6 * BLOCK: the mask only spares the bounds checks.
-            escaped[len & mask] = byte;
-            if escape == 0 {
-                len += 1;
-                continue;
-            }
-            escaped[len & mask] = b'\\';
-            escaped[(len + 1) & mask] = escape;
-            if escape == b'u' {
-                escaped[(len + 2) & mask] = b'0';
-                escaped[(len + 3) & mask] = b'0';
-                escaped[(len + 4) & mask] = HEX[usize::from(byte >> 4)];
-                escaped[(len + 5) & mask] = HEX[usize::from(byte & 0xf)];
-                len += 6;
-            } else {
-                len += 2;
-            }
+    let mut rest = text.as_bytes();
+    // A run without an escape found by a loop of a lookup a byte, copied at once.
+    while let Some(run) = rest.iter().position(|&byte| ESCAPE[usize::from(byte)] != 0) {
+        line.extend_from_slice(&rest[..run]);
+        let byte = rest[run];
+        let escape = ESCAPE[usize::from(byte)];
+        if escape == b'u' {
+            line.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 0xf)],
+            ]);
+        } else {
+            line.extend_from_slice(&[b'\\', escape]);
         }
-        line.extend_from_slice(&escaped[..len]);
+        rest = &rest[run + 1..];
     }
+    line.extend_from_slice(rest);
     line.push(b'"');
 }
 

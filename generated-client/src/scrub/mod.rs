@@ -857,12 +857,13 @@ fn has_escape(text: &[u8]) -> bool {
 /// Apart, so that its loop keeps its few values in registers.
 #[inline(never)]
 fn has_secret_word(text: &[u8]) -> bool {
-    let rows = &*WORD_TABLE.rows;
-    let mut state = WordTable::START;
+    let next = &*WORD_TABLE.next;
+    let mut row = WordTable::START;
     for &byte in text {
-        // A row for every `u8`: no bounds check.
-        state = rows[usize::from(state)][usize::from(byte)];
-        if state == WordTable::MATCHED {
+        // A row starts at a multiple of 256: the byte is its low bits, the index a `u16`
+        // (no bounds check).
+        row = next[usize::from(row | u16::from(byte))];
+        if row == WordTable::MATCHED {
             return true;
         }
     }
@@ -870,19 +871,19 @@ fn has_secret_word(text: &[u8]) -> bool {
 }
 
 /// [`WORDS`] as a table a byte costs one lookup in (every clean text is read through it): a
-/// row of next states for each state of the automaton, a name separator leaving the state as
-/// it is, a match [`WordTable::MATCHED`].
+/// row of 256 entries for each state of the automaton, each entry where the next state's row
+/// starts, a name separator leaving the state as it is, a match [`WordTable::MATCHED`].
 struct WordTable {
-    /// A row for each state, then rows of [`WordTable::MATCHED`] up to 256, so that a state
-    /// indexes them without a bounds check.
-    rows: Box<[[u8; 256]; 256]>,
+    /// The rows, then [`WordTable::MATCHED`] up to 65,536 entries, so that any `u16` indexes
+    /// it.
+    next: Box<[u16; 1 << 16]>,
 }
 
 impl WordTable {
     /// The row of the automaton's unanchored start.
-    const START: u8 = 0;
-    /// Where a secret word ends: no row.
-    const MATCHED: u8 = u8::MAX;
+    const START: u16 = 0;
+    /// Where a secret word ends: no row starts there.
+    const MATCHED: u16 = u16::MAX;
 }
 
 static WORD_TABLE: LazyLock<WordTable> = LazyLock::new(|| {
@@ -890,10 +891,10 @@ static WORD_TABLE: LazyLock<WordTable> = LazyLock::new(|| {
     let start = words.start_state(Anchored::No).unwrap_or(StateID::ZERO);
     // The automaton's states in the order they are reached; a state's row is its place.
     let mut states = vec![start];
-    let mut rows = Vec::new();
-    while let Some(&state) = states.get(rows.len()) {
-        let mut row = [WordTable::MATCHED; 256];
-        for (byte, next) in (0..=u8::MAX).zip(row.iter_mut()) {
+    let mut next = vec![WordTable::MATCHED; 1 << 16];
+    let mut rows = 0;
+    while let Some(&state) = states.get(rows) {
+        for byte in 0..=u8::MAX {
             let to = if is_name_separator(byte) {
                 state
             } else {
@@ -909,19 +910,20 @@ static WORD_TABLE: LazyLock<WordTable> = LazyLock::new(|| {
                     states.push(to);
                     states.len() - 1
                 });
-            *next = u8::try_from(place)
+            // Rows 0 to 254 (the last row holds `MATCHED`).
+            next[rows * 256 + usize::from(byte)] = u16::try_from(place)
                 .ok()
-                .filter(|&place| place != WordTable::MATCHED)
+                .filter(|&place| place < 255)
+                .map(|place| place * 256)
                 .unwrap_or_else(|| unreachable!("six short words have fewer than 255 states"));
         }
-        rows.push(row);
+        rows += 1;
     }
-    rows.resize(256, [WordTable::MATCHED; 256]);
-    let rows = rows
+    let next = next
         .into_boxed_slice()
         .try_into()
-        .unwrap_or_else(|_| unreachable!("256 rows"));
-    WordTable { rows }
+        .unwrap_or_else(|_| unreachable!("65,536 entries"));
+    WordTable { next }
 });
 
 /// How often a scrubber looks whether it must stop ([`Limits`]), in work done: units read, and

@@ -258,7 +258,8 @@ fn next_kept_candidate(bitmap: &Bitmap, text: &[u8], from: usize) -> Option<(usi
         let bit = hash(word);
         if bitmap[bit / 64] & (1 << (bit % 64)) != 0 {
             // Rare: where the word's first byte is, three kept bytes back.
-            let end = text.len() - rest.len() - 1;
+            // From the addresses, which costs the loop no counter.
+            let end = rest.as_slice().as_ptr() as usize - text.as_ptr() as usize - 1;
             let kept = |byte: &u8| !dropped_ascii(*byte);
             let start = text[..end]
                 .iter()
