@@ -257,20 +257,29 @@ fn next_kept_candidate(bitmap: &Bitmap, text: &[u8], from: usize) -> Option<(usi
         word = (word >> 8) | (u32::from(folded) << 24);
         let bit = hash(word);
         if bitmap[bit / 64] & (1 << (bit % 64)) != 0 {
-            // Rare: where the word's first byte is, three kept bytes back.
-            // From the addresses, which costs the loop no counter.
-            let end = rest.as_slice().as_ptr() as usize - text.as_ptr() as usize - 1;
-            let kept = |byte: &u8| !dropped_ascii(*byte);
-            let start = text[..end]
-                .iter()
-                .rposition(kept)
-                .and_then(|second| text[..second].iter().rposition(kept))
-                .and_then(|third| text[..third].iter().rposition(kept))
-                .unwrap_or_default();
-            return Some((from + start, word));
+            // Rare: where the word's first byte is, three kept bytes back (apart, so that
+            // the loop keeps no count of its own).
+            return Some((
+                from + three_kept_back(text, text.len() - rest.len() - 1),
+                word,
+            ));
         }
     }
     None
+}
+
+/// Where in `text` the third kept byte before `end` is (the first of the four ending at
+/// `end`), or 0.
+#[cold]
+#[inline(never)]
+fn three_kept_back(text: &[u8], end: usize) -> usize {
+    let kept = |byte: &u8| !dropped_ascii(*byte);
+    text[..end]
+        .iter()
+        .rposition(kept)
+        .and_then(|second| text[..second].iter().rposition(kept))
+        .and_then(|third| text[..third].iter().rposition(kept))
+        .unwrap_or_default()
 }
 
 /// The bytes of `text` folding keeps.
