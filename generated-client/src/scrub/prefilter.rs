@@ -172,8 +172,9 @@ impl Prefilter {
     /// Whether every spelling holding a byte folding drops has its kept bytes (the spelling
     /// without those) among the spellings too: then a text holding any spelling holds one
     /// without the dropped bytes, and [`Prefilter::holds_kept`] answers for the text as it is
-    /// as well. The spellings of a secret (`folded::spellings`) are so, but for one made of
-    /// dropped bytes only.
+    /// as well. The spellings of an ASCII secret (`folded::spellings`: its folded form beside
+    /// each) are so, but for one made of dropped bytes only; those of a secret beyond ASCII
+    /// holding a space may not be (its folded form is decomposed), and are then read twice.
     pub(super) fn closed(&self) -> bool {
         self.closed
     }
@@ -410,7 +411,7 @@ mod tests {
         }
 
         /// The spellings with the kept bytes of each beside it, as `folded::spellings` makes
-        /// them: closed, and read without the dropped bytes it answers for the text as it is
+        /// them for an ASCII secret: closed, and read without the dropped bytes it answers for the text as it is
         /// and without them alike.
         #[test]
         fn closed_spellings_answer_for_the_text_as_it_is((spellings, text) in case()) {
@@ -429,6 +430,15 @@ mod tests {
             if let (true, Some(held)) = (prefilter.closed(), prefilter.holds_kept(&text, None)) {
                 prop_assert_eq!(held, plainly(&all, &text) || plainly(&all, &without_dropped(&text)));
             }
+        }
+
+        /// The spellings of an ASCII secret are closed (so its texts are read once), unless
+        /// the secret is only bytes folding drops.
+        #[test]
+        fn an_ascii_secrets_spellings_are_closed(secret in "[ -~\\t\\n]{1,24}") {
+            let prefilter = Prefilter::new(super::super::folded::spellings(&secret));
+            let only_dropped = secret.bytes().all(dropped_ascii);
+            prop_assert_eq!(prefilter.closed(), !only_dropped);
         }
 
         /// With many spellings bits collide; the answers do not change.
