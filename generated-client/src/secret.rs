@@ -81,10 +81,27 @@ pub(crate) fn is_name_separator(byte: u8) -> bool {
 /// Whether `name` holds `word`: a few bytes in a name of a few dozen, compared at each place,
 /// without the searcher `str::contains` builds for each (every header name a hook or a
 /// recorder sees is asked this of every word).
-fn contains_word(name: &str, word: &str) -> bool {
-    name.as_bytes()
-        .windows(word.len())
+fn contains_word(name: &[u8], word: &str) -> bool {
+    name.windows(word.len())
         .any(|window| window == word.as_bytes())
+}
+
+/// `read` of `name` without its separators ([`is_name_separator`]), in ASCII lower case: on
+/// the stack for a name of up to 64 bytes (every header name the recorder's writer checks).
+fn with_normalized<R>(name: &[u8], read: impl FnOnce(&[u8]) -> R) -> R {
+    let kept = name.iter().filter(|&&byte| !is_name_separator(byte));
+    let mut stack = [0u8; 64];
+    if name.len() <= stack.len() {
+        let mut len = 0;
+        for (slot, byte) in stack.iter_mut().zip(kept) {
+            *slot = byte.to_ascii_lowercase();
+            len += 1;
+        }
+        read(&stack[..len])
+    } else {
+        let heap: Vec<u8> = kept.map(u8::to_ascii_lowercase).collect();
+        read(&heap)
+    }
 }
 
 /// Whether a field, parameter or header of this name holds a secret (see [`SECRET_WORDS`]):
@@ -95,18 +112,22 @@ fn contains_word(name: &str, word: &str) -> bool {
 /// scrubber reads text (`pass%77ord`, `pass%2577ord`: `password`), so an escaped name hides no
 /// secret word.
 pub(crate) fn is_secret_name(name: &str) -> bool {
+    is_secret_name_bytes(name.as_bytes())
+}
+
+/// [`is_secret_name`] of a name's bytes.
+fn is_secret_name_bytes(name: &[u8]) -> bool {
     const SIGNATURE_METHOD: &str = "oauthsignaturemethod";
     const LAYERS: usize = 3;
     let holds_secret_word = |name: &[u8]| {
-        let name: String = name
-            .iter()
-            .filter(|&&byte| !is_name_separator(byte))
-            .map(|&byte| char::from(byte.to_ascii_lowercase()))
-            .collect();
-        let name = name.strip_suffix(SIGNATURE_METHOD).unwrap_or(&name);
-        SECRET_WORDS.iter().any(|word| contains_word(name, word))
+        with_normalized(name, |name| {
+            let name = name
+                .strip_suffix(SIGNATURE_METHOD.as_bytes())
+                .unwrap_or(name);
+            SECRET_WORDS.iter().any(|word| contains_word(name, word))
+        })
     };
-    let mut read = std::borrow::Cow::Borrowed(name.as_bytes());
+    let mut read = std::borrow::Cow::Borrowed(name);
     for _ in 0..=LAYERS {
         if holds_secret_word(&read) {
             return true;
@@ -155,15 +176,12 @@ pub(crate) const SHORT_SECRET: usize = 8;
 /// Whether a header of this name carries a credential: a secret-named name
 /// ([`is_secret_name`]) or one with a [`CREDENTIAL_HEADER_WORDS`] word in it.
 pub(crate) fn is_credential_header(name: &str) -> bool {
-    let name: String = name
-        .bytes()
-        .filter(|&byte| !is_name_separator(byte))
-        .map(|byte| char::from(byte.to_ascii_lowercase()))
-        .collect();
-    is_secret_name(&name)
-        || CREDENTIAL_HEADER_WORDS
-            .iter()
-            .any(|word| contains_word(&name, word))
+    with_normalized(name.as_bytes(), |name| {
+        is_secret_name_bytes(name)
+            || CREDENTIAL_HEADER_WORDS
+                .iter()
+                .any(|word| contains_word(name, word))
+    })
 }
 
 /// The rule for every header the app hands the client ([`CallOptions::header`], the

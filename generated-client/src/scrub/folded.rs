@@ -33,24 +33,12 @@ use super::spellings::{self, fold};
 use super::views::Unit;
 
 /// Whether an ASCII byte is dropped by folding: white space and the separators.
-const fn dropped_ascii(byte: u8) -> bool {
+pub(super) const fn dropped_ascii(byte: u8) -> bool {
     matches!(
         byte,
         b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | b'+' | b'-' | b':'
     )
 }
-
-/// [`dropped_ascii`] as a table: the folded view of ASCII text is its bytes but these
-/// (`Prefilter::holds_without` reads it so, without making it).
-pub(super) static DROPPED_ASCII: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut byte = 0;
-    while byte < 128 {
-        table[byte] = dropped_ascii(byte as u8);
-        byte += 1;
-    }
-    table
-};
 
 /// Whether folding may change a text: [`dropped_ascii`] bytes, or bytes beyond ASCII.
 static CHANGES: [bool; 256] = {

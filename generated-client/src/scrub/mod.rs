@@ -367,31 +367,47 @@ impl<'a> Scrubber<'a> {
         })
     }
 
-    /// [`Scrubber::in_plain`] of the folded view of `text`: read in place when `text` is
-    /// ASCII (its folded view is then its bytes but the dropped ones), else of the view made
-    /// (`view`; `Err` when too large to make, and then it may hold anything).
-    fn in_folded<'v>(
+    /// Whether `text` as it is or its folded view ([`folded`]; `view`, made on first need:
+    /// `Err` when too large to make, and then it may hold anything) holds a spelling of a
+    /// known or remembered secret. ASCII text is read once, in place, without the bytes
+    /// folding drops (its folded view), which answers for the text as it is too when the
+    /// spellings are closed ([`Prefilter::closed`]: each spelling's kept bytes are one).
+    fn in_plain_or_folded<'v>(
         &self,
         text: &[u8],
         remembered: Option<&SecretSet>,
         view: impl FnOnce() -> Result<Option<&'v [u8]>, ()>,
     ) -> bool {
         if text.is_ascii() {
-            let dropped = &folded::DROPPED_ASCII;
             let set = remembered.map(SecretSet::prefilter);
             let read = if self.known.is_empty() {
-                set.map_or(Some(false), |set| set.holds_without(text, None, dropped))
+                set.map_or(Some((false, true)), |set| {
+                    set.holds_kept(text, None).map(|held| (held, set.closed()))
+                })
             } else {
-                self.prefilter(set).holds_without(text, set, dropped)
+                let prefilter = self.prefilter(set);
+                prefilter.holds_kept(text, set).map(|held| {
+                    (
+                        held,
+                        prefilter.closed() && set.is_none_or(Prefilter::closed),
+                    )
+                })
             };
-            if let Some(held) = read {
-                return held;
+            match read {
+                Some((true, _)) => return true,
+                Some((false, true)) => return false,
+                Some((false, false)) => return self.in_plain(text, remembered),
+                None => {}
             }
         }
+        if self.in_plain(text, remembered) {
+            return true;
+        }
         // A view too large to make may hold anything: read in full, where it is withheld.
-        view().map_or(true, |view| {
-            view.is_some_and(|view| self.in_plain(view, remembered))
-        })
+        folded::changes(text)
+            && view().map_or(true, |view| {
+                view.is_some_and(|view| self.in_plain(view, remembered))
+            })
     }
 
     /// A body as it came, cleaned: withheld whole when it is not text the scrubber reads as it
@@ -567,11 +583,10 @@ impl<'a> Scrubber<'a> {
         // made once, on first need; `Err` when it would be too large to hold
         // ([`folded::MAX_GROWTH`]), and then the text is withheld.
         let knows = !self.known.is_empty() || remembered.is_some();
-        let folds = knows && folded::changes(text);
         let folded_bytes = std::cell::OnceCell::new();
         let folded = || {
             folded_bytes
-                .get_or_init(|| match folds {
+                .get_or_init(|| match knows && folded::changes(text) {
                     true => folded::bytes(text).map(Some).ok_or(()),
                     false => Ok(None),
                 })
@@ -584,8 +599,7 @@ impl<'a> Scrubber<'a> {
         if text.len() <= SHORT_TEXT
             && !has_escape(text)
             && !has_secret_word(text)
-            && !self.in_plain(text, remembered)
-            && (!folds || !self.in_folded(text, remembered, folded))
+            && !self.in_plain_or_folded(text, remembered, folded)
         {
             return Some(Vec::new());
         }
@@ -840,12 +854,16 @@ fn has_escape(text: &[u8]) -> bool {
 }
 
 /// Whether `text`, as it is, holds a secret word (separators between its letters ignored).
+/// Apart, so that its loop keeps its few values in registers.
+#[inline(never)]
 fn has_secret_word(text: &[u8]) -> bool {
-    let table = &*WORD_TABLE;
-    let mut state = WordTable::START;
+    let next = &*WORD_TABLE.next;
+    let mut row = WordTable::START;
     for &byte in text {
-        state = table.rows[usize::from(state)][usize::from(byte)];
-        if state == WordTable::MATCHED {
+        // A row starts at a multiple of 256: the byte is its low bits, the index a `u16`
+        // (no bounds check).
+        row = next[usize::from(row | u16::from(byte))];
+        if row == WordTable::MATCHED {
             return true;
         }
     }
@@ -853,17 +871,19 @@ fn has_secret_word(text: &[u8]) -> bool {
 }
 
 /// [`WORDS`] as a table a byte costs one lookup in (every clean text is read through it): a
-/// row of next states for each state of the automaton, a name separator leaving the state as
-/// it is, a match [`WordTable::MATCHED`].
+/// row of 256 entries for each state of the automaton, each entry where the next state's row
+/// starts, a name separator leaving the state as it is, a match [`WordTable::MATCHED`].
 struct WordTable {
-    rows: Vec<[u8; 256]>,
+    /// The rows, then [`WordTable::MATCHED`] up to 65,536 entries, so that any `u16` indexes
+    /// it.
+    next: Box<[u16; 1 << 16]>,
 }
 
 impl WordTable {
     /// The row of the automaton's unanchored start.
-    const START: u8 = 0;
-    /// Where a secret word ends: no row.
-    const MATCHED: u8 = u8::MAX;
+    const START: u16 = 0;
+    /// Where a secret word ends: no row starts there.
+    const MATCHED: u16 = u16::MAX;
 }
 
 static WORD_TABLE: LazyLock<WordTable> = LazyLock::new(|| {
@@ -871,10 +891,10 @@ static WORD_TABLE: LazyLock<WordTable> = LazyLock::new(|| {
     let start = words.start_state(Anchored::No).unwrap_or(StateID::ZERO);
     // The automaton's states in the order they are reached; a state's row is its place.
     let mut states = vec![start];
-    let mut rows = Vec::new();
-    while let Some(&state) = states.get(rows.len()) {
-        let mut row = [WordTable::MATCHED; 256];
-        for (byte, next) in (0..=u8::MAX).zip(row.iter_mut()) {
+    let mut next = vec![WordTable::MATCHED; 1 << 16];
+    let mut rows = 0;
+    while let Some(&state) = states.get(rows) {
+        for byte in 0..=u8::MAX {
             let to = if is_name_separator(byte) {
                 state
             } else {
@@ -890,14 +910,20 @@ static WORD_TABLE: LazyLock<WordTable> = LazyLock::new(|| {
                     states.push(to);
                     states.len() - 1
                 });
-            *next = u8::try_from(place)
+            // Rows 0 to 254 (the last row holds `MATCHED`).
+            next[rows * 256 + usize::from(byte)] = u16::try_from(place)
                 .ok()
-                .filter(|&place| place != WordTable::MATCHED)
+                .filter(|&place| place < 255)
+                .map(|place| place * 256)
                 .unwrap_or_else(|| unreachable!("six short words have fewer than 255 states"));
         }
-        rows.push(row);
+        rows += 1;
     }
-    WordTable { rows }
+    let next = next
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("65,536 entries"));
+    WordTable { next }
 });
 
 /// How often a scrubber looks whether it must stop ([`Limits`]), in work done: units read, and
