@@ -184,6 +184,9 @@ fn check(scratch: &Path) -> Vec<Diagnostic> {
         .arg("--target-dir")
         .arg(target)
         .env_remove("RUSTFLAGS")
+        // The scratch crates are written anew for each run and checked once.
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .stderr(Stdio::inherit())
         .output()
         .expect("cargo runs");
