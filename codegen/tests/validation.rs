@@ -5,6 +5,7 @@
 
 use marketplace_codegen::diagnostic::ErrorKind::{self, *};
 use marketplace_codegen::{SpecError, SpecSource, resolve};
+use proptest::prelude::*;
 
 /// The errors for a one-file spec named `spec/test.yaml`.
 fn errors(yaml: &str) -> Vec<SpecError> {
@@ -284,6 +285,174 @@ fn every_rule_refuses_its_spec_and_every_rule_has_one() {
 fn invalid_yaml_is_reported_with_its_position() {
     let errors = errors("types:\n  Timesheet:\n    doc: [unclosed\n");
     assert_eq!(found(&errors), [at(InvalidYaml, "4:1", "")]);
+}
+
+/// A YAML document of block mappings and sequences, for the duplicate-key property.
+#[derive(Clone, Debug)]
+enum Node {
+    Scalar,
+    Map(Vec<Entry>),
+    Seq(Vec<Node>),
+}
+
+#[derive(Clone, Debug)]
+struct Entry {
+    /// An index into [`KEYS`].
+    key: usize,
+    /// Plain, double-quoted or single-quoted.
+    spelling: u8,
+    value: Node,
+    /// The duplicate the property inserted.
+    repeated: bool,
+}
+
+const KEYS: [&str; 5] = ["doc", "name", "type", "a b", "x-y"];
+
+fn entries(inner: impl Strategy<Value = Node>) -> impl Strategy<Value = Vec<Entry>> {
+    prop::collection::vec((0..KEYS.len(), 0..3u8, inner), 1..4).prop_map(|entries| {
+        // Keys distinct within a mapping: the property inserts the one duplicate.
+        let mut seen = std::collections::BTreeSet::new();
+        entries
+            .into_iter()
+            .filter(|(key, _, _)| seen.insert(*key))
+            .map(|(key, spelling, value)| Entry {
+                key,
+                spelling,
+                value,
+                repeated: false,
+            })
+            .collect()
+    })
+}
+
+fn document() -> impl Strategy<Value = Vec<Entry>> {
+    let node = Just(Node::Scalar).prop_recursive(4, 24, 3, |inner| {
+        prop_oneof![
+            entries(inner.clone()).prop_map(Node::Map),
+            prop::collection::vec(inner, 1..3).prop_map(Node::Seq),
+        ]
+    });
+    entries(node)
+}
+
+/// The `n`-th mapping of `node` in document order (`n` counts down to it).
+fn nth_map<'a>(node: &'a mut Node, n: &mut usize) -> Option<&'a mut Vec<Entry>> {
+    match node {
+        Node::Scalar => None,
+        Node::Map(entries) => {
+            if *n == 0 {
+                return Some(entries);
+            }
+            *n -= 1;
+            entries
+                .iter_mut()
+                .find_map(|entry| nth_map(&mut entry.value, n))
+        }
+        Node::Seq(items) => items.iter_mut().find_map(|item| nth_map(item, n)),
+    }
+}
+
+fn count_maps(node: &Node) -> usize {
+    match node {
+        Node::Scalar => 0,
+        Node::Map(entries) => 1 + entries.iter().map(|e| count_maps(&e.value)).sum::<usize>(),
+        Node::Seq(items) => items.iter().map(count_maps).sum(),
+    }
+}
+
+/// Renders a mapping whose keys stand at `indent` spaces, its first key after `first` (the
+/// indentation, or a sequence item's `- `); the line and column of the repeated entry are
+/// set in `repeated`.
+fn render_map(
+    entries: &[Entry],
+    indent: usize,
+    first: String,
+    lines: &mut Vec<String>,
+    repeated: &mut Option<(usize, usize)>,
+) {
+    for (at, entry) in entries.iter().enumerate() {
+        let lead = if at == 0 {
+            first.clone()
+        } else {
+            " ".repeat(indent)
+        };
+        let key = match entry.spelling {
+            0 => KEYS[entry.key].to_owned(),
+            1 => format!("\"{}\"", KEYS[entry.key]),
+            _ => format!("'{}'", KEYS[entry.key]),
+        };
+        if entry.repeated {
+            *repeated = Some((lines.len() + 1, indent + 1));
+        }
+        match &entry.value {
+            // A value with a colon and a key's look: no entry of its own.
+            Node::Scalar => lines.push(format!("{lead}{key}: \"name: v\"")),
+            Node::Map(inner) => {
+                lines.push(format!("{lead}{key}:"));
+                render_map(inner, indent + 2, " ".repeat(indent + 2), lines, repeated);
+            }
+            Node::Seq(items) => {
+                lines.push(format!("{lead}{key}:"));
+                render_seq(items, indent + 2, lines, repeated);
+            }
+        }
+    }
+}
+
+fn render_seq(
+    items: &[Node],
+    indent: usize,
+    lines: &mut Vec<String>,
+    repeated: &mut Option<(usize, usize)>,
+) {
+    let lead = " ".repeat(indent);
+    for item in items {
+        match item {
+            Node::Scalar => lines.push(format!("{lead}- name")),
+            Node::Map(entries) => {
+                render_map(entries, indent + 2, format!("{lead}- "), lines, repeated)
+            }
+            Node::Seq(inner) => {
+                lines.push(format!("{lead}-"));
+                render_seq(inner, indent + 2, lines, repeated);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// A key repeated in a block mapping, at any depth, inside sequences or not, in any
+    /// spelling of either, is reported at the repeated entry: the line to remove, not the
+    /// mapping's first entry, where the parser places it.
+    #[test]
+    fn a_repeated_key_is_reported_at_the_repeated_entry(
+        document in document(),
+        which in any::<usize>(),
+        original in any::<usize>(),
+        after in any::<usize>(),
+        spelling in 0..3u8,
+    ) {
+        let mut root = Node::Map(document);
+        let mut n = which % count_maps(&root);
+        let map = nth_map(&mut root, &mut n).expect("a mapping of the document");
+        let original = original % map.len();
+        let place = original + 1 + after % (map.len() - original);
+        let key = map[original].key;
+        map.insert(place, Entry { key, spelling, value: Node::Scalar, repeated: true });
+        let Node::Map(entries) = &root else { unreachable!() };
+        let (mut lines, mut repeated) = (Vec::new(), None);
+        render_map(entries, 0, String::new(), &mut lines, &mut repeated);
+        let yaml = lines.join("\n") + "\n";
+        let (line, column) = repeated.expect("the repeated entry rendered");
+        let errors = errors(&yaml);
+        prop_assert_eq!(
+            found(&errors),
+            [at(InvalidYaml, &format!("{line}:{column}"), "")],
+            "{}\n{}", yaml, errors[0]
+        );
+    }
 }
 
 /// The YAML reader refuses a control character by byte offset alone; it is reported at its

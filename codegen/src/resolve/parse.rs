@@ -108,7 +108,107 @@ fn yaml_error(text: &str, error: &serde_yaml::Error) -> (String, Option<LineCol>
         Some(end) => message[..end].to_owned(),
         None => message,
     };
+    // The parser places a duplicate key at the start of its mapping; the entry to remove is
+    // the repeated one.
+    let location = match (message.find("duplicate entry with key "), location) {
+        (Some(at), Some(mapping)) => {
+            let key = &message[at + "duplicate entry with key ".len()..];
+            Some(repeated_key(text, mapping, key).unwrap_or(mapping))
+        }
+        _ => location,
+    };
     (message, location)
+}
+
+/// Where the block mapping whose first key is at `mapping` repeats a key, the key as the
+/// parser's message quotes it (`"name"`, Rust's `{:?}`): the first entry whose key an earlier
+/// entry of the same mapping has. `None` when the mapping is not a block mapping or no entry
+/// is found so (the caller keeps the mapping's place).
+fn repeated_key(text: &str, mapping: LineCol, quoted: &str) -> Option<LineCol> {
+    let indent = mapping.column.checked_sub(1)?;
+    let mut seen = std::collections::BTreeSet::new();
+    let first = mapping.line.checked_sub(1)?;
+    for (number, line) in text.lines().enumerate().skip(first) {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let content = line.trim_start_matches(' ');
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        let depth = line.len() - content.len();
+        let key_text = if number == first {
+            // The mapping may start after a sequence's `- ` on its first line.
+            let prefix = line.get(..indent)?;
+            if !prefix.bytes().all(|b| b == b' ' || b == b'-') {
+                return None;
+            }
+            &line[indent..]
+        } else if depth < indent
+            || (depth == 0 && (line.starts_with("---") || line.starts_with("...")))
+        {
+            return None; // the mapping ended
+        } else if depth > indent || content.starts_with("- ") || content == "-" {
+            continue; // inside an entry's value
+        } else {
+            content
+        };
+        let Some(key) = block_key(key_text) else {
+            continue;
+        };
+        if !seen.insert(key.clone()) {
+            return (format!("{key:?}") == quoted).then_some(LineCol {
+                line: number + 1,
+                column: mapping.column,
+            });
+        }
+    }
+    None
+}
+
+/// The key of a block mapping entry written at the start of `entry` (`key: …`, `"key": …`,
+/// `'key': …`), as the parser reads it; `None` for anything else.
+fn block_key(entry: &str) -> Option<String> {
+    let (key, rest) = match entry.as_bytes().first()? {
+        b'"' => {
+            let end = entry[1..]
+                .char_indices()
+                .scan(false, |escaped, (at, c)| {
+                    let closes = c == '"' && !*escaped;
+                    *escaped = c == '\\' && !*escaped;
+                    Some((at, closes))
+                })
+                .find_map(|(at, closes)| closes.then_some(at + 1))?;
+            let key: String = serde_json::from_str(&entry[..=end]).ok()?;
+            (key, &entry[end + 1..])
+        }
+        b'\'' => {
+            let mut key = String::new();
+            let mut rest = &entry[1..];
+            loop {
+                let end = rest.find('\'')?;
+                key.push_str(&rest[..end]);
+                rest = &rest[end + 1..];
+                match rest.strip_prefix('\'') {
+                    Some(after) => {
+                        key.push('\'');
+                        rest = after;
+                    }
+                    None => break,
+                }
+            }
+            (key, rest)
+        }
+        b'?' | b'{' | b'[' | b'&' | b'*' | b'!' | b'|' | b'>' => return None,
+        _ => {
+            let end = entry
+                .match_indices(':')
+                .map(|(at, _)| at)
+                .find(|&at| matches!(entry.as_bytes().get(at + 1), None | Some(b' ')))?;
+            (entry[..end].trim_end().to_owned(), &entry[end..])
+        }
+    };
+    let rest = rest.trim_start_matches(' ');
+    let after = rest.strip_prefix(':')?;
+    (after.is_empty() || after.starts_with(' ')).then_some(key)
 }
 
 impl Resolver<'_> {
