@@ -231,9 +231,14 @@ fn crate_version(root: &Path) -> Result<String, PackageError> {
         .ok_or_else(|| io(&path, std::io::Error::other("no version = \"…\" line")))
 }
 
+/// A cargo command in `dir`. What it builds (the app, the packages' examples, every
+/// dependency of theirs: a build folder of its own) is built to compile and pass its tests,
+/// never debugged: without debug information, which would take a good part of the build.
 fn cargo(dir: &Path) -> Command {
     let mut command = Command::new(env!("CARGO"));
-    command.current_dir(dir);
+    command
+        .current_dir(dir)
+        .env("CARGO_PROFILE_DEV_DEBUG", "false");
     command
 }
 
