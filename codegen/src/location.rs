@@ -80,6 +80,8 @@ impl LocationIndex {
     /// the syntax error with its own position).
     pub(crate) fn new(text: &str) -> Self {
         let mut builder = Builder::default();
+        // Positions as the loader's parser gives them, and as an editor shows them.
+        let text = crate::spec_source::without_byte_order_mark(text);
         let _ = Parser::new_from_str(text).load(&mut builder, false);
         builder.index
     }

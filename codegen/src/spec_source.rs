@@ -9,3 +9,18 @@ pub struct SpecSource {
     /// The YAML text.
     pub text: String,
 }
+
+impl SpecSource {
+    /// The text the YAML is read from: without a byte order mark, which is no content (an
+    /// editor does not show it). Every reader of the spec's YAML takes this, so that positions
+    /// on line 1 are counted as the editor shows them, and the parser does not read the mark
+    /// as a second document when it reports a duplicate key.
+    pub fn yaml(&self) -> &str {
+        without_byte_order_mark(&self.text)
+    }
+}
+
+/// `text` without the byte order mark it may start with ([`SpecSource::yaml`]).
+pub(crate) fn without_byte_order_mark(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}

@@ -656,7 +656,12 @@ fn spell(key: &str, how: u8, n: usize) -> (String, usize) {
             // Escape the first character.
             let mut cs = key.chars();
             let first = cs.next().unwrap();
-            (format!("\"\\u{:04X}{}\"", first as u32, cs.as_str()), 0)
+            // YAML's `\u` takes four hex digits, `\U` eight (a character beyond the BMP).
+            let escaped = match first as u32 {
+                code @ ..=0xFFFF => format!("\\u{code:04X}"),
+                code => format!("\\U{code:08X}"),
+            };
+            (format!("\"{escaped}{}\"", cs.as_str()), 0)
         }
         4 => (format!("{key}   "), 0),
         5 => (format!("!!str {key}"), 6),

@@ -455,6 +455,91 @@ proptest! {
     }
 }
 
+/// The lines of a document's body: a mapping whose values are plain, quoted over two lines,
+/// literal blocks (whose lines may look like markers, indented), comments between them.
+fn document_body() -> impl Strategy<Value = Vec<String>> {
+    let entry = (0..KEYS.len(), 0..4u8).prop_map(|(index, shape)| {
+        let key = KEYS[index];
+        let lines = match shape {
+            0 => vec![format!("{key}: v")],
+            1 => vec![format!("{key}: \"one"), "  two\"".to_owned()],
+            2 => vec![format!("{key}: |"), "  ---".to_owned(), "  ...".to_owned()],
+            _ => vec!["# --- a comment".to_owned(), format!("{key}: v")],
+        };
+        (index, lines)
+    });
+    prop::collection::vec(entry, 1..4).prop_map(|entries| {
+        // One mapping: each key once.
+        let mut seen = std::collections::BTreeSet::new();
+        entries
+            .into_iter()
+            .filter(|(index, _)| seen.insert(*index))
+            .flat_map(|(_, lines)| lines)
+            .collect()
+    })
+}
+
+proptest! {
+    /// A file of two documents is refused at the second one's start (the parser gives that
+    /// error no place): its `---`, or what follows the first one's end (`...`).
+    #[test]
+    fn a_second_document_is_reported_where_it_starts(
+        directive in any::<bool>(),
+        opened in any::<bool>(),
+        first in document_body(),
+        how in 0..4u8,
+        second in document_body(),
+        bom in any::<bool>(),
+    ) {
+        let mut lines = Vec::new();
+        if directive {
+            lines.push("%YAML 1.1".to_owned());
+        }
+        if directive || opened {
+            lines.push("---".to_owned());
+        }
+        lines.extend(first);
+        // The line the second document starts at, and its lines.
+        let start = match how {
+            0 => { lines.push("---".to_owned()); lines.len() }
+            // The first line of the second document's content, past its comments.
+            1 => {
+                lines.push("...".to_owned());
+                lines.push("# between".to_owned());
+                lines.len() + 1 + second.iter().take_while(|l| l.starts_with('#')).count()
+            }
+            2 => { lines.push("...".to_owned()); lines.push("---".to_owned()); lines.len() }
+            _ => { lines.push("--- # the second".to_owned()); lines.len() }
+        };
+        lines.extend(second);
+        let mut yaml = lines.join("\n") + "\n";
+        if bom {
+            yaml.insert(0, '\u{feff}');
+        }
+        let errors = errors(&yaml);
+        prop_assert_eq!(found(&errors), [at(InvalidYaml, &format!("{start}:1"), "")], "{}", yaml);
+        prop_assert!(errors[0].message.contains("more than one document"), "{}", errors[0]);
+    }
+}
+
+/// A byte order mark is not content: a file that starts with one is read as without it, and
+/// its errors are placed as an editor shows the text.
+#[test]
+fn a_byte_order_mark_changes_no_error_nor_its_place() {
+    for yaml in [
+        "name: 1\nname: 2\n",
+        "types: {a: 1, a: 2}\n",
+        "types:\n  - [\n",
+        "unknown: 1\n",
+    ] {
+        let (plain, marked) = (errors(yaml), errors(&format!("\u{feff}{yaml}")));
+        assert_eq!(found(&marked), found(&plain), "{yaml:?}");
+        let messages =
+            |errors: &[SpecError]| errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>();
+        assert_eq!(messages(&marked), messages(&plain), "{yaml:?}");
+    }
+}
+
 /// The YAML reader refuses a control character by byte offset alone; it is reported at its
 /// line and column (in characters) like every other spec error.
 #[test]

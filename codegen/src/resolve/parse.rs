@@ -17,7 +17,8 @@ impl Resolver<'_> {
     pub(super) fn parse_file(&mut self, file: usize, source: &SpecSource) -> Option<SpecFile> {
         // Hostile nesting or aliases would make the YAML parser take minutes or gigabytes;
         // refuse them first.
-        if let Err(refusal) = prescan::check(&source.text) {
+        let text = source.yaml();
+        if let Err(refusal) = prescan::check(text) {
             self.errors.push(SpecError {
                 kind: refusal.kind,
                 file: source.path.clone(),
@@ -27,10 +28,10 @@ impl Resolver<'_> {
             });
             return None;
         }
-        let value: Value = match serde_yaml::from_str(&source.text) {
+        let value: Value = match serde_yaml::from_str(text) {
             Ok(value) => value,
             Err(error) => {
-                let (message, location) = yaml_error(&source.text, &error);
+                let (message, location) = yaml_error(text, &error);
                 self.errors.push(SpecError {
                     kind: ErrorKind::InvalidYaml,
                     file: source.path.clone(),
@@ -100,24 +101,156 @@ fn yaml_error(text: &str, error: &serde_yaml::Error) -> (String, Option<LineCol>
             return (format!("{}{rest}", &message[..start]), Some(location));
         }
     }
-    let location = error.location().map(|l| LineCol {
-        line: l.line(),
-        column: l.column(),
-    });
-    let message = match message.find(" at line ") {
-        Some(end) => message[..end].to_owned(),
-        None => message,
-    };
+    let location = parser_place(error);
+    let message = unplaced(error);
+    // Two documents in one file are refused with no place: the second one's start is it.
+    if location.is_none() && message.contains("more than one document") {
+        return (message, second_document(text));
+    }
     // The parser places a duplicate key at the start of its mapping; the entry to remove is
     // the repeated one.
-    let location = match (message.find("duplicate entry with key "), location) {
+    let location = match (message.find("duplicate entry "), location) {
         (Some(at), Some(mapping)) => {
-            let key = &message[at + "duplicate entry with key ".len()..];
-            Some(repeated_key(text, mapping, key).unwrap_or(mapping))
+            let textual = message[at..]
+                .strip_prefix("duplicate entry with key ")
+                .and_then(|key| repeated_key(text, mapping, key));
+            Some(
+                textual
+                    .or_else(|| bisected(text, mapping, &message))
+                    .unwrap_or(mapping),
+            )
         }
         _ => location,
     };
     (message, location)
+}
+
+/// Where the parser places `error`.
+fn parser_place(error: &serde_yaml::Error) -> Option<LineCol> {
+    error.location().map(|place| LineCol {
+        line: place.line(),
+        column: place.column(),
+    })
+}
+
+/// Where the second document of `text` starts: a `---` after the first document began (with
+/// an earlier `---` or with content), or anything but a comment after its end (`...`). A
+/// marker is a marker at the start of a line only, and no scalar's text can hold one there.
+fn second_document(text: &str) -> Option<LineCol> {
+    let (mut begun, mut ended) = (false, false);
+    for (number, line) in text.lines().enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let marker = |mark: &str| {
+            line.strip_prefix(mark)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
+        };
+        let here = Some(LineCol {
+            line: number + 1,
+            column: 1,
+        });
+        let content = line.trim_start_matches([' ', '\t']);
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        if marker("...") {
+            ended |= begun;
+            begun = false;
+        } else if ended || (begun && marker("---")) {
+            return here;
+        } else if !line.starts_with('%') {
+            // A directive (`%YAML`) comes before its document's `---`.
+            begun = true;
+        }
+    }
+    None
+}
+
+/// The parser's message without its position.
+fn unplaced(error: &serde_yaml::Error) -> String {
+    let message = error.to_string();
+    match message.find(" at line ") {
+        Some(end) => message[..end].to_owned(),
+        None => message,
+    }
+}
+
+/// Where the block mapping whose first key is at `mapping` repeats a key, found by parsing:
+/// the file cut before each entry of the mapping is valid YAML (every value before the cut is
+/// closed), and the first cut whose parse already fails with `message` ends at the repeated
+/// entry. Any spelling of a key (tags, anchors, `? `, escapes, keys that are not text) is
+/// found so, in a number of parses logarithmic in the mapping's entries.
+fn bisected(text: &str, mapping: LineCol, message: &str) -> Option<LineCol> {
+    let indent = mapping.column.checked_sub(1)?;
+    let first = mapping.line.checked_sub(1)?;
+    // A block mapping only: its first key after indentation or a sequence's `- `.
+    let first_line = text.lines().nth(first)?;
+    let prefix = first_line.get(..indent)?;
+    if !prefix.bytes().all(|b| b == b' ' || b == b'-') || first_line[indent..].starts_with('{') {
+        return None;
+    }
+    // Each later entry of the mapping: its line number and where its line starts.
+    let mut entries = Vec::new();
+    let mut end = text.len();
+    let mut offset = 0;
+    for (number, raw) in text.split_inclusive('\n').enumerate() {
+        let start = offset;
+        offset += raw.len();
+        if number <= first {
+            continue;
+        }
+        let line = raw.trim_end_matches(['\n', '\r']);
+        let content = line.trim_start_matches(' ');
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        let depth = line.len() - content.len();
+        if depth < indent || (depth == 0 && (line.starts_with("---") || line.starts_with("..."))) {
+            end = start;
+            break;
+        }
+        let continues = content.starts_with("- ")
+            || content == "-"
+            || content.starts_with(": ")
+            || content == ":";
+        if depth == indent && !continues {
+            entries.push((number, start));
+        }
+    }
+    // The same error at the same mapping: not one of a mapping inside an entry's value.
+    let fails_so = |cut: usize| {
+        serde_yaml::from_str::<Value>(&text[..cut])
+            .err()
+            .is_some_and(|error| {
+                parser_place(&error) == Some(mapping) && unplaced(&error) == message
+            })
+    };
+    // The file cut before later entry `k`, or at the mapping's end for `k` = their number.
+    let cut = |k: usize| entries.get(k).map_or(end, |&(_, start)| start);
+    // The cut before the first later entry holds one entry: no repeat. The first cut that
+    // fails is after the repeated entry.
+    let (mut low, mut high) = (0, entries.len());
+    if high == 0 || !fails_so(cut(high)) {
+        return None;
+    }
+    while high - low > 1 {
+        let middle = low + (high - low) / 2;
+        if fails_so(cut(middle)) {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    // A cut inside an entry's value (a line of a multi-line scalar at the mapping's
+    // indentation) fails otherwise and may have led the search astray: the answer holds only
+    // when the file cut just before it loads.
+    if serde_yaml::from_str::<Value>(&text[..cut(high - 1)]).is_err() {
+        return None;
+    }
+    let (number, _) = entries[high - 1];
+    Some(LineCol {
+        line: number + 1,
+        column: mapping.column,
+    })
 }
 
 /// Where the block mapping whose first key is at `mapping` repeats a key, the key as the
