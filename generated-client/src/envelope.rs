@@ -53,7 +53,10 @@ pub const SHOWN_VALUE_CHARS: usize = 80;
 /// succeeds: a third reader of `T` (plain bytes) would be one more instantiation of every
 /// generated decoder in each crate that decodes, a third of what decoding costs an app's build
 /// (BENCHMARKS.md section 8).
+///
+/// A UTF-8 byte order mark before the JSON is no content ([`content`]).
 pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
+    let body = content(body);
     if let Ok(text) = std::str::from_utf8(body) {
         if let Ok(value) = serde_json::from_str(text) {
             return Ok(value);
@@ -73,6 +76,15 @@ pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
         message: error.to_string(),
     })?;
     Ok(value)
+}
+
+/// `body` without the UTF-8 byte order mark it may start with. The mark is no content: RFC 8259
+/// (section 8.1) lets a JSON reader ignore it, and servers behind some frameworks send one.
+/// Every reader of an answer's body takes this (the decoder above, the error and token
+/// readers, `error_body.rs`), so that none reads the mark as part of a key or refuses a body
+/// another reads; what hooks and recordings are shown keeps it, as sent.
+pub(crate) fn content(body: &[u8]) -> &[u8] {
+    body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body)
 }
 
 /// The JSON text of the value at `path` in `body`, cut to [`SHOWN_VALUE_CHARS`] characters:
@@ -188,6 +200,27 @@ mod tests {
         name: String,
         #[serde(with = "wire::lenient")]
         rate: rust_decimal::Decimal,
+    }
+
+    proptest::proptest! {
+        /// A byte order mark changes nothing a body decodes to, nor how it fails (the error's
+        /// path and message), whatever the body: valid, cut short, or not JSON.
+        #[test]
+        fn a_byte_order_mark_before_a_body_is_no_content(
+            name in "[a-z\u{e9}\u{feff}\"\\\\]{0,6}",
+            rate in proptest::prop_oneof!["[0-9]{1,4}(\\.[0-9]{2})?", "\"[0-9,.]{1,6}\""],
+            cut in proptest::prelude::any::<proptest::sample::Index>(),
+            whole in proptest::prelude::any::<bool>(),
+        ) {
+            let json = format!("{{\"name\":{},\"rate\":{rate}}}", serde_json::json!(name));
+            let cut = if whole { json.len() } else { cut.index(json.len() + 1) };
+            let body = json.get(..cut).unwrap_or(&json);
+            let marked = [b"\xEF\xBB\xBF".as_slice(), body.as_bytes()].concat();
+            proptest::prop_assert_eq!(decode::<Named>(&marked), decode::<Named>(body.as_bytes()));
+            let twice = [b"\xEF\xBB\xBF".as_slice(), &marked].concat();
+            // Only one mark is a mark: a second is text before the JSON, refused.
+            proptest::prop_assert!(decode::<Named>(&twice).is_err());
+        }
     }
 
     #[test]

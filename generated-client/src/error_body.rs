@@ -74,6 +74,8 @@ impl Structure {
     /// The structure of `body`: JSON if it parses as JSON, else form pairs if it is
     /// form-encoded, else text.
     pub(crate) fn parse(body: &[u8]) -> Structure {
+        // A byte order mark is no content, here as for the decoder (`envelope::content`).
+        let body = crate::envelope::content(body);
         if let Ok(value) = serde_json::from_slice::<Value>(body) {
             return Structure::Json(value);
         }
@@ -548,6 +550,30 @@ mod tests {
                 "{body}"
             );
         }
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_an_error_or_token_answer_is_no_content() {
+        for body in [
+            r#"{"api":"pay/getTimesheet","apiVersion":1,"rcode":0,"error":{"code":"E_VALIDATION_INVALID_ID","type":"validation","message":"bad id"}}"#,
+            r#"[{"code":"E_VALIDATION_INVALID_ID","message":"bad id"}]"#,
+            "error=E_VALIDATION_INVALID_ID&error_description=bad+id",
+        ] {
+            let marked = format!("\u{feff}{body}");
+            let (plain, failure) = (read(body), read(&marked));
+            assert_eq!(
+                (failure.code, failure.message, failure.errors),
+                (plain.code, plain.message, plain.errors),
+                "{body}"
+            );
+            // What is kept of the body is the body as sent.
+            assert_eq!(failure.body, marked);
+        }
+        // The token is read under its name, not under `\u{feff}oauth_token`.
+        let answer = "\u{feff}oauth_token=t&oauth_token_secret=s";
+        assert_eq!(issued_secrets(answer.as_bytes()), ["s"]);
+        let pairs = token_pairs(&Structure::parse(answer.as_bytes())).expect("a token answer");
+        assert_eq!(pairs[0], ("oauth_token".to_owned(), "t".to_owned()));
     }
 
     #[test]
