@@ -32,7 +32,14 @@
 //! - `request_token_*` / `access_token_*`: a token endpoint's form body behind a BOM or ending
 //!   in CRLF/LF: the token and secret are read exactly, or the call fails with a typed error;
 //!   never a secret with a CR LF glued on, never the first key read as "\u{feff}oauth_token".
-//! - `recording_*` / `wire_audit_*`: recording files with a BOM, CRLF, no last newline, a BOM
+//! - `request_token_secret_*` / `access_token_secret_*`: a token or secret followed by U+FEFF
+//!   (the mark's bytes), U+200B, NUL or a C0/C1/bidi character: read without it or refused, by
+//!   the rule SECURITY.md gives verifiers ("no control (C0, DEL, C1) or bidirectional-text
+//!   character; surrounding white space ignored"), never kept glued to the secret.
+//! - `verifier_*`: a verifier typed in or read from a callback with a mark first or last: read
+//!   without it or refused (`InvalidArgument` naming `oauth_verifier` / `Error::Callback`).
+//! - `send_with_metadata_*`: the envelope (`api`, `apiVersion`) read through JSON white space.
+//! - `recording_*` / `replay_*` / `wire_audit_*`: recording files with a BOM, CRLF, no last newline, a BOM
 //!   inside (two files concatenated), a NUL line: the same exchanges, or an error naming file:line.
 
 use marketplace_client::oauth::{AccessToken, Verifier};
@@ -940,4 +947,114 @@ fn put(path: impl AsRef<std::path::Path>, bytes: impl AsRef<[u8]>) -> std::io::R
 #[allow(clippy::disallowed_methods)]
 fn mkdir(path: impl AsRef<std::path::Path>) -> std::io::Result<()> {
     std::fs::create_dir(path)
+}
+
+/// SECURITY.md, verifiers: "no control (C0, DEL, C1) or bidirectional-text character; surrounding
+/// white space ignored". A verifier pasted from a file that starts with a byte order mark, or
+/// read from a callback whose value ends in one (`%EF%BB%BF`), is either read without the mark
+/// or refused naming `oauth_verifier`: never kept with an invisible character, to be signed and
+/// sent.
+#[test]
+fn verifier_with_a_byte_order_mark_is_read_without_it_or_refused() {
+    let mut failures = Vec::new();
+    for (name, text) in [
+        ("BOM first", "\u{feff}rt14verifier0001"),
+        ("BOM last", "rt14verifier0001\u{feff}"),
+        ("BOM then CRLF", "rt14verifier0001\u{feff}\r\n"),
+    ] {
+        match Verifier::new(text) {
+            Ok(verifier) if verifier.as_str() == "rt14verifier0001" => {}
+            Ok(verifier) => failures.push(format!("{name}: kept as {:?}", verifier.as_str())),
+            Err(Error::InvalidArgument { name: param, .. }) if param == "oauth_verifier" => {}
+            Err(other) => failures.push(format!(
+                "{name}: not a refusal naming oauth_verifier: {other:?}"
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verifier_from_a_callback_ending_in_an_encoded_byte_order_mark_is_read_without_it_or_refused()
+ {
+    // No request is made: the callback is read locally.
+    let client = Client::builder(
+        "http://127.0.0.1:9",
+        ConsumerCredentials::new("rt14-consumer-key", "rt14-consumer-secret"),
+    )
+    .allow_plain_http_oauth_on_loopback()
+    .build()
+    .unwrap();
+    let request = marketplace_client::oauth::RequestToken {
+        token: REQUEST_TOKEN.into(),
+        secret: marketplace_client::Secret::new(REQUEST_SECRET),
+        callback_confirmed: true,
+    };
+    let mut failures = Vec::new();
+    for (name, verifier) in [
+        ("%EF%BB%BF last", "rt14verifier0001%EF%BB%BF"),
+        ("%EF%BB%BF first", "%EF%BB%BFrt14verifier0001"),
+    ] {
+        let url =
+            format!("myapp://oauth/callback?oauth_token={REQUEST_TOKEN}&oauth_verifier={verifier}");
+        match client.verifier_from_callback(&request, &url) {
+            Ok(v) if v.as_str() == "rt14verifier0001" => {}
+            Ok(v) => failures.push(format!("{name}: kept as {:?}", v.as_str())),
+            Err(Error::Callback { .. }) => {}
+            Err(other) => failures.push(format!("{name}: not an Error::Callback: {other:?}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The verifier's rule (no C0, DEL, C1 or bidirectional-text character; surrounding white space
+/// ignored), held against its sibling: the token and secret the token endpoint sends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_token_secret_with_a_control_or_bidi_character_is_never_kept_with_it() {
+    let mut failures = Vec::new();
+    for end in [
+        "\u{1}", "\u{1b}", "\u{7f}", "\u{85}", "\u{202e}", "\u{b}", "\u{c}", "\t",
+    ] {
+        let body = format!(
+            "oauth_callback_confirmed=true&oauth_token={REQUEST_TOKEN}&oauth_token_secret={REQUEST_SECRET}{end}"
+        );
+        if let Err(failure) =
+            request_token_outcome(&format!("secret then {end:?}"), body.into_bytes()).await
+        {
+            failures.push(failure);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn access_token_secret_followed_by_a_byte_order_mark_is_never_read_with_it() {
+    let request = marketplace_client::oauth::RequestToken {
+        token: REQUEST_TOKEN.into(),
+        secret: marketplace_client::Secret::new(REQUEST_SECRET),
+        callback_confirmed: true,
+    };
+    let verifier = Verifier::new("rt14verifier0001").expect("a verifier");
+    let body =
+        "oauth_token=rt14-access-token-1&oauth_token_secret=rt14-access-secret-0001\u{feff}\r\n";
+    let addr = serve(
+        200,
+        "application/x-www-form-urlencoded",
+        body.as_bytes().to_vec(),
+    )
+    .await;
+    match client(addr).access_token(&request, &verifier).await {
+        Ok(access) => {
+            assert_eq!(access.token(), "rt14-access-token-1");
+            assert_eq!(
+                access.secret().expose(),
+                "rt14-access-secret-0001",
+                "the access secret is misread"
+            );
+        }
+        Err(error) => assert!(
+            error.to_string().contains("getAccessToken"),
+            "the refusal does not say where: {error}"
+        ),
+    }
 }
