@@ -239,6 +239,21 @@ impl ClientBuilder {
         if self.consumer.key.is_empty() {
             return Err(config("the consumer key is empty".to_owned()));
         }
+        // A key or secret read from a file or a variable with its last line break (or a byte
+        // order mark) would sign every call wrong; said here, without showing either.
+        for (name, text) in [
+            ("key", self.consumer.key.as_str()),
+            ("secret", self.consumer.secret.expose()),
+        ] {
+            if let Some((at, c, what)) = crate::oauth::foreign_character(text) {
+                return Err(config(format!(
+                    "the consumer {name} holds {what} U+{:04X} at byte {at} (no credential \
+                     holds one: was it read with a line break, or from a file with a byte \
+                     order mark?)",
+                    u32::from(c)
+                )));
+            }
+        }
         let http = match self.http {
             Some(http) => http,
             None if base_url.scheme() == "https" && !tls::AVAILABLE => {
@@ -829,7 +844,15 @@ impl TokenForm {
                 "the answer's {name} is {} bytes long, over the {MAX_TOKEN_BYTES} a token may be",
                 self.pairs[index].1.len()
             ))),
-            Some(index) => Ok(self.pairs.swap_remove(index).1),
+            // Never shown: the value is the new credential.
+            Some(index) => match crate::oauth::foreign_character(&self.pairs[index].1) {
+                Some((at, c, what)) => Err(refuse(format!(
+                    "the answer's {name} holds {what} U+{:04X} at byte {at}, which no token \
+                     holds",
+                    u32::from(c)
+                ))),
+                None => Ok(self.pairs.swap_remove(index).1),
+            },
             None => Err(refuse(format!("the answer has no {name}"))),
         }
     }
@@ -921,6 +944,39 @@ mod tests {
 
     fn client() -> Client {
         builder("https://marketplace.example/").build().unwrap()
+    }
+
+    /// A consumer key or secret is read from a file or a variable by every app: its last line
+    /// break, or the file's byte order mark, is refused when the client is built, naming which
+    /// and never showing it.
+    #[test]
+    fn a_consumer_credential_with_a_line_break_or_a_mark_is_refused_unshown() {
+        for (key, secret, expected) in [
+            (
+                "ck",
+                "hunter2\n",
+                "the consumer secret holds the control character U+000A at byte 7",
+            ),
+            (
+                "\u{feff}ck",
+                "hunter2",
+                "the consumer key holds the invisible character U+FEFF at byte 0",
+            ),
+            (
+                "ck",
+                "hunter 2\u{a0}",
+                "the consumer secret holds the white space U+00A0 at byte 8",
+            ),
+        ] {
+            let refused = Client::builder(
+                "https://marketplace.example/",
+                ConsumerCredentials::new(key, secret),
+            )
+            .build();
+            let error = refused.expect_err("refused").to_string();
+            assert!(error.contains(expected), "{error}");
+            assert!(!error.contains("hunter"), "{error}");
+        }
     }
 
     fn request() -> RequestToken {

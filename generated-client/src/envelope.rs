@@ -54,7 +54,8 @@ pub const SHOWN_VALUE_CHARS: usize = 80;
 /// generated decoder in each crate that decodes, a third of what decoding costs an app's build
 /// (BENCHMARKS.md section 8).
 ///
-/// A UTF-8 byte order mark before the JSON is no content ([`content`]).
+/// A UTF-8 byte order mark before the JSON is no content: RFC 8259 lets a JSON reader ignore
+/// it, and the client's error and token readers do the same.
 pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
     let body = content(body);
     if let Ok(text) = std::str::from_utf8(body) {

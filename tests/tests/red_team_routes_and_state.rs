@@ -2731,13 +2731,22 @@ fn the_4_kib_token_bound_counts_bytes_of_the_value_in_multibyte_text_either_enco
 /// control characters.
 fn hostile_text(controls: bool) -> impl Strategy<Value = String> {
     let mut pool: Vec<char> = "\"',;=&%+ \\/?#@:[]<>{}|^`!$()*~._-aZ09".chars().collect();
-    pool.extend([
-        'é', '中', '😀', '\u{FEFF}', '\u{202E}', '\u{2028}', '\u{00A0}',
-    ]);
+    pool.extend(['é', '中', '😀']);
     if controls {
+        // What no credential holds (SECURITY.md): controls, bidirectional-text and invisible
+        // characters, white space but a space.
         pool.extend(['\r', '\n', '\t', '\0', '\u{7f}', '\u{85}']);
+        pool.extend(['\u{FEFF}', '\u{202E}', '\u{2028}', '\u{00A0}', '\u{200B}']);
     }
     prop::collection::vec(prop::sample::select(pool), 1..40).prop_map(|c| c.into_iter().collect())
+}
+
+/// SECURITY.md, Values a service sets, tokens and verifiers: no control, bidirectional-text or
+/// invisible formatting character, no white space but a space (of `hostile_text`'s characters).
+fn no_credential_holds(c: char) -> bool {
+    c.is_control()
+        || (c.is_whitespace() && c != ' ')
+        || matches!(c, '\u{FEFF}' | '\u{202E}' | '\u{200B}')
 }
 
 /// SECURITY.md, Values a service sets: "it never signs or sends what RFC 5849 forbids because of
@@ -2747,8 +2756,8 @@ fn hostile_text(controls: bool) -> impl Strategy<Value = String> {
 /// A request token and secret made of characters that need encoding (quotes, commas and `=`
 /// that would end or add a parameter of the `Authorization` header, `&`, `%`, `+`, spaces,
 /// non-ASCII, bidi and BOM characters, and control characters), sent form-encoded. A token
-/// within the bound is taken as it came (one with a control character may be refused with
-/// `Error::Decode`) and sent back in an `Authorization` header that is well-formed RFC 5849
+/// within the bound is taken as it came (one with a character no credential holds is refused
+/// with `Error::Decode`) and sent back in an `Authorization` header that is well-formed RFC 5849
 /// (every value percent-encoded per §3.6, no parameter added or doubled), and the signature,
 /// keyed with the secret encoded per §3.4.2, verifies with the fake's independent verifier.
 #[test]
@@ -2765,9 +2774,12 @@ fn tokens_and_secrets_needing_encoding_are_sent_encoded_and_signed_with_the_righ
             *answer.lock().unwrap() = token_form(&encode(&token), &encode(&secret));
             let result = runtime.block_on(client.request_token(Some("oob")));
             let what = format!("token {token:?}, secret {secret:?}: {result:?}");
-            let control = token.chars().chain(secret.chars()).any(char::is_control);
+            let foreign = token.chars().chain(secret.chars()).any(no_credential_holds);
             match result {
-                Err(Error::Decode { .. }) if control => {}
+                Err(Error::Decode { .. }) if foreign => {}
+                Ok(_) if foreign => {
+                    return Err(TestCaseError::fail(format!("{what}: taken")));
+                }
                 Err(error) => return Err(TestCaseError::fail(format!("{what}: refused: {error}"))),
                 Ok(request) => {
                     prop_assert_eq!(&request.token, &token, "{}", what);
@@ -3049,7 +3061,7 @@ fn verifiers_of_any_length_from_a_callback_are_bounded_and_sent_encoded() {
             );
             let refused = expected.is_empty()
                 || expected.len() > 4096
-                || expected.chars().any(|c| c.is_control() || bidi(c));
+                || expected.chars().any(|c| bidi(c) || no_credential_holds(c));
             if refused {
                 match &taken {
                     Err(error @ Error::Callback { .. }) => {

@@ -16,5 +16,5 @@ mod percent;
 pub mod signature;
 mod token;
 
-pub(crate) use token::MAX_TOKEN_BYTES;
 pub use token::{AccessToken, RequestToken, Verifier};
+pub(crate) use token::{MAX_TOKEN_BYTES, foreign_character};

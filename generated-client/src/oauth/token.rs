@@ -12,6 +12,57 @@ use crate::secret::Secret;
 /// one, and the 64 secrets the client remembers, stay small.
 pub(crate) const MAX_TOKEN_BYTES: usize = 4096;
 
+/// What no credential holds (a consumer key or secret, a token or token secret, a verifier):
+/// a control or bidirectional-text character, white space other than a space, or an invisible
+/// formatting character;
+/// credentials are opaque printable text, and one of these characters in one is an artifact of
+/// where it came from (a file's byte order mark or last line break, a copy from a web page),
+/// which would be signed and sent and show only as a signature mismatch far from its cause.
+/// The first such character of `text`, with its byte offset and what it is.
+pub(crate) fn foreign_character(text: &str) -> Option<(usize, char, &'static str)> {
+    text.char_indices().find_map(|(at, c)| {
+        let what = if crate::one_line::hides_or_reorders(c) {
+            "the control character"
+        } else if c.is_whitespace() && c != ' ' {
+            // A space is visible and signed as `%20`; the others look like one, or nothing.
+            "the white space"
+        } else if is_invisible_format(c) {
+            "the invisible character"
+        } else {
+            return None;
+        };
+        Some((at, c, what))
+    })
+}
+
+/// Unicode's format characters (general category Cf, Unicode 16) that are not bidirectional
+/// controls: invisible, they change how text joins, breaks or is shaped (a byte order mark,
+/// zero-width spaces and joiners, a soft hyphen, tags).
+fn is_invisible_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{AD}'
+            | '\u{600}'..='\u{605}'
+            | '\u{6DD}'
+            | '\u{70F}'
+            | '\u{890}'..='\u{891}'
+            | '\u{8E2}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200D}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{206A}'..='\u{206F}'
+            | '\u{FEFF}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{110BD}'
+            | '\u{110CD}'
+            | '\u{13430}'..='\u{1343F}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0001}'
+            | '\u{E0020}'..='\u{E007F}'
+    )
+}
+
 /// A temporary (request) token from `oauth/getRequestToken`, to be authorized by the user.
 ///
 /// It is `Serialize` and `Deserialize`: a web app keeps it with the user's session when it
@@ -35,8 +86,8 @@ pub struct RequestToken {
 /// secret: `Debug` does not show it.
 ///
 /// Every verifier is made by [`Verifier::new`] (deserializing one too), so every verifier the
-/// client holds, remembers or sends is within its bounds: non-empty, at most 4 KiB, no control
-/// or bidirectional-text character.
+/// client holds, remembers or sends is within its bounds: non-empty, at most 4 KiB, no control,
+/// bidirectional-text or invisible character, no white space but a space.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String")]
 pub struct Verifier(String);
@@ -56,10 +107,11 @@ impl Verifier {
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming `oauth_verifier`, and
     /// never showing the verifier, when it is empty, longer than 4 KiB (4,096 bytes, the bound
     /// of tokens: far beyond any service's verifier, and a verifier is sent in a header and
-    /// remembered as a secret), or holds a control character (C0, DEL, C1) or a
+    /// remembered as a secret), or holds a control character (C0, DEL, C1), a
     /// bidirectional-text control (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069),
-    /// which no service writes in a verifier and which would reorder or rewrite what a reader
-    /// of it sees.
+    /// white space other than a space or an invisible formatting character (a byte order mark, a
+    /// zero-width space, a soft hyphen: Unicode's format characters), which no service writes in a verifier:
+    /// one would reorder or hide what a reader of it sees, or be signed and sent unseen.
     pub fn new(text: &str) -> Result<Self, crate::Error> {
         let refuse = |reason: String| crate::Error::InvalidArgument {
             method: "oauth/getAccessToken",
@@ -76,12 +128,9 @@ impl Verifier {
                 text.len()
             )));
         }
-        if let Some((at, c)) = text
-            .char_indices()
-            .find(|(_, c)| crate::one_line::hides_or_reorders(*c))
-        {
+        if let Some((at, c, what)) = foreign_character(text) {
             return Err(refuse(format!(
-                "the verifier holds the control character U+{:04X} at byte {at}",
+                "the verifier holds {what} U+{:04X} at byte {at}",
                 u32::from(c)
             )));
         }
@@ -234,8 +283,42 @@ mod tests {
             );
         }
         // Printable text beyond ASCII is a verifier's own business.
-        for text in ["caf\u{e9}", "\u{FEFF}v", "a\u{A0}b", "\u{1F600}"] {
+        for text in ["caf\u{e9}", "\u{1F600}", "\u{5B57}v"] {
             assert_eq!(Verifier::new(text).unwrap().as_str(), text);
+        }
+        // White space inside, and invisible characters anywhere, are not (a byte order mark
+        // of the file a verifier was pasted from, a zero-width space of a web page).
+        assert_eq!(
+            refusal("\u{FEFF}v"),
+            "the verifier holds the invisible character U+FEFF at byte 0"
+        );
+        assert_eq!(
+            refusal("a\u{A0}b"),
+            "the verifier holds the white space U+00A0 at byte 1"
+        );
+        assert_eq!(
+            refusal("ab\u{200B}"),
+            "the verifier holds the invisible character U+200B at byte 2"
+        );
+    }
+
+    proptest::proptest! {
+        /// Every control, format and white space character but the space (Unicode's
+        /// categories Cc and Cf, and White_Space, as proptest's regex tables give them: an
+        /// oracle this code did not write) is found wherever it stands in printable text, at
+        /// its byte; printable text of any script (letters, marks, numbers, punctuation,
+        /// symbols, spaces) holds none.
+        #[test]
+        fn a_foreign_character_is_found_at_its_byte_in_any_credential(
+            before in "[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]{0,12}",
+            foreign in "[[\\p{Cc}\\p{Cf}\\p{White_Space}]&&[^ ]]",
+            after in "[\\p{L}\\p{N}\\p{P}\\p{S}\\p{Cf}\\s]{0,12}",
+        ) {
+            proptest::prop_assert_eq!(foreign_character(&before), None);
+            let foreign = foreign.chars().next().expect("one character");
+            let text = format!("{before}{foreign}{after}");
+            let found = foreign_character(&text).map(|(at, c, _)| (at, c));
+            proptest::prop_assert_eq!(found, Some((before.len(), foreign)));
         }
     }
 

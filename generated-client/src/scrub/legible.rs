@@ -17,9 +17,20 @@
 
 use reqwest::header::{CONTENT_ENCODING, CONTENT_TYPE, HeaderMap};
 
-/// Whether `body`, with these headers, is text the scrubber reads as any reader would (see
-/// the module docs).
-pub(super) fn is_legible(body: &[u8], headers: &HeaderMap) -> bool {
+/// Why a body is not read (each one of [`ILLEGIBLE`]), as the note of a withheld body says it.
+pub(super) type Illegible = &'static str;
+
+/// Every reason [`illegible`] gives, in the order it tests them.
+pub(super) const ILLEGIBLE: [Illegible; 4] = [
+    "it is under a content coding",
+    "it declares a charset other than UTF-8",
+    "it starts with a UTF-16 or UTF-32 byte order mark",
+    "it holds a NUL byte",
+];
+
+/// Why `body`, with these headers, is not text the scrubber reads as any reader would (see the
+/// module docs); `None` when it is.
+pub(super) fn illegible(body: &[u8], headers: &HeaderMap) -> Option<Illegible> {
     let coded = headers.get_all(CONTENT_ENCODING).iter().any(|value| {
         value
             .as_bytes()
@@ -34,7 +45,11 @@ pub(super) fn is_legible(body: &[u8], headers: &HeaderMap) -> bool {
     let wide = [&[0xFF, 0xFE][..], &[0xFE, 0xFF]]
         .iter()
         .any(|mark| body.starts_with(mark));
-    !(coded || other_charset || wide || memchr::memchr(0, body).is_some())
+    let nul = memchr::memchr(0, body).is_some();
+    [coded, other_charset, wide, nul]
+        .into_iter()
+        .zip(ILLEGIBLE)
+        .find_map(|(found, reason)| found.then_some(reason))
 }
 
 /// Whether a `Content-Type` value has a `charset` parameter that is not UTF-8 or US-ASCII.
@@ -90,42 +105,56 @@ mod tests {
             &[("content-encoding", "identity")],
             &[("content-encoding", "")],
         ] {
-            assert!(
-                is_legible(b"{\"a\": \"\xc3\xa9\"}", &headers(pairs)),
+            assert_eq!(
+                illegible(b"{\"a\": \"\xc3\xa9\"}", &headers(pairs)),
+                None,
                 "{pairs:?}"
             );
         }
         // Invalid UTF-8 is still read as bytes (the scrubber cleans it like any text).
-        assert!(is_legible(b"caf\xe9", &HeaderMap::new()));
+        assert_eq!(illegible(b"caf\xe9", &HeaderMap::new()), None);
         // A UTF-8 byte order mark is UTF-8.
-        assert!(is_legible(b"\xef\xbb\xbf{}", &HeaderMap::new()));
+        assert_eq!(illegible(b"\xef\xbb\xbf{}", &HeaderMap::new()), None);
     }
 
     #[test]
     fn other_charsets_content_codings_wide_marks_and_nul_bytes_are_not() {
-        for pairs in [
-            &[("content-type", "application/json; charset=utf-16")][..],
-            &[("content-type", "text/html; Charset=\"ISO-8859-1\"")],
-            &[
-                ("content-type", "text/plain"),
-                ("content-type", "text/plain; charset=utf-7"),
-            ],
-            &[("content-encoding", "gzip")],
-            &[("content-encoding", "identity, br")],
-            &[
-                ("content-encoding", "identity"),
-                ("content-encoding", "deflate"),
-            ],
+        let [coding, charset, wide, nul] = ILLEGIBLE;
+        for (pairs, why) in [
+            (
+                &[("content-type", "application/json; charset=utf-16")][..],
+                charset,
+            ),
+            (
+                &[("content-type", "text/html; Charset=\"ISO-8859-1\"")],
+                charset,
+            ),
+            (
+                &[
+                    ("content-type", "text/plain"),
+                    ("content-type", "text/plain; charset=utf-7"),
+                ],
+                charset,
+            ),
+            (&[("content-encoding", "gzip")], coding),
+            (&[("content-encoding", "identity, br")], coding),
+            (
+                &[
+                    ("content-encoding", "identity"),
+                    ("content-encoding", "deflate"),
+                ],
+                coding,
+            ),
         ] {
-            assert!(!is_legible(b"{}", &headers(pairs)), "{pairs:?}");
+            assert_eq!(illegible(b"{}", &headers(pairs)), Some(why), "{pairs:?}");
         }
-        for body in [
-            &b"\xff\xfe{\x00}\x00"[..],
-            b"\xfe\xff\x00{",
-            b"{\x00\"\x00",
-            b"a\x00",
+        for (body, why) in [
+            (&b"\xff\xfe{\x00}\x00"[..], wide),
+            (b"\xfe\xff\x00{", wide),
+            (b"{\x00\"\x00", nul),
+            (b"a\x00", nul),
         ] {
-            assert!(!is_legible(body, &HeaderMap::new()), "{body:?}");
+            assert_eq!(illegible(body, &HeaderMap::new()), Some(why), "{body:?}");
         }
     }
 }

@@ -77,7 +77,7 @@ const MAX_LAYERS: usize = 3;
 
 /// What a withheld text becomes: these around its length.
 const WITHHELD_START: &str = "[withheld: ";
-const WITHHELD_END: &str = " bytes that could not be cleaned of secrets for certain]";
+const WITHHELD_END: &str = " bytes that could not be cleaned of secrets for certain";
 
 /// The secret words, ASCII case ignored.
 static WORDS: LazyLock<DFA> = LazyLock::new(|| {
@@ -411,15 +411,14 @@ impl<'a> Scrubber<'a> {
     }
 
     /// A body as it came, cleaned: withheld whole when it is not text the scrubber reads as it
-    /// is ([`legible::is_legible`]: a declared charset other than UTF-8, a UTF-16 or UTF-32
+    /// is ([`legible::illegible`]: a declared charset other than UTF-8, a UTF-16 or UTF-32
     /// byte order mark, a NUL byte, a content coding), since a reader that decodes it would
-    /// see what no view of its bytes shows; otherwise [`Scrubber::clean`]. The one place a
-    /// body is cleaned (`error_body::ReadBody::read`).
+    /// see what no view of its bytes shows, its note saying which; otherwise
+    /// [`Scrubber::clean`]. The one place a body is cleaned (`error_body::ReadBody::read`).
     pub(crate) fn clean_body<'t>(&self, body: &'t [u8], headers: &HeaderMap) -> Cleaned<'t> {
-        if legible::is_legible(body, headers) {
-            self.clean(body)
-        } else {
-            withheld(body)
+        match legible::illegible(body, headers) {
+            None => self.clean(body),
+            Some(reason) => withheld_because(body, reason),
         }
     }
 
@@ -781,8 +780,21 @@ pub(crate) const REDACTED_HEADER: HeaderName = HeaderName::from_static("x-redact
 
 /// What a text that cannot be cleaned for certain becomes: a note of its length.
 fn withheld(text: &[u8]) -> Cleaned<'static> {
+    withheld_because(text, "")
+}
+
+/// [`withheld`], the note saying why when the reason is one of [`legible::ILLEGIBLE`] (`""`:
+/// none said).
+fn withheld_because(text: &[u8], reason: legible::Illegible) -> Cleaned<'static> {
+    let because = if reason.is_empty() { "" } else { ": " };
     Cleaned {
-        bytes: Cow::Owned(format!("{WITHHELD_START}{}{WITHHELD_END}", text.len()).into_bytes()),
+        bytes: Cow::Owned(
+            format!(
+                "{WITHHELD_START}{}{WITHHELD_END}{because}{reason}]",
+                text.len()
+            )
+            .into_bytes(),
+        ),
         outcome: Outcome::Withheld,
     }
 }
@@ -1078,10 +1090,21 @@ fn marker_spans(text: &[u8]) -> Vec<(usize, usize)> {
     for start in memchr::memmem::find_iter(text, WITHHELD_START.as_bytes()) {
         let rest = &text[start + WITHHELD_START.len()..];
         let digits = rest.iter().take_while(|byte| byte.is_ascii_digit()).count();
-        if digits > 0 && rest[digits..].starts_with(WITHHELD_END.as_bytes()) {
+        let Some(after) = rest[digits..].strip_prefix(WITHHELD_END.as_bytes()) else {
+            continue;
+        };
+        // The note ends at its `]`, after the reason it gives, if any.
+        let reason = std::iter::once("]".to_owned())
+            .chain(
+                legible::ILLEGIBLE
+                    .iter()
+                    .map(|reason| format!(": {reason}]")),
+            )
+            .find(|end| after.starts_with(end.as_bytes()));
+        if let (true, Some(end)) = (digits > 0, reason) {
             spans.push((
                 start,
-                start + WITHHELD_START.len() + digits + WITHHELD_END.len(),
+                start + WITHHELD_START.len() + digits + WITHHELD_END.len() + end.len(),
             ));
         }
     }
