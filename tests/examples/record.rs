@@ -36,7 +36,7 @@ const SEED: u64 = 2026;
 #[command(
     name = "record",
     after_help = "Example:\n  cargo run -p marketplace-tests --example record -- \
-                  target/recordings/workroom.jsonl\n  cargo xtask wire-audit target/recordings\n\n\
+                  recordings/workroom.jsonl\n  cargo xtask wire-audit recordings\n\n\
                   Exit codes: 0 recorded; 1 the recording failed (nothing is written); 2 usage \
                   error."
 )]
