@@ -27,6 +27,32 @@ use crate::service::Service;
 
 pub(crate) use crate::scrub::INLINE_BYTES;
 
+/// The credentials' one rule (`oauth::foreign_character`) on the token and token secret a call
+/// signs with, here where every call passes: the app makes them in ways no constructor checks
+/// (`AccessToken::new`, one restored from storage, a `RequestToken`'s fields), and one read
+/// with its line break would sign the call wrong and show only as a signature mismatch. The
+/// call ends before anything is sent or remembered; the value is never shown.
+fn check_tokens(call: &Call<'_>) -> Result<(), Error> {
+    for (name, text) in [
+        ("oauth_token", call.token.unwrap_or_default()),
+        ("oauth_token_secret", call.token_secret),
+    ] {
+        if let Some((at, c, what)) = crate::oauth::foreign_character(text) {
+            return Err(Error::InvalidArgument {
+                method: call.method,
+                name: name.to_owned(),
+                reason: format!(
+                    "the {name} the call signs with holds {what} U+{:04X} at byte {at}, which \
+                     no credential holds (was it read with a line break, or from a file with a \
+                     byte order mark?)",
+                    u32::from(c)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Cancels a cleaning on another thread when dropped (see [`Response::clean_within_deadline`]).
 struct CancelOnDrop(Option<Canceller>);
 
@@ -546,6 +572,7 @@ impl Transport {
         call: &Call<'_>,
         options: &CallOptions,
     ) -> Result<Response, Error> {
+        check_tokens(call)?;
         let url = self.url(call.path, call.query);
         self.secrets.remember(call.token_secret);
         self.secrets.remember(call.verifier.unwrap_or_default());

@@ -275,6 +275,67 @@ async fn the_callback_signed_and_sent_is_the_normalized_one() {
     }
 }
 
+/// SECURITY.md, credentials: a token or token secret the app made (`AccessToken::new`, one
+/// restored from a file, a `RequestToken`'s fields) holding a character no credential holds is
+/// refused by every call that would sign with it, before anything is sent, naming the
+/// parameter and never the value: a data call, a revocation, the access-token exchange.
+#[tokio::test]
+async fn a_token_the_app_made_with_a_foreign_character_is_refused_before_any_request() {
+    let (stub, client) = start().await;
+    let verifier = Verifier::new("verifier-1234").unwrap();
+    for foreign in [
+        '\n', '\r', '\0', '\u{feff}', '\u{200b}', '\u{a0}', '\u{202e}', '\u{2028}',
+    ] {
+        for (token, secret, name) in [
+            (
+                format!("tok{foreign}"),
+                "s3cret-value".to_owned(),
+                "oauth_token",
+            ),
+            (
+                "tok".to_owned(),
+                format!("s3cret-value{foreign}"),
+                "oauth_token_secret",
+            ),
+            (
+                "tok".to_owned(),
+                format!("{foreign}s3cret-value"),
+                "oauth_token_secret",
+            ),
+        ] {
+            let what = format!("token {token:?}, secret {secret:?}");
+            let session = client.session(AccessToken::new(&token, &secret, Timestamp::now()));
+            let request = marketplace_client::oauth::RequestToken {
+                token: token.clone(),
+                secret: marketplace_client::Secret::new(secret.as_str()),
+                callback_confirmed: true,
+            };
+            let errors = [
+                session.get_invoice(1).send().await.map(|_| ()).unwrap_err(),
+                session.revoke().await.unwrap_err(),
+                client
+                    .access_token(&request, &verifier)
+                    .await
+                    .map(|_| ())
+                    .unwrap_err(),
+            ];
+            for error in errors {
+                let shown = format!("{error} {error:?}");
+                assert!(
+                    matches!(&error, Error::InvalidArgument { name: n, .. } if n == name),
+                    "{what}: {shown}"
+                );
+                assert!(
+                    shown.contains(&format!("U+{:04X}", u32::from(foreign))),
+                    "{what}: {shown}"
+                );
+                assert!(!shown.contains("s3cret-value"), "{what}: {shown}");
+            }
+        }
+    }
+    assert!(stub.requests().is_empty(), "{:?}", stub.requests());
+}
+
 #[tokio::test]
 async fn a_callback_parsing_would_alter_is_refused_before_any_request() {
     let (stub, client) = start().await;
