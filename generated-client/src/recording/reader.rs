@@ -30,8 +30,8 @@ pub const MAX_TOTAL_BYTES: u64 = 1 << 30;
 pub const MAX_FILES: usize = 4096;
 
 /// Reads a recording: a `.jsonl` file, or every `.jsonl` file of a directory in name order
-/// (the order a recorder wrote them). Blank lines are skipped; any other line that is not an
-/// exchange is an error naming its file and line.
+/// (the order a recorder wrote them). Blank lines and a byte order mark at the start of a file
+/// are skipped; any other line that is not an exchange is an error naming its file and line.
 ///
 /// The input is untrusted and bounded before it is read: only regular files (a FIFO, a device
 /// or a directory named `….jsonl` is refused, and a symbolic link is followed only to a file
@@ -71,7 +71,10 @@ pub fn read(path: impl AsRef<Path>) -> Result<Vec<Recorded>, RecordingError> {
             },
         )?;
         total += bytes.len() as u64;
-        for (index, line) in bytes.split(|&byte| byte == b'\n').enumerate() {
+        // A byte order mark at the start of a file (an editor's) is no content, as in the
+        // spec's files; one anywhere else is text before a line's JSON, refused.
+        let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+        for (index, line) in text.split(|&byte| byte == b'\n').enumerate() {
             let line_error = |message: String| RecordingError::Line {
                 path: file.clone(),
                 line: index + 1,
@@ -118,6 +121,34 @@ mod tests {
         assert!(
             error.contains("a.jsonl:3: not a recorded exchange"),
             "{error}"
+        );
+    }
+
+    /// A file an editor saved with a byte order mark reads as without it; a mark at the
+    /// start of a later line (two files joined) is that line's error, at its line.
+    #[test]
+    fn a_byte_order_mark_at_the_start_of_a_file_is_no_content() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = OutputDir::open(temp.path()).unwrap();
+        let line = exchange("{}").to_line();
+        dir.write("a.jsonl", format!("{line}\n{line}\n")).unwrap();
+        dir.write("b.jsonl", format!("\u{feff}{line}\r\n{line}"))
+            .unwrap();
+        let plain = read(temp.path().join("a.jsonl")).unwrap();
+        let marked = read(temp.path().join("b.jsonl")).unwrap();
+        let exchanges = |recorded: &[Recorded]| {
+            recorded
+                .iter()
+                .map(|r| (r.line, r.exchange.to_line()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(exchanges(&marked), exchanges(&plain));
+        dir.write("c.jsonl", format!("{line}\n\u{feff}{line}\n"))
+            .unwrap();
+        let error = read(temp.path().join("c.jsonl")).unwrap_err();
+        assert!(
+            matches!(&error, RecordingError::Line { line: 2, .. }),
+            "{error:?}"
         );
     }
 
