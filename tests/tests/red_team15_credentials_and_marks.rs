@@ -23,6 +23,9 @@
 //! - `a_callback_with_a_percent_encoded_foreign_character_in_its_verifier_is_refused_unshown`.
 //! - `consumer_credentials_with_a_foreign_character_anywhere_are_refused_at_build_unshown`.
 
+// Fixtures are written only inside each test's own temporary directory.
+#![allow(clippy::disallowed_methods)]
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -355,4 +358,86 @@ fn a_callback_with_a_percent_encoded_foreign_character_in_its_verifier_is_refuse
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// "tokens and token secrets the app made | ... a `RequestToken`'s public fields | the rule
+/// above" (non-empty, at most 4 KiB) "by every call that would sign with it (... the
+/// access-token exchange), before anything is sent".
+#[tokio::test]
+async fn request_tokens_outside_the_length_bounds_are_refused_at_the_exchange_before_anything_is_sent()
+ {
+    let server = hostile().await;
+    *server.body.lock().unwrap() =
+        "oauth_token=access-token-0123456789&oauth_token_secret=access-secret-0123456789".into();
+    let client = client(&server.base);
+    let verifier = Verifier::new("verifier-0123456789").unwrap();
+    let long = "r".repeat(4097);
+    let make = |token: &str, secret: &str| RequestToken {
+        token: token.into(),
+        secret: marketplace_client::Secret::new(secret),
+        callback_confirmed: true,
+    };
+    let cases = [
+        ("empty token", make("", "request-secret-0123456789")),
+        ("empty secret", make("request-token-0123456789", "")),
+        ("4097-byte token", make(&long, "request-secret-0123456789")),
+        ("4097-byte secret", make("request-token-0123456789", &long)),
+    ];
+    let mut failures = Vec::new();
+    for (what, request) in cases {
+        let before = server.connections.load(Ordering::SeqCst);
+        let result = client.access_token(&request, &verifier).await;
+        let sent = server.connections.load(Ordering::SeqCst) - before;
+        match result {
+            Err(Error::InvalidArgument { .. }) if sent == 0 => {}
+            other => failures.push(format!(
+                "{what}: {sent} request(s) sent, result {:?}",
+                other.map(|t| t.token().len()).map_err(|e| shown(&e))
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// "`Error::Decode` naming the field ..., never the value": a token answer refused for its
+/// length shows no part of the refused token either.
+#[tokio::test]
+async fn a_token_answer_refused_for_its_length_does_not_show_the_token() {
+    let server = hostile().await;
+    let client = client(&server.base);
+    let long = CANARY.repeat(4097 / CANARY.len() + 1);
+    *server.body.lock().unwrap() = format!(
+        "oauth_token={long}&oauth_token_secret=secret-0123456789&oauth_callback_confirmed=true"
+    );
+    match client
+        .request_token(Some("https://app.example.test/cb"))
+        .await
+    {
+        Ok(t) => panic!("a {}-byte token was kept", t.token.len()),
+        Err(e @ Error::Decode { .. }) => {
+            assert!(!shown(&e).contains(CANARY), "{}", shown(&e))
+        }
+        Err(e) => panic!("not Decode: {}", shown(&e)),
+    }
+}
+
+/// CHANGELOG: "`recording::read` (and so the fake's replay ...) reads a recording file that
+/// starts with a byte order mark as without it". The fake's `Replay::from_files`, directly.
+#[test]
+fn the_fakes_replay_reads_a_recording_starting_with_a_mark_as_without_it() {
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("app/tests/recordings/workroom.jsonl");
+    let text = std::fs::read(&source).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.jsonl");
+    let marked = dir.path().join("marked.jsonl");
+    std::fs::write(&plain, &text).unwrap();
+    let mut bytes = b"\xef\xbb\xbf".to_vec();
+    bytes.extend_from_slice(&text);
+    std::fs::write(&marked, bytes).unwrap();
+    let a = marketplace_fake::Replay::from_files([&plain]).unwrap();
+    let b = marketplace_fake::Replay::from_files([&marked])
+        .unwrap_or_else(|e| panic!("a marked recording was refused: {e}"));
+    assert!(!a.is_empty());
+    assert_eq!((a.len(), a.refused()), (b.len(), b.refused()));
 }

@@ -15,6 +15,9 @@
 //! - `a_spec_file_with_a_mark_reports_line_one_columns_as_an_editor_shows_them`: `wire-audit
 //!   --spec` with a YAML error on line 1 after a mark: the same `file:1:col` as without it.
 
+// Fixtures are written only inside each test's own temporary directory.
+#![allow(clippy::disallowed_methods)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
