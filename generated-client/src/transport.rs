@@ -18,6 +18,7 @@ use crate::clock::{self, Clock, Correction};
 use crate::error::{Error, TimeoutLimit, TransportError};
 use crate::error_body::{ReadBody, issued_secrets};
 use crate::hooks::{CleanedBody, Hooks, OutgoingRequest, ReceivedResponse, Shown};
+use crate::oauth::MAX_TOKEN_BYTES;
 use crate::oauth::signature::{self, KeyedMac, OAuthParams, PairsRequest, SigningKey};
 use crate::options::{CallOptions, RetryPolicy};
 use crate::recording::{Answer, AnswerBody, Recorder, Sent};
@@ -27,27 +28,54 @@ use crate::service::Service;
 
 pub(crate) use crate::scrub::INLINE_BYTES;
 
-/// The credentials' one rule (`oauth::foreign_character`) on the token and token secret a call
-/// signs with, here where every call passes: the app makes them in ways no constructor checks
-/// (`AccessToken::new`, one restored from storage, a `RequestToken`'s fields), and one read
-/// with its line break would sign the call wrong and show only as a signature mismatch. The
-/// call ends before anything is sent or remembered; the value is never shown.
+/// The bounds of the token and token secret a call signs with, here where every call passes:
+/// the app makes them in ways no constructor checks (`AccessToken::new`, one restored from
+/// storage, a `RequestToken`'s fields). Both or neither (OAuth's token credentials are a pair;
+/// only the request-token call has neither), each at most `MAX_TOKEN_BYTES`, and the
+/// credentials' one rule (`oauth::foreign_character`): one read with its line break would sign
+/// the call wrong and show only as a signature mismatch. The call ends before anything is sent
+/// or remembered; the value is never shown.
 fn check_tokens(call: &Call<'_>) -> Result<(), Error> {
+    let token = call.token.unwrap_or_default();
+    let refuse = |name: &str, reason: String| Error::InvalidArgument {
+        method: call.method,
+        name: name.to_owned(),
+        reason,
+    };
+    match (token.is_empty(), call.token_secret.is_empty()) {
+        (true, false) => return Err(refuse("oauth_token", "the token is empty".to_owned())),
+        (false, true) => {
+            return Err(refuse(
+                "oauth_token_secret",
+                "the token secret is empty".to_owned(),
+            ));
+        }
+        _ => {}
+    }
     for (name, text) in [
-        ("oauth_token", call.token.unwrap_or_default()),
+        ("oauth_token", token),
         ("oauth_token_secret", call.token_secret),
     ] {
+        if text.len() > MAX_TOKEN_BYTES {
+            return Err(refuse(
+                name,
+                format!(
+                    "the {name} the call signs with is {} bytes long, over the \
+                     {MAX_TOKEN_BYTES} a token may be",
+                    text.len()
+                ),
+            ));
+        }
         if let Some((at, c, what)) = crate::oauth::foreign_character(text) {
-            return Err(Error::InvalidArgument {
-                method: call.method,
-                name: name.to_owned(),
-                reason: format!(
+            return Err(refuse(
+                name,
+                format!(
                     "the {name} the call signs with holds {what} U+{:04X} at byte {at}, which \
                      no credential holds (was it read with a line break, or from a file with a \
                      byte order mark?)",
                     u32::from(c)
                 ),
-            });
+            ));
         }
     }
     Ok(())

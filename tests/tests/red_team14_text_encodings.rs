@@ -936,17 +936,24 @@ fn wire_audit_judges_a_recorded_error_body_behind_a_mark_as_without_it() {
     }
 }
 
-/// Writes a hostile fixture into a test's own temporary directory (no output of the project:
-/// the bytes must be exactly these, marks and NULs included).
-#[allow(clippy::disallowed_methods)]
+/// Writes a hostile fixture (the bytes exactly, marks and NULs included) inside a test's own temporary directory, as every writer of the project does
+/// (`marketplace_client::files`: clippy refuses std's writing calls elsewhere).
 fn put(path: impl AsRef<std::path::Path>, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
-    std::fs::write(path, bytes)
+    let path = path.as_ref();
+    let (dir, name) = (
+        path.parent().expect("a folder"),
+        path.file_name().expect("a name"),
+    );
+    marketplace_client::files::OutputDir::open(dir)
+        .and_then(|dir| dir.write(name, bytes))
+        .map_err(|error| std::io::Error::other(error.to_string()))
 }
 
 /// Creates a directory inside a test's own temporary directory.
-#[allow(clippy::disallowed_methods)]
 fn mkdir(path: impl AsRef<std::path::Path>) -> std::io::Result<()> {
-    std::fs::create_dir(path)
+    marketplace_client::files::OutputDir::create(path)
+        .map(drop)
+        .map_err(|error| std::io::Error::other(error.to_string()))
 }
 
 /// SECURITY.md, verifiers: "no control (C0, DEL, C1) or bidirectional-text character; surrounding

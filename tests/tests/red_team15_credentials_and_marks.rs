@@ -24,8 +24,6 @@
 //! - `consumer_credentials_with_a_foreign_character_anywhere_are_refused_at_build_unshown`.
 
 // Fixtures are written only inside each test's own temporary directory.
-#![allow(clippy::disallowed_methods)]
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -298,7 +296,12 @@ fn a_percent_encoded_foreign_character_in_a_token_answer_is_refused_unshown() {
                 "U+{:04X} at {at} (token: {in_token}): kept, token {:?}",
                 c as u32, t.token
             )),
-            Err(e @ Error::Decode { .. }) if !shown(&e).contains(&CANARY[..5]) => Ok(()),
+            // A refused token secret is never shown; a refused token may be (SECURITY.md,
+            // Output channels: a token is an identifier, sent in clear, shown; the lead's
+            // decision on this case, which first asserted neither was).
+            Err(e @ Error::Decode { .. }) if in_token || !shown(&e).contains(&CANARY[..5]) => {
+                Ok(())
+            }
             Err(e) => Err(format!("U+{:04X}: {}", c as u32, shown(&e))),
         }
     };
@@ -399,23 +402,27 @@ async fn request_tokens_outside_the_length_bounds_are_refused_at_the_exchange_be
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-/// "`Error::Decode` naming the field ..., never the value": a token answer refused for its
-/// length shows no part of the refused token either.
+/// SECURITY.md, tokens and token secrets: "`Error::Decode` naming the field ...; the answer's
+/// excerpt is cleaned as every answer is (its token secret `[redacted]`; its token, an
+/// identifier, shown)". A token answer refused for its token's length names `oauth_token` and
+/// shows no part of the answer's secret. (This case first asserted the token unshown too; the
+/// lead kept the documented design, a token being an identifier shown like the consumer key.)
 #[tokio::test]
-async fn a_token_answer_refused_for_its_length_does_not_show_the_token() {
+async fn a_token_answer_refused_for_its_length_does_not_show_the_secret() {
     let server = hostile().await;
     let client = client(&server.base);
-    let long = CANARY.repeat(4097 / CANARY.len() + 1);
-    *server.body.lock().unwrap() = format!(
-        "oauth_token={long}&oauth_token_secret=secret-0123456789&oauth_callback_confirmed=true"
-    );
+    let long = "t".repeat(4097);
+    *server.body.lock().unwrap() =
+        format!("oauth_token={long}&oauth_token_secret={CANARY}&oauth_callback_confirmed=true");
     match client
         .request_token(Some("https://app.example.test/cb"))
         .await
     {
         Ok(t) => panic!("a {}-byte token was kept", t.token.len()),
         Err(e @ Error::Decode { .. }) => {
-            assert!(!shown(&e).contains(CANARY), "{}", shown(&e))
+            let shown = shown(&e);
+            assert!(shown.contains("oauth_token"), "{shown}");
+            assert!(!shown.contains(&CANARY[..5]), "{shown}");
         }
         Err(e) => panic!("not Decode: {}", shown(&e)),
     }
@@ -431,13 +438,26 @@ fn the_fakes_replay_reads_a_recording_starting_with_a_mark_as_without_it() {
     let dir = tempfile::tempdir().unwrap();
     let plain = dir.path().join("plain.jsonl");
     let marked = dir.path().join("marked.jsonl");
-    std::fs::write(&plain, &text).unwrap();
+    put(&plain, &text).unwrap();
     let mut bytes = b"\xef\xbb\xbf".to_vec();
     bytes.extend_from_slice(&text);
-    std::fs::write(&marked, bytes).unwrap();
+    put(&marked, bytes).unwrap();
     let a = marketplace_fake::Replay::from_files([&plain]).unwrap();
     let b = marketplace_fake::Replay::from_files([&marked])
         .unwrap_or_else(|e| panic!("a marked recording was refused: {e}"));
     assert!(!a.is_empty());
     assert_eq!((a.len(), a.refused()), (b.len(), b.refused()));
+}
+
+/// Writes a file inside a test's own temporary directory, as every writer of the project does
+/// (`marketplace_client::files`: clippy refuses std's writing calls elsewhere).
+fn put(path: impl AsRef<std::path::Path>, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
+    let path = path.as_ref();
+    let (dir, name) = (
+        path.parent().expect("a folder"),
+        path.file_name().expect("a name"),
+    );
+    marketplace_client::files::OutputDir::open(dir)
+        .and_then(|dir| dir.write(name, bytes))
+        .map_err(|error| std::io::Error::other(error.to_string()))
 }

@@ -248,8 +248,10 @@ impl fmt::Display for ReferenceErrors {
     }
 }
 
-/// Reads the reference's `text`, named `path` in messages.
+/// Reads the reference's `text`, named `path` in messages. A byte order mark at its start is
+/// no content (as in the spec's files): its first heading is read as an editor shows it.
 pub fn parse_reference(text: &str, path: &str) -> Result<Reference, ReferenceErrors> {
+    let text = crate::spec_source::without_byte_order_mark(text);
     crate::diagnostic::with_suggestion_budget(|| read(text, path))
 }
 
@@ -526,6 +528,23 @@ mod tests {
                 "ref.md:9: unknown type 'strnig' (did you mean 'string'?)"
             ]
         );
+    }
+
+    /// A reference saved with a byte order mark reads as without it: its first heading is a
+    /// heading, and every error is at the same line.
+    #[test]
+    fn a_byte_order_mark_before_the_first_heading_is_no_content() {
+        let text = "## Resources and their fields\n\n### Thing\n\n| Field | Type |\n|---|---|\n| a | Other |\n";
+        let shown = |text: &str| -> Vec<String> {
+            parse_reference(text, "ref.md")
+                .unwrap_err()
+                .0
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        };
+        assert_eq!(shown(&format!("\u{feff}{text}")), shown(text));
+        assert_eq!(shown(text), ["ref.md:7: unknown type 'Other'"]);
     }
 
     #[test]
