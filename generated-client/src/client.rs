@@ -844,7 +844,7 @@ impl TokenForm {
                 "the answer's {name} is {} bytes long, over the {MAX_TOKEN_BYTES} a token may be",
                 self.pairs[index].1.len()
             ))),
-            // Never shown: the value is the new credential.
+            // The message shows no part of the value: it is the new credential.
             Some(index) => match crate::oauth::foreign_character(&self.pairs[index].1) {
                 Some((at, c, what)) => Err(refuse(format!(
                     "the answer's {name} holds {what} U+{:04X} at byte {at}, which no token \

@@ -1,7 +1,7 @@
 //! The JSON fixtures in `tests/fixtures/`: one full response envelope per file, written from
 //! the reference in its exact wire shapes (see `fixtures/README.md`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use marketplace_client::{Envelope, decode};
 use serde::Serialize;
@@ -17,6 +17,22 @@ pub fn dir() -> PathBuf {
 pub fn read(name: &str) -> Result<Vec<u8>, String> {
     let path = dir().join(name);
     std::fs::read(&path).map_err(|error| format!("{}: {error}", path.display()))
+}
+
+/// Writes `bytes` to `path`, a file in a test's own temporary folder, exactly as given (hostile
+/// fixtures: byte order marks, NULs), through `marketplace_client::files` as every writer of the
+/// project writes (clippy refuses std's writing calls elsewhere).
+pub fn write_file(path: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
+    let path = path.as_ref();
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(std::io::Error::other(format!(
+            "{}: not a file in a folder",
+            path.display()
+        )));
+    };
+    marketplace_client::files::OutputDir::open(dir)
+        .and_then(|dir| dir.write(name, bytes))
+        .map_err(|error| std::io::Error::other(error.to_string()))
 }
 
 /// Decodes a fixture into its typed envelope and checks that the typed value keeps every field

@@ -44,6 +44,7 @@
 
 use marketplace_client::oauth::{AccessToken, Verifier};
 use marketplace_client::{ApiFailure, Client, ConsumerCredentials, Error, ErrorCode};
+use marketplace_tests::fixtures::write_file as put;
 use proptest::prelude::*;
 use std::net::SocketAddr;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -934,19 +935,6 @@ fn wire_audit_judges_a_recorded_error_body_behind_a_mark_as_without_it() {
             "{name}: judged otherwise than the same answer without the spelling"
         );
     }
-}
-
-/// Writes a hostile fixture (the bytes exactly, marks and NULs included) inside a test's own temporary directory, as every writer of the project does
-/// (`marketplace_client::files`: clippy refuses std's writing calls elsewhere).
-fn put(path: impl AsRef<std::path::Path>, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
-    let path = path.as_ref();
-    let (dir, name) = (
-        path.parent().expect("a folder"),
-        path.file_name().expect("a name"),
-    );
-    marketplace_client::files::OutputDir::open(dir)
-        .and_then(|dir| dir.write(name, bytes))
-        .map_err(|error| std::io::Error::other(error.to_string()))
 }
 
 /// Creates a directory inside a test's own temporary directory.

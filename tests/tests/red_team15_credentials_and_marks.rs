@@ -24,6 +24,7 @@
 //! - `consumer_credentials_with_a_foreign_character_anywhere_are_refused_at_build_unshown`.
 
 // Fixtures are written only inside each test's own temporary directory.
+use marketplace_tests::fixtures::write_file as put;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -447,17 +448,4 @@ fn the_fakes_replay_reads_a_recording_starting_with_a_mark_as_without_it() {
         .unwrap_or_else(|e| panic!("a marked recording was refused: {e}"));
     assert!(!a.is_empty());
     assert_eq!((a.len(), a.refused()), (b.len(), b.refused()));
-}
-
-/// Writes a file inside a test's own temporary directory, as every writer of the project does
-/// (`marketplace_client::files`: clippy refuses std's writing calls elsewhere).
-fn put(path: impl AsRef<std::path::Path>, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
-    let path = path.as_ref();
-    let (dir, name) = (
-        path.parent().expect("a folder"),
-        path.file_name().expect("a name"),
-    );
-    marketplace_client::files::OutputDir::open(dir)
-        .and_then(|dir| dir.write(name, bytes))
-        .map_err(|error| std::io::Error::other(error.to_string()))
 }
