@@ -83,7 +83,8 @@ pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
 /// (section 8.1) lets a JSON reader ignore it, and servers behind some frameworks send one.
 /// Every reader of an answer's body takes this (the decoder above, the error and token
 /// readers, `error_body.rs`), so that none reads the mark as part of a key or refuses a body
-/// another reads; what hooks and recordings are shown keeps it, as sent.
+/// another reads; what hooks and recordings are shown keeps it, as sent. The recording reader
+/// takes it too, for a recording file's start (`recording::read`).
 pub(crate) fn content(body: &[u8]) -> &[u8] {
     body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body)
 }

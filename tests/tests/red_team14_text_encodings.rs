@@ -672,23 +672,31 @@ fn recording_exchange_from_line_reads_a_crlf_or_bom_line_the_same_or_refuses() {
     }
 }
 
-/// `cargo xtask wire-audit DIR`, run from the workspace root: (exit code, stdout + stderr).
+/// `cargo xtask wire-audit DIR` in the workspace: (exit code, stdout + stderr). Run in this
+/// process through the command line's own entry (`xtask::cli::run`, as `main` calls it): a
+/// `cargo xtask` child would wait on the build directory's lock while other builds hold it.
 fn wire_audit(dir: &std::path::Path) -> (i32, String) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap();
-    let output = std::process::Command::new(env!("CARGO"))
-        .args(["xtask", "wire-audit"])
-        .arg(dir)
-        .current_dir(root)
-        .output()
-        .expect("cargo xtask runs");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = xtask::cli::run(
+        [std::ffi::OsStr::new("wire-audit"), dir.as_os_str()],
+        root,
+        &mut xtask::cli::Output::new(&mut out, &mut err),
+    );
     let text = format!(
         "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&err)
     );
-    (output.status.code().unwrap_or(-1), text)
+    (i32::from(code), text)
+}
+
+/// `text`'s lines, with the folder `dir` written `DIR`.
+fn lines_naming_dir(text: &str, dir: &std::path::Path) -> Vec<String> {
+    let dir = dir.to_str().unwrap();
+    text.lines().map(|line| line.replace(dir, "DIR")).collect()
 }
 
 #[test]
@@ -703,24 +711,14 @@ fn wire_audit_of_a_recording_with_a_mark_crlf_or_no_last_newline_gives_the_same_
         plain_code == 0 || plain_code == 1,
         "the plain recording is judged: {plain_code} {plain_text}"
     );
-    let plain_lines: Vec<String> = plain_text
-        .lines()
-        .filter(|l| !l.contains("Compiling") && !l.contains("Finished") && !l.contains("Running"))
-        .map(|l| l.replace(plain_dir.to_str().unwrap(), "DIR"))
-        .collect();
+    let plain_lines = lines_naming_dir(&plain_text, &plain_dir);
     let mut failures = Vec::new();
     for (i, (name, bytes, line)) in recording_spellings().into_iter().take(5).enumerate() {
         let dir = base.path().join(format!("v{i}"));
         mkdir(&dir).unwrap();
         put(dir.join("r.jsonl"), &bytes).unwrap();
         let (code, text) = wire_audit(&dir);
-        let lines: Vec<String> = text
-            .lines()
-            .filter(|l| {
-                !l.contains("Compiling") && !l.contains("Finished") && !l.contains("Running")
-            })
-            .map(|l| l.replace(dir.to_str().unwrap(), "DIR"))
-            .collect();
+        let lines = lines_naming_dir(&text, &dir);
         eprintln!("{name}: exit {code}: {}", lines.join(" | "));
         if code == plain_code && lines == plain_lines {
             continue;
@@ -917,13 +915,7 @@ fn wire_audit_judges_a_recorded_error_body_behind_a_mark_as_without_it() {
         );
         put(dir.join("r.jsonl"), format!("{line}\n")).unwrap();
         let (code, text) = wire_audit(&dir);
-        let last: Vec<String> = text
-            .lines()
-            .filter(|l| {
-                !l.contains("Compiling") && !l.contains("Finished") && !l.contains("Running")
-            })
-            .map(|l| l.replace(dir.to_str().unwrap(), "DIR"))
-            .collect();
+        let last = lines_naming_dir(&text, &dir);
         eprintln!("{name}: exit {code}: {}", last.join(" | "));
         outcomes.push((name, code, last));
     }

@@ -72,8 +72,9 @@ pub fn read(path: impl AsRef<Path>) -> Result<Vec<Recorded>, RecordingError> {
         )?;
         total += bytes.len() as u64;
         // A byte order mark at the start of a file (an editor's) is no content, as in the
-        // spec's files; one anywhere else is text before a line's JSON, refused.
-        let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+        // spec's files and answers' bodies (one reading of it for both); one anywhere else is
+        // text before a line's JSON, refused.
+        let text = crate::envelope::content(&bytes);
         for (index, line) in text.split(|&byte| byte == b'\n').enumerate() {
             let line_error = |message: String| RecordingError::Line {
                 path: file.clone(),

@@ -17,39 +17,65 @@
 
 use reqwest::header::{CONTENT_ENCODING, CONTENT_TYPE, HeaderMap};
 
-/// Why a body is not read (each one of [`ILLEGIBLE`]), as the note of a withheld body says it.
-pub(super) type Illegible = &'static str;
+/// Why a body is not read, in the order [`illegible`] tests them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Illegible {
+    ContentCoding,
+    OtherCharset,
+    WideByteOrderMark,
+    NulByte,
+}
 
-/// Every reason [`illegible`] gives, in the order it tests them.
-pub(super) const ILLEGIBLE: [Illegible; 4] = [
-    "it is under a content coding",
-    "it declares a charset other than UTF-8",
-    "it starts with a UTF-16 or UTF-32 byte order mark",
-    "it holds a NUL byte",
-];
+impl Illegible {
+    /// Every reason, in the order of the variants (the last is [`Illegible::NulByte`]).
+    pub(super) const ALL: [Illegible; 4] = [
+        Illegible::ContentCoding,
+        Illegible::OtherCharset,
+        Illegible::WideByteOrderMark,
+        Illegible::NulByte,
+    ];
+
+    /// The reason as the note of a withheld body says it.
+    pub(super) fn reason(self) -> &'static str {
+        match self {
+            Illegible::ContentCoding => "it is under a content coding",
+            Illegible::OtherCharset => "it declares a charset other than UTF-8",
+            Illegible::WideByteOrderMark => "it starts with a UTF-16 or UTF-32 byte order mark",
+            Illegible::NulByte => "it holds a NUL byte",
+        }
+    }
+}
 
 /// Why `body`, with these headers, is not text the scrubber reads as any reader would (see the
-/// module docs); `None` when it is.
+/// module docs); `None` when it is. The first reason found, in [`Illegible`]'s order.
 pub(super) fn illegible(body: &[u8], headers: &HeaderMap) -> Option<Illegible> {
-    let coded = headers.get_all(CONTENT_ENCODING).iter().any(|value| {
-        value
-            .as_bytes()
-            .split(|&byte| byte == b',')
-            .map(<[u8]>::trim_ascii)
-            .any(|coding| !coding.is_empty() && !coding.eq_ignore_ascii_case(b"identity"))
-    });
-    let other_charset = headers
-        .get_all(CONTENT_TYPE)
-        .iter()
-        .any(|value| declares_other_charset(value.as_bytes()));
-    let wide = [&[0xFF, 0xFE][..], &[0xFE, 0xFF]]
-        .iter()
-        .any(|mark| body.starts_with(mark));
-    let nul = memchr::memchr(0, body).is_some();
-    [coded, other_charset, wide, nul]
-        .into_iter()
-        .zip(ILLEGIBLE)
-        .find_map(|(found, reason)| found.then_some(reason))
+    let coded = || {
+        headers.get_all(CONTENT_ENCODING).iter().any(|value| {
+            value
+                .as_bytes()
+                .split(|&byte| byte == b',')
+                .map(<[u8]>::trim_ascii)
+                .any(|coding| !coding.is_empty() && !coding.eq_ignore_ascii_case(b"identity"))
+        })
+    };
+    let other_charset = || {
+        headers
+            .get_all(CONTENT_TYPE)
+            .iter()
+            .any(|value| declares_other_charset(value.as_bytes()))
+    };
+    let wide = || {
+        [&[0xFF, 0xFE][..], &[0xFE, 0xFF]]
+            .iter()
+            .any(|mark| body.starts_with(mark))
+    };
+    let nul = || memchr::memchr(0, body).is_some();
+    Illegible::ALL.into_iter().find(|reason| match reason {
+        Illegible::ContentCoding => coded(),
+        Illegible::OtherCharset => other_charset(),
+        Illegible::WideByteOrderMark => wide(),
+        Illegible::NulByte => nul(),
+    })
 }
 
 /// Whether a `Content-Type` value has a `charset` parameter that is not UTF-8 or US-ASCII.
@@ -118,8 +144,16 @@ mod tests {
     }
 
     #[test]
+    fn every_reason_is_listed_once_in_the_order_of_the_variants() {
+        for (index, reason) in Illegible::ALL.into_iter().enumerate() {
+            assert_eq!(reason as usize, index, "{reason:?}");
+        }
+        assert_eq!(Illegible::ALL.len(), Illegible::NulByte as usize + 1);
+    }
+
+    #[test]
     fn other_charsets_content_codings_wide_marks_and_nul_bytes_are_not() {
-        let [coding, charset, wide, nul] = ILLEGIBLE;
+        let [coding, charset, wide, nul] = Illegible::ALL;
         for (pairs, why) in [
             (
                 &[("content-type", "application/json; charset=utf-16")][..],

@@ -418,7 +418,7 @@ impl<'a> Scrubber<'a> {
     pub(crate) fn clean_body<'t>(&self, body: &'t [u8], headers: &HeaderMap) -> Cleaned<'t> {
         match legible::illegible(body, headers) {
             None => self.clean(body),
-            Some(reason) => withheld_because(body, reason),
+            Some(reason) => withheld_because(body, Some(reason)),
         }
     }
 
@@ -780,19 +780,21 @@ pub(crate) const REDACTED_HEADER: HeaderName = HeaderName::from_static("x-redact
 
 /// What a text that cannot be cleaned for certain becomes: a note of its length.
 fn withheld(text: &[u8]) -> Cleaned<'static> {
-    withheld_because(text, "")
+    withheld_because(text, None)
 }
 
-/// [`withheld`], the note saying why when the reason is one of [`legible::ILLEGIBLE`] (`""`:
-/// none said).
-fn withheld_because(text: &[u8], reason: legible::Illegible) -> Cleaned<'static> {
-    let because = if reason.is_empty() { "" } else { ": " };
+/// [`withheld`], the note saying why when there is a reason to give.
+fn withheld_because(text: &[u8], reason: Option<legible::Illegible>) -> Cleaned<'static> {
+    let length = text.len();
     Cleaned {
         bytes: Cow::Owned(
-            format!(
-                "{WITHHELD_START}{}{WITHHELD_END}{because}{reason}]",
-                text.len()
-            )
+            match reason {
+                None => format!("{WITHHELD_START}{length}{WITHHELD_END}]"),
+                Some(reason) => format!(
+                    "{WITHHELD_START}{length}{WITHHELD_END}: {}]",
+                    reason.reason()
+                ),
+            }
             .into_bytes(),
         ),
         outcome: Outcome::Withheld,
@@ -1094,18 +1096,13 @@ fn marker_spans(text: &[u8]) -> Vec<(usize, usize)> {
             continue;
         };
         // The note ends at its `]`, after the reason it gives, if any.
-        let reason = std::iter::once("]".to_owned())
-            .chain(
-                legible::ILLEGIBLE
-                    .iter()
-                    .map(|reason| format!(": {reason}]")),
-            )
-            .find(|end| after.starts_with(end.as_bytes()));
-        if let (true, Some(end)) = (digits > 0, reason) {
-            spans.push((
-                start,
-                start + WITHHELD_START.len() + digits + WITHHELD_END.len() + end.len(),
-            ));
+        let rest = after.strip_prefix(b": ").map_or(Some(after), |because| {
+            legible::Illegible::ALL
+                .into_iter()
+                .find_map(|reason| because.strip_prefix(reason.reason().as_bytes()))
+        });
+        if let (true, Some(rest)) = (digits > 0, rest.and_then(|rest| rest.strip_prefix(b"]"))) {
+            spans.push((start, text.len() - rest.len()));
         }
     }
     spans.sort_unstable();

@@ -865,7 +865,7 @@ proptest! {
         let note = cleaned.into_string();
         // The note says its length and why (the reason of this reading), and is the
         // scrubber's own word: cleaning it again changes nothing, whatever the secret.
-        let reason = legible::ILLEGIBLE[usize::from(which)];
+        let reason = legible::Illegible::ALL[usize::from(which)].reason();
         prop_assert_eq!(
             &note,
             &format!("{WITHHELD_START}{}{WITHHELD_END}: {reason}]", body.len())
