@@ -312,6 +312,8 @@ struct RawServer {
     addr: SocketAddr,
     seen: Arc<Mutex<Vec<Seen>>>,
     connections: Arc<AtomicUsize>,
+    /// The connections that ended (the client closed them, or the server did).
+    ended: Arc<AtomicUsize>,
     max_in_flight: Arc<AtomicUsize>,
     script: Arc<Mutex<Script>>,
     tasks: Arc<Mutex<Vec<tokio::task::AbortHandle>>>,
@@ -325,13 +327,15 @@ impl RawServer {
             addr,
             seen: Arc::default(),
             connections: Arc::default(),
+            ended: Arc::default(),
             max_in_flight: Arc::default(),
             script: Arc::new(Mutex::new(Arc::new(script))),
             tasks: Arc::default(),
         };
-        let (seen, connections, max_in_flight, script, tasks) = (
+        let (seen, connections, ended, max_in_flight, script, tasks) = (
             Arc::clone(&server.seen),
             Arc::clone(&server.connections),
+            Arc::clone(&server.ended),
             Arc::clone(&server.max_in_flight),
             Arc::clone(&server.script),
             Arc::clone(&server.tasks),
@@ -341,13 +345,17 @@ impl RawServer {
         let accept = tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
                 connections.fetch_add(1, Ordering::SeqCst);
-                let (seen, max_in_flight, script, in_flight) = (
+                let (seen, ended, max_in_flight, script, in_flight) = (
                     Arc::clone(&seen),
+                    Arc::clone(&ended),
                     Arc::clone(&max_in_flight),
                     Arc::clone(&script),
                     Arc::clone(&in_flight),
                 );
-                let task = tokio::spawn(serve(socket, seen, max_in_flight, script, in_flight));
+                let task = tokio::spawn(async move {
+                    serve(socket, seen, max_in_flight, script, in_flight).await;
+                    ended.fetch_add(1, Ordering::SeqCst);
+                });
                 accept_tasks.lock().unwrap().push(task.abort_handle());
             }
         });
@@ -361,6 +369,24 @@ impl RawServer {
 
     fn seen(&self) -> Vec<Seen> {
         self.seen.lock().unwrap().clone()
+    }
+
+    /// Waits, after the client is dropped, until every connection accepted has ended and none
+    /// came for a while (one connected just before the drop may wait in the accept queue):
+    /// every request the client wrote has then been read. Ten seconds at most.
+    async fn settled(&self) {
+        let give_up = Instant::now() + Duration::from_secs(10);
+        let mut quiet_since = Instant::now();
+        let mut last = usize::MAX;
+        while Instant::now() < give_up {
+            let accepted = self.connections.load(Ordering::SeqCst);
+            if accepted != last || self.ended.load(Ordering::SeqCst) < accepted {
+                (last, quiet_since) = (accepted, Instant::now());
+            } else if quiet_since.elapsed() >= Duration::from_millis(30) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
     }
 
     fn set_script(&self, script: impl Fn(&Seen) -> Answer + Send + Sync + 'static) {
@@ -2497,8 +2523,9 @@ fn a_page_count_that_changes_from_page_to_page_keeps_requests_in_flight_and_ahea
                 )
                 .await
             });
-            // Let requests cancelled at the end arrive before counting.
-            runtime.block_on(async { tokio::time::sleep(Duration::from_millis(50)).await });
+            // Every request written before the stream ended, cancelled or not, is counted.
+            drop(client);
+            runtime.block_on(origin.settled());
             let pages: Vec<u64> = origin
                 .seen()
                 .iter()
