@@ -7,6 +7,10 @@
 //! transcribes; [`wire_audit`] checks recorded traffic against one and proposes spec edits.
 //! Nothing here writes files; `cargo xtask codegen` does, and only when generation succeeded.
 
+// A library prints nothing: what it has to say is a value or an error its caller shows (and
+// a test's output is the harness's). Every program's line goes through its one writer.
+#![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
+
 pub mod audit;
 pub mod diagnostic;
 pub mod diff;

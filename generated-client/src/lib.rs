@@ -249,6 +249,9 @@
 //! # Ok::<(), marketplace_client::DecodeError>(())
 //! ```
 
+// A library prints nothing: what it has to say is a value or an error its caller shows (and
+// a test's output is the harness's). Every program's line goes through its one writer.
+#![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 // An app holds and moves each call's future: awaiting one larger than clippy.toml's
 // `future-size-threshold` (2 KiB) is refused, so a future that grows is boxed where it is made
 // (the OAuth flows' were 2.2 KiB).

@@ -1,5 +1,9 @@
 //! The project's automation: `cargo xtask <command>` (see `main.rs`).
 
+// Every line the commands print goes through `cli::Output`, which escapes control characters
+// (no text read from a file or the service reaches the terminal as a control sequence).
+#![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
+
 pub mod cli;
 pub mod codegen;
 pub mod command_line;

@@ -28,6 +28,9 @@
 //! (an unknown command or option, `cargo xtask` alone, unreadable or invalid input, nothing to
 //! judge).
 
+// Every line goes through `cli::Output` (see lib.rs).
+#![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
+
 use std::process::ExitCode;
 
 use xtask::cli::{self, Output};

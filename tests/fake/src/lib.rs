@@ -104,6 +104,10 @@
 //! hours by the [`FakeClock`]; an `oauth_callback` that is neither an absolute URI nor `oob`
 //! answers 400 `E_VALIDATION_INVALID_CALLBACK`; unknown paths answer 404 JSON errors.
 
+// The fake prints nothing but the seed of varied spellings (`Spellings`' own text, shown with a
+// failing test's output through the harness's capture); its binary prints through its own
+// writers.
+#![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 // Each connection's task is moved whole when spawned: a future over clippy.toml's threshold is
 // boxed where it is awaited.
 #![warn(clippy::large_futures)]

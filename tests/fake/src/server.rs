@@ -202,8 +202,7 @@ impl FakeMarketplace {
         let spellings = Spellings::from_env()
             .map_err(|error| io::Error::new(io::ErrorKind::InvalidInput, error))?;
         if spellings != Spellings::Fixed {
-            // Shown with the output of a failing test, so that its run can be repeated.
-            eprintln!("marketplace-fake: {spellings}");
+            show_seed(&spellings);
         }
         let tls = if https { Some(tls::generate()?) } else { None };
         let addr: SocketAddr = listener.local_addr()?;
@@ -352,7 +351,7 @@ impl FakeMarketplace {
     /// ```
     pub fn set_spellings(&self, spellings: Spellings) {
         if spellings != Spellings::Fixed {
-            eprintln!("marketplace-fake: {spellings}");
+            show_seed(&spellings);
         }
         *self
             .app
@@ -763,5 +762,17 @@ where
     tokio::select! {
         _ = connection => {}
         () = kill.0.notified() => {}
+    }
+}
+
+/// Shows varied spellings' seed with the output of a failing test, so that its run can be
+/// repeated (the fake's one printed line).
+fn show_seed(spellings: &Spellings) {
+    #[expect(
+        clippy::print_stderr,
+        reason = "a test harness captures eprintln, not io::stderr"
+    )]
+    {
+        eprintln!("marketplace-fake: {spellings}");
     }
 }
