@@ -1314,25 +1314,34 @@ fn dropping_a_client_with_a_large_answer_queued_inside_a_current_thread_runtime_
 }
 
 #[test]
-fn a_recorder_whose_writer_stopped_is_dropped_without_waiting_forever() {
-    let (tx, rx) = std::sync::mpsc::channel::<&'static str>();
+fn a_stopped_writers_exchanges_are_counted_lost_and_its_recorder_drops() {
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
     std::thread::spawn(move || {
         let recorder = Recorder::to_writer(Panicking);
         recorder.record(exchange(0, 10));
         // Let the writer thread take the first exchange and stop.
         std::thread::sleep(Duration::from_millis(300));
         recorder.record(exchange(1, 10));
-        let _ = tx.send("recorded after the writer stopped");
+        let _ = tx.send(format!("{:?}", recorder.stats()));
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(recorder)));
-        let _ = tx.send("dropped");
+        let _ = tx.send("dropped".into());
     });
-    let mut steps = Vec::new();
-    for _ in 0..2 {
-        match rx.recv_timeout(Duration::from_secs(10)) {
-            Ok(step) => steps.push(step),
-            Err(_) => panic!("after {steps:?}, the next step did not return within 10 s"),
-        }
-    }
+    let stats = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("record after the writer stopped did not return");
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("dropping a recorder whose writer stopped did not return within 10 s");
+    // `RecorderStats`: "written: Exchanges written"; "dropped: Exchanges dropped because the
+    // queue was full, or the writer had stopped". The writer took nothing (it panicked on its
+    // first write), so both exchanges are lost, and must be counted so.
+    assert!(
+        stats.contains("written: 0,"),
+        "an exchange whose write panicked is counted written: {stats}"
+    );
+    assert!(
+        !stats.contains("dropped: 0,"),
+        "an exchange recorded after the writer stopped is not counted dropped: {stats}"
+    );
 }
 
 #[test]
@@ -1439,4 +1448,408 @@ fn the_fakes_recording_is_whole_when_the_fake_is_dropped_mid_request() {
              once the fake is dropped, holds {methods:?}"
         );
     });
+}
+
+// ---------------------------------------------------------------- the one writer, directly
+
+/// Every entry below `root`: its relative path, and its contents (`None` for a directory).
+fn snapshot(root: &Path) -> Vec<(String, Option<Vec<u8>>)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Option<Vec<u8>>)>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in rd {
+            let path = entry.expect("entry").path();
+            let rel = path
+                .strip_prefix(root)
+                .expect("below")
+                .to_string_lossy()
+                .to_string();
+            let meta = std::fs::symlink_metadata(&path).expect("meta");
+            if meta.is_dir() {
+                out.push((rel, None));
+                walk(root, &path, out);
+            } else {
+                out.push((rel, Some(std::fs::read(&path).expect("read"))));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    /// SECURITY.md: "a set of files (codegen's) changes whole or not at all"; `FileSet::commit`:
+    /// "Makes every change, in the order added, or none ... Every file is then as it was, and
+    /// nothing the commit made (temporary files, directories) is left". Here the conflict is
+    /// inside the set itself: a file and a path through it.
+    #[test]
+    fn a_set_holding_a_file_and_a_path_through_it_changes_nothing(
+        order in any::<bool>(),
+        depth in 1usize..4,
+        others in proptest::collection::vec("[a-z]{1,6}", 0..4),
+        junk in proptest::collection::vec(any::<u8>(), 0..200),
+    ) {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = marketplace_client::files::OutputDir::create(tmp.path().join("out")).expect("out");
+        root.write("old.txt", &junk).expect("old");
+        root.write("x", b"x was a file").expect("x");
+        let before = snapshot(root.path());
+        let through: PathBuf = std::iter::once("x".to_string())
+            .chain((0..depth).map(|i| format!("d{i}")))
+            .collect::<PathBuf>()
+            .join("f.txt");
+        let mut set = root.stage();
+        for (i, name) in others.iter().enumerate() {
+            set.write(format!("new-{i}-{name}.txt"), name.as_bytes().to_vec());
+        }
+        set.write("old.txt", b"replaced".to_vec());
+        if order {
+            set.write("x", b"x again".to_vec());
+            set.write(&through, b"through x".to_vec());
+        } else {
+            set.write(&through, b"through x".to_vec());
+            set.write("x", b"x again".to_vec());
+        }
+        let outcome = set.commit();
+        let after = snapshot(root.path());
+        match outcome {
+            Err(_) => prop_assert_eq!(after, before, "a failed commit changed the tree"),
+            Ok(()) => prop_assert!(false, "a set writing x and {} committed: {:?}", through.display(), after),
+        }
+    }
+
+    /// `OutputDir::write`: "a directory stands at the destination, or the OS refuses; then
+    /// nothing was changed"; `PendingFile`: "Dropped unpublished, it leaves nothing";
+    /// `publish`: "the temporary file is then removed and the destination left as it was".
+    #[test]
+    fn a_pending_file_published_onto_a_directory_or_dropped_leaves_nothing(
+        data in proptest::collection::vec(any::<u8>(), 0..5000),
+        publish_onto_dir in any::<bool>(),
+    ) {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = marketplace_client::files::OutputDir::create(tmp.path().join("out")).expect("out");
+        root.write("target/inner.txt", b"keep me").expect("inner");
+        let before = snapshot(root.path());
+        {
+            let mut pending = root.pending("later.txt").expect("pending");
+            pending.write_all(&data).expect("write");
+            if publish_onto_dir {
+                // The destination becomes a directory while the file is written.
+                root.write("later.txt/inside", b"dir now").expect("dir");
+                let published = pending.publish();
+                prop_assert!(published.is_err(), "published onto a directory");
+                let now = snapshot(root.path());
+                let expected: Vec<_> = {
+                    let mut v = before.clone();
+                    v.push(("later.txt".into(), None));
+                    v.push(("later.txt/inside".into(), Some(b"dir now".to_vec())));
+                    v.sort();
+                    v
+                };
+                prop_assert_eq!(now, expected, "publishing onto a directory left something");
+                return Ok(());
+            }
+        }
+        prop_assert_eq!(snapshot(root.path()), before, "a pending file dropped unpublished left something");
+    }
+}
+
+// ---------------------------------------------------------------- more cancellation
+
+/// `ReceivedResponse::attempt`: "Which attempt of the call this was, from 1": a call cancelled
+/// in its retries leaves the next call's count at 1.
+#[test]
+fn a_call_cancelled_between_retries_leaves_the_next_calls_attempts_from_one() {
+    let rt = runtime();
+    rt.block_on(async {
+        let server = raw_server(|_| {
+            Phase::Respond(
+                503,
+                "{\"error\":{\"code\":\"E_BUSY\",\"message\":\"busy\"}}".into(),
+            )
+        })
+        .await;
+        let attempts = Arc::new(Mutex::new(Vec::<u32>::new()));
+        let a = attempts.clone();
+        let client = plain_client(server.addr)
+            .retry(RetryPolicy::default())
+            .on_response(move |r| a.lock().expect("lock").push(r.attempt()))
+            .build()
+            .expect("client");
+        let session = client.session(token());
+        let _ = tokio::time::timeout(Duration::from_millis(700), session.get_invoice(9003).send())
+            .await;
+        let first: Vec<u32> = std::mem::take(&mut *attempts.lock().expect("lock"));
+        let _ = session
+            .get_invoice(9003)
+            .customize(|o| o.retry(RetryPolicy::none()))
+            .send()
+            .await;
+        let second = attempts.lock().expect("lock").clone();
+        assert_eq!(
+            second,
+            vec![1],
+            "the call after one cancelled in its retries (attempts {first:?}) was seen as {second:?}"
+        );
+    });
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4))]
+
+    /// Many calls at once, each cut at its own generated time, some behind latency: the
+    /// recording holds every answer a hook saw, each line whole, and the client still works.
+    #[test]
+    fn concurrent_calls_cancelled_at_generated_times_leave_hooks_and_recording_in_agreement(
+        budgets in proptest::collection::vec(0u64..300, 2..10),
+        slow in 0usize..10,
+        latency_ms in 20u64..250,
+    ) {
+        let rt = runtime();
+        rt.block_on(async move {
+            let fake = FakeMarketplace::start().await.expect("fake");
+            let tmp = tempfile::tempdir().expect("tmp");
+            let dir = tmp.path().join("rec");
+            let hooks = Arc::new(AtomicUsize::new(0));
+            let client = fake_client(&fake, &dir, hooks.clone());
+            let session = fake.sign_in(&client, "dwhitfield").await.expect("sign in");
+            let bid = fake.world().hourly_workroom().bid_id;
+            fake.faults().inject(None, Fault::Latency(Duration::from_millis(latency_ms)), slow);
+            let calls = budgets.iter().map(|ms| {
+                let call = session.get_timesheets_for_bid(bid).send();
+                async move { tokio::time::timeout(Duration::from_millis(*ms), call).await }
+            });
+            let _ = futures::future::join_all(calls).await;
+            fake.faults().clear();
+            let next = session.get_timesheets_for_bid(bid).send().await;
+            assert!(next.is_ok(), "after the cancelled calls: {:?}", next.err());
+            tokio::time::sleep(Duration::from_millis(latency_ms + 100)).await;
+            let seen = hooks.load(Ordering::SeqCst);
+            drop(session);
+            drop(client);
+            let lines = whole_lines(&dir);
+            assert_eq!(lines.len(), seen, "hooks saw {seen}, the recording holds {}", lines.len());
+        });
+    }
+}
+
+/// A writer that blocks until it is let go.
+struct Gate {
+    open: Arc<(Mutex<bool>, std::sync::Condvar)>,
+    out: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Write for Gate {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let (lock, cvar) = &*self.open;
+        let mut open = lock.lock().expect("lock");
+        while !*open {
+            open = cvar.wait(open).expect("wait");
+        }
+        self.out.lock().expect("lock").extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `recording` docs: "Recorder::record never blocks ... When the queue is full (more than
+/// QUEUE_EXCHANGES exchanges ...) the exchange is dropped and counted (RecorderStats::dropped)".
+#[test]
+fn a_blocked_writer_blocks_no_record_and_every_exchange_is_written_or_counted() {
+    let n = recording::QUEUE_EXCHANGES + 300;
+    let open = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
+    let out = Arc::new(Mutex::new(Vec::new()));
+    let recorder = Recorder::to_writer(Gate {
+        open: open.clone(),
+        out: out.clone(),
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    let r2 = recorder.clone();
+    std::thread::spawn(move || {
+        for i in 0..n {
+            r2.record(exchange(i, 20));
+        }
+        let _ = tx.send(());
+    });
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("Recorder::record blocked behind a writer that does not move");
+    let blocked = recorder.stats();
+    {
+        let (lock, cvar) = &*open;
+        *lock.lock().expect("lock") = true;
+        cvar.notify_all();
+    }
+    recorder.flush().expect("flush");
+    let stats = recorder.stats();
+    drop(recorder);
+    let text = String::from_utf8(out.lock().expect("lock").clone()).expect("utf-8");
+    let lines = text
+        .lines()
+        .filter(|l| Exchange::from_line(l).is_ok())
+        .count();
+    assert!(
+        blocked.dropped >= 1,
+        "nothing dropped with the queue full: {blocked:?}"
+    );
+    assert_eq!(
+        stats.written + stats.dropped,
+        n as u64,
+        "{n} recorded, {stats:?}"
+    );
+    assert_eq!(
+        lines as u64, stats.written,
+        "{stats:?}, {lines} whole lines"
+    );
+}
+
+/// A writer whose writes succeed and whose flush fails.
+struct FailingFlush;
+
+impl Write for FailingFlush {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Err(std::io::Error::other("the device lost the data"))
+    }
+}
+
+/// `Recorder::flush`: "Waits until everything queued before this call is written and flushed
+/// to the writer ... Fails when the writer has stopped or a write failed."
+#[test]
+fn a_flush_the_writer_refuses_is_a_failed_flush() {
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        let recorder = Recorder::to_writer(FailingFlush);
+        recorder.record(exchange(0, 10));
+        let flushed = recorder.flush();
+        let _ = tx.send(format!("{flushed:?} {:?}", recorder.stats()));
+    });
+    let outcome = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("flush did not return");
+    assert!(
+        outcome.starts_with("Err"),
+        "the writer refused to flush, Recorder::flush said: {outcome}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(5))]
+
+    /// `Recorder`: "so that a recording is whole once the app lets go of it": the app drops its
+    /// stream (mid-page, pages fetched ahead), its session and its client, and reads the
+    /// recording at once.
+    #[test]
+    fn a_recording_is_whole_as_soon_as_the_app_drops_its_stream_session_and_client(
+        rpp in 1u64..4,
+        concurrency in 2usize..6,
+        take in 1usize..8,
+        latency_ms in 50u64..200,
+    ) {
+        let rt = runtime();
+        rt.block_on(async move {
+            let fake = FakeMarketplace::start().await.expect("fake");
+            let tmp = tempfile::tempdir().expect("tmp");
+            let dir = tmp.path().join("rec");
+            let hooks = Arc::new(AtomicUsize::new(0));
+            let recorder = Recorder::to_dir(&dir, "client", Rotation::default()).expect("to_dir");
+            let h = hooks.clone();
+            let client = fake
+                .client_builder()
+                .record(recorder)
+                .page_concurrency(concurrency)
+                .on_response(move |_| {
+                    h.fetch_add(1, Ordering::SeqCst);
+                })
+                .build()
+                .expect("client");
+            let session = fake.sign_in(&client, "dwhitfield").await.expect("sign in");
+            let bid = fake.world().hourly_workroom().bid_id;
+            let mut items = session.get_timesheets_for_bid(bid).rpp(rpp).items();
+            for i in 0..take {
+                if i == 1 {
+                    fake.faults().inject(None, Fault::Latency(Duration::from_millis(latency_ms)), 1000);
+                }
+                if items.try_next().await.expect("item").is_none() {
+                    break;
+                }
+            }
+            drop(items);
+            drop(session);
+            drop(client);
+            let seen = hooks.load(Ordering::SeqCst);
+            let files = listing(&dir);
+            let lines = whole_lines(&dir);
+            if lines.len() < seen {
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                let later = whole_lines(&dir).len();
+                panic!(
+                    "the app let go of stream, session and client after hooks saw {seen} answers; \
+                     the recording then held {} ({files:?}); 2 s later, {later}",
+                    lines.len()
+                );
+            }
+        });
+    }
+}
+
+/// SECURITY.md: "every call ends within its deadline"; using-the-client.md: "Each page's call
+/// runs on a task of its own (of the app's tokio runtime)". The runtime that ran the stream's
+/// page tasks is shut down; the stream, polled again elsewhere, ends (an item or an error) by
+/// its deadline, without a panic, and the client still works.
+#[test]
+fn a_stream_whose_runtime_was_shut_down_ends_by_its_deadline_without_a_panic() {
+    let outer = runtime();
+    let fake = outer.block_on(FakeMarketplace::start()).expect("fake");
+    let client = fake
+        .client_builder()
+        .deadline(Duration::from_secs(2))
+        .page_concurrency(3)
+        .build()
+        .expect("client");
+    let session = outer
+        .block_on(fake.sign_in(&client, "dwhitfield"))
+        .expect("sign in");
+    let bid = fake.world().hourly_workroom().bid_id;
+    let inner = runtime();
+    let mut items = inner.block_on(async {
+        let mut items = session.get_timesheets_for_bid(bid).rpp(2).items();
+        // Through the first page and into the second: pages are fetched ahead on `inner`.
+        for _ in 0..3 {
+            items.try_next().await.expect("item").expect("some");
+        }
+        items
+    });
+    drop(inner);
+    let polled = outer.block_on(async {
+        tokio::spawn(async move {
+            tokio::time::timeout(Duration::from_secs(4), async {
+                let mut n = 0usize;
+                loop {
+                    match items.try_next().await {
+                        Ok(Some(_)) => n += 1,
+                        Ok(None) => return Ok(n),
+                        Err(e) => return Err(e.to_string()),
+                    }
+                }
+            })
+            .await
+        })
+        .await
+    });
+    match polled {
+        Err(join) => panic!("polling the stream after its runtime was shut down panicked: {join}"),
+        Ok(Err(_)) => panic!("the stream did not end within its deadline and 2 s"),
+        Ok(Ok(_)) => {}
+    }
+    let next = outer.block_on(session.get_timesheets_for_bid(bid).send());
+    assert!(next.is_ok(), "{:?}", next.err());
 }
