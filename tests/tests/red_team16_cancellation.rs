@@ -35,6 +35,39 @@
 //!      call is not a paged stream, whose pages alone run on tasks).
 //!    - `a_stream_dropped_mid_page_runs_no_hook_afterwards` (using-the-client.md: "the
 //!      stream's first error, or dropping it, aborts them").
+//!    - `a_runtime_shut_down_mid_call_leaves_every_answer_recorded_whole`,
+//!      `the_fakes_recording_is_whole_when_the_fake_is_dropped_mid_request`,
+//!      `a_process_that_exits_without_dropping_its_recorder_leaves_nothing_half_written`
+//!      (`to_dir`: "A process killed before then leaves no file of its own"; what was flushed
+//!      is there, whole).
+//!    - `a_flush_after_the_recording_directory_is_gone_says_the_write_failed`,
+//!      `a_flush_the_writer_refuses_is_a_failed_flush`,
+//!      `a_flush_after_the_writer_stopped_returns_an_error`,
+//!      `a_recorder_whose_writer_stopped_says_so_and_drops_quietly` (`Recorder::flush`: "Fails
+//!      when the writer has stopped or a write failed").
+//!    - `a_stopped_writers_exchanges_are_counted_lost_and_its_recorder_drops`
+//!      (`RecorderStats`: "written: Exchanges written"; "dropped: ... or the writer had
+//!      stopped").
+//!    - `a_blocked_writer_blocks_no_record_and_every_exchange_is_written_or_counted`
+//!      ("Recorder::record never blocks ... the exchange is dropped and counted").
+//!    - `max_files_zero_keeps_at_least_one_file_with_the_last_exchange` (`max_files`: "at
+//!      least 1").
+//!    - `dropping_a_client_with_a_large_answer_queued_inside_a_current_thread_runtime_returns`.
+//!    - `a_recording_is_whole_as_soon_as_the_app_drops_its_stream_session_and_client`
+//!      (`Recorder`: "so that a recording is whole once the app lets go of it").
+//!    - `a_set_holding_a_file_and_a_path_through_it_changes_nothing` (`FileSet::commit`:
+//!      "Makes every change ... or none"), `a_pending_file_published_onto_a_directory_or_dropped_leaves_nothing`
+//!      (`PendingFile`: "Dropped unpublished, it leaves nothing"; `publish`: "the destination
+//!      left as it was").
+//!
+//!    Cancellation, more: `a_callback_credential_of_a_cancelled_request_token_call_is_cleaned_from_later_answers`,
+//!    `a_call_cancelled_between_retries_leaves_the_next_calls_attempts_from_one`
+//!    (`ReceivedResponse::attempt`: "from 1"),
+//!    `concurrent_calls_cancelled_at_generated_times_leave_hooks_and_recording_in_agreement`,
+//!    `a_stream_dropped_mid_page_leaves_hooks_and_recording_in_agreement` ("dropping it,
+//!    aborts them": no hook after the drop),
+//!    `a_stream_whose_runtime_was_shut_down_ends_by_its_deadline_without_a_panic`.
+//!
 //! 3. Deadlines.
 //!    - `a_stalled_trickled_or_endless_answer_ends_by_the_deadline_with_a_timeout`
 //!      (`ClientBuilder::deadline`: "An attempt still running at the deadline ends in
@@ -43,6 +76,14 @@
 //!    - `an_attempt_timeout_against_a_trickled_body_is_an_attempt_timeout` (`timeout`: "the
 //!      last one ends in Error::Timeout with TimeoutLimit::Attempt").
 //!    - `a_paged_stream_whose_next_page_stalls_ends_by_the_deadline`.
+//!    - `every_kind_of_call_against_a_stalled_answer_ends_by_the_deadline_with_a_timeout`
+//!      (`send`, `send_with_metadata`, `items`; generated attempt timeouts), with the hook
+//!      contract "an attempt that timed out has no answer and reaches no hook" checked too.
+//!    - `a_timeout_counts_the_attempts_the_service_saw` (using-the-client.md: "Error::Timeout
+//!      says which limit, after how long and how many attempts").
+//!    - `an_endless_body_past_max_response_bytes_is_response_too_large`,
+//!      `an_announced_body_past_max_response_bytes_is_refused_without_waiting_for_it`
+//!      (`max_response_bytes`: "a larger one fails with Error::ResponseTooLarge").
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -1152,11 +1193,11 @@ fn a_recorder_whose_writer_stopped_says_so_and_drops_quietly() {
     });
     let mut steps = Vec::new();
     for _ in 0..6 {
-        match rx.recv_timeout(Duration::from_secs(10)) {
+        match rx.recv_timeout(Duration::from_secs(5)) {
             Ok(step) => steps.push(step),
             Err(_) => panic!(
                 "after {steps:?}, the next step (of record, first flush, second record, second flush, stats, drop) \
-                 did not return within 10 s"
+                 did not return within 5 s"
             ),
         }
     }
@@ -1327,10 +1368,10 @@ fn a_stopped_writers_exchanges_are_counted_lost_and_its_recorder_drops() {
         let _ = tx.send("dropped".into());
     });
     let stats = rx
-        .recv_timeout(Duration::from_secs(10))
+        .recv_timeout(Duration::from_secs(5))
         .expect("record after the writer stopped did not return");
-    rx.recv_timeout(Duration::from_secs(10))
-        .expect("dropping a recorder whose writer stopped did not return within 10 s");
+    rx.recv_timeout(Duration::from_secs(5))
+        .expect("dropping a recorder whose writer stopped did not return within 5 s");
     // `RecorderStats`: "written: Exchanges written"; "dropped: Exchanges dropped because the
     // queue was full, or the writer had stopped". The writer took nothing (it panicked on its
     // first write), so both exchanges are lost, and must be counted so.
@@ -1358,8 +1399,8 @@ fn a_flush_after_the_writer_stopped_returns_an_error() {
         std::mem::forget(recorder);
     });
     let flushed = rx
-        .recv_timeout(Duration::from_secs(10))
-        .expect("Recorder::flush, the writer stopped and an exchange queued since, did not return within 10 s");
+        .recv_timeout(Duration::from_secs(5))
+        .expect("Recorder::flush, the writer stopped and an exchange queued since, did not return within 5 s");
     assert!(flushed.starts_with("Err"), "flush: {flushed}");
 }
 
@@ -1678,7 +1719,7 @@ fn a_blocked_writer_blocks_no_record_and_every_exchange_is_written_or_counted() 
         }
         let _ = tx.send(());
     });
-    rx.recv_timeout(Duration::from_secs(10))
+    rx.recv_timeout(Duration::from_secs(5))
         .expect("Recorder::record blocked behind a writer that does not move");
     let blocked = recorder.stats();
     {
@@ -1733,7 +1774,7 @@ fn a_flush_the_writer_refuses_is_a_failed_flush() {
         let _ = tx.send(format!("{flushed:?} {:?}", recorder.stats()));
     });
     let outcome = rx
-        .recv_timeout(Duration::from_secs(10))
+        .recv_timeout(Duration::from_secs(5))
         .expect("flush did not return");
     assert!(
         outcome.starts_with("Err"),
@@ -1742,7 +1783,7 @@ fn a_flush_the_writer_refuses_is_a_failed_flush() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(5))]
+    #![proptest_config(ProptestConfig { cases: 5, max_shrink_iters: 4, ..ProptestConfig::default() })]
 
     /// `Recorder`: "so that a recording is whole once the app lets go of it": the app drops its
     /// stream (mid-page, pages fetched ahead), its session and its client, and reads the
@@ -1789,11 +1830,11 @@ proptest! {
             let files = listing(&dir);
             let lines = whole_lines(&dir);
             if lines.len() < seen {
-                tokio::time::sleep(Duration::from_secs(2)).await;
+                tokio::time::sleep(Duration::from_millis(800)).await;
                 let later = whole_lines(&dir).len();
                 panic!(
                     "the app let go of stream, session and client after hooks saw {seen} answers; \
-                     the recording then held {} ({files:?}); 2 s later, {later}",
+                     the recording then held {} ({files:?}); 0.8 s later, {later}",
                     lines.len()
                 );
             }
