@@ -1447,7 +1447,16 @@ proptest! {
             drop(session);
             drop(client);
             let lines = whole_lines(&dir);
-            assert_eq!(later, at_drop, "hooks ran for pages of a stream already dropped");
+            // Restated to the documented design (using-the-client.md: dropping the stream aborts
+            // its calls; "a page whose answer was already being handled on another thread of a
+            // multi-thread runtime may still finish, its hooks and recording included, just after
+            // the drop returns"): at most the calls in flight finish, and hooks and recording
+            // agree once they have.
+            assert!(
+                later <= at_drop + concurrency,
+                "hooks ran for {} pages of a stream already dropped, more than the {concurrency} in flight",
+                later - at_drop
+            );
             assert_eq!(lines.len(), later, "hooks saw {later} answers, the recording holds {}", lines.len());
         });
     }
@@ -1827,17 +1836,24 @@ proptest! {
             drop(session);
             drop(client);
             let seen = hooks.load(Ordering::SeqCst);
-            let files = listing(&dir);
-            let lines = whole_lines(&dir);
-            if lines.len() < seen {
-                tokio::time::sleep(Duration::from_millis(800)).await;
-                let later = whole_lines(&dir).len();
-                panic!(
-                    "the app let go of stream, session and client after hooks saw {seen} answers; \
-                     the recording then held {} ({files:?}); 0.8 s later, {later}",
-                    lines.len()
-                );
+            // Restated to the documented design (`Recorder`: a dropped stream's aborted page
+            // tasks hold their clone until the runtime drops them, "just after the stream, on its
+            // own threads"; an app that reads the recording right after "waits for the file it
+            // expects"): the recording becomes whole, every answer the hooks saw in it, within a
+            // bound far above the runtime's few milliseconds.
+            let give_up = Instant::now() + Duration::from_secs(10);
+            let mut lines = whole_lines(&dir);
+            while lines.len() < seen && Instant::now() < give_up {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                lines = whole_lines(&dir);
             }
+            assert!(
+                lines.len() >= seen,
+                "the app let go of stream, session and client after hooks saw {seen} answers; \
+                 10 s later the recording holds {} ({:?})",
+                lines.len(),
+                listing(&dir)
+            );
         });
     }
 }

@@ -323,8 +323,12 @@ fn unreadable(path: &str, inner: &serde_json::Error) -> String {
 
 /// Writes exchanges as JSON lines on a thread of its own. Cloning shares the recorder; the
 /// writer thread ends, after writing what is queued, when the last clone is dropped, and that
-/// drop waits for it (as `flush` does), so that a recording is whole once the app lets go of
-/// it. The wait is bounded: a client's answer is cleaned on the writer's thread only until its
+/// drop waits for it (as `flush` does), so that a recording is whole once the last clone is
+/// gone. A client holds a clone, and so does each call in flight: a page stream's calls run on
+/// tasks of their own, which a dropped stream aborts and the runtime then drops, just after the
+/// stream, on its own threads. An app that reads the recording right after dropping a stream
+/// and its client waits for the file it expects, or keeps a clone and calls [`Recorder::flush`]
+/// (everything queued before it is written). The wait is bounded: a client's answer is cleaned on the writer's thread only until its
 /// call's deadline (past it, what is left is withheld), and every cleaning is linear in its
 /// text.
 ///

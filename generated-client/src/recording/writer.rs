@@ -79,13 +79,17 @@ impl Default for Rotation {
 /// What a recorder has done so far.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RecorderStats {
-    /// Exchanges written.
+    /// Exchanges written: handed to the writer and flushed, or in a file published whole
+    /// ([`Recorder::to_dir`]). An exchange counts here once it is there, at the latest at
+    /// [`Recorder::flush`].
     pub written: u64,
-    /// Exchanges dropped because the queue was full, or the writer had stopped.
+    /// Exchanges dropped because the queue was full, or the writer had stopped (a writer that
+    /// panicked: everything not yet written then, and everything recorded after).
     pub dropped: u64,
-    /// Writes that failed (the exchange is lost; the recorder goes on with the next).
+    /// Exchanges lost to a failed write: the one being written, and those written since the
+    /// last flush that the failure let go of (the recorder goes on with the next).
     pub write_errors: u64,
-    /// The first write error, if any.
+    /// The first write error, if any, or why the writer stopped.
     pub first_error: Option<String>,
 }
 
@@ -179,10 +183,10 @@ impl Recorder {
                             rotation,
                         } => {
                             let mut sink = RotatingFiles::new(&dir, stem, rotation);
-                            write_loop(&queue, &mut sink, &progress);
+                            write_or_stop(&queue, &mut sink, &progress);
                         }
                         Target::Writer(writer) => {
-                            write_loop(&queue, &mut OneWriter(BufWriter::new(writer)), &progress);
+                            write_or_stop(&queue, &mut OneWriter::new(writer), &progress);
                         }
                     }
                 })
@@ -310,16 +314,40 @@ fn yield_to_the_calls() {
     }
 }
 
+/// [`write_loop`], and when the writer panics (an app's `Write` may): the recorder stops as
+/// one whose thread could not start. Its queue is closed, so that every flush waiting or to
+/// come fails at once rather than waiting for a thread that is gone, and what was not written
+/// is counted dropped.
+fn write_or_stop(queue: &Queue, sink: &mut dyn Sink, progress: &Mutex<RecorderStats>) {
+    let wrote = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        write_loop(queue, sink, progress);
+    }));
+    if wrote.is_ok() {
+        return;
+    }
+    let mut waiting = queue.lock();
+    waiting.closed = true;
+    let queued = waiting.exchanges.len() as u64;
+    waiting.exchanges.clear();
+    waiting.bytes = 0;
+    // Their senders dropped: each waiting flush returns its error.
+    waiting.flushes.clear();
+    drop(waiting);
+    let mut stats = progress.lock().unwrap_or_else(PoisonError::into_inner);
+    stats.dropped += queued + sink.unconfirmed();
+    stats
+        .first_error
+        .get_or_insert_with(|| "the recorder's writer panicked".to_owned());
+}
+
 fn write_loop(queue: &Queue, sink: &mut dyn Sink, progress: &Mutex<RecorderStats>) {
-    let note = |result: io::Result<()>, wrote: bool| {
-        if let Ok(mut stats) = progress.lock() {
-            match result {
-                Ok(()) => stats.written += u64::from(wrote),
-                Err(error) => {
-                    stats.write_errors += 1;
-                    stats.first_error.get_or_insert_with(|| error.to_string());
-                }
-            }
+    let note = |result: io::Result<()>, sink: &mut dyn Sink| {
+        let Counts { confirmed, lost } = sink.take_counts();
+        let mut stats = progress.lock().unwrap_or_else(PoisonError::into_inner);
+        stats.written += confirmed;
+        stats.write_errors += lost;
+        if let Err(error) = result {
+            stats.first_error.get_or_insert_with(|| error.to_string());
         }
     };
     // Lines reach the file when the buffer fills, on `Recorder::flush`, at the end, and once
@@ -342,7 +370,8 @@ fn write_loop(queue: &Queue, sink: &mut dyn Sink, progress: &Mutex<RecorderStats
             waiting = again;
             if timeout.timed_out() {
                 drop(waiting);
-                note(sink.settle(), false);
+                let settled = sink.settle();
+                note(settled, sink);
                 unflushed = false;
                 waiting = queue.lock();
             }
@@ -360,11 +389,13 @@ fn write_loop(queue: &Queue, sink: &mut dyn Sink, progress: &Mutex<RecorderStats
         drop(waiting);
         for exchange in batch {
             let line = exchange.into_line();
-            note(sink.write_line(line.as_bytes()), true);
+            let wrote = sink.write_line(line.as_bytes());
+            note(wrote, sink);
             unflushed = true;
         }
         if !flushes.is_empty() || closed {
-            note(sink.flush(), false);
+            let flushed = sink.flush();
+            note(flushed, sink);
             unflushed = false;
             for done in flushes {
                 let _ = done.send(());
@@ -399,28 +430,116 @@ fn unique_start() -> i64 {
     now.max(previous.saturating_add(1))
 }
 
-/// Where lines go.
+/// Where lines go. Each sink counts its lines: written but not yet known to be in place,
+/// then confirmed (flushed to the writer, or in a published file) or lost (a failed write let
+/// go of them, so that none of them arrives later).
 trait Sink {
     fn write_line(&mut self, line: &[u8]) -> io::Result<()>;
     /// The queue has been quiet: hand buffered lines down.
     fn settle(&mut self) -> io::Result<()>;
     /// A flush was asked for, or the recorder closes: everything written and visible.
     fn flush(&mut self) -> io::Result<()>;
+    /// The lines confirmed and lost since last asked.
+    fn take_counts(&mut self) -> Counts;
+    /// The lines written, neither confirmed nor lost.
+    fn unconfirmed(&self) -> u64;
 }
 
-struct OneWriter<W: Write>(BufWriter<W>);
+/// Lines confirmed and lost (see [`Sink`]).
+#[derive(Default)]
+struct Counts {
+    confirmed: u64,
+    lost: u64,
+}
+
+/// An app's writer, buffered.
+struct OneWriter<W: Write> {
+    /// `None` only while its buffer is being let go of.
+    out: Option<BufWriter<W>>,
+    /// Lines in the buffer, or handed to the writer but not flushed.
+    unflushed: u64,
+    /// A write failed: the writer may hold part of a line, which the next line must not
+    /// continue (it starts on a line of its own; a reader skips an empty one).
+    after_failure: bool,
+    counts: Counts,
+}
+
+impl<W: Write> OneWriter<W> {
+    fn new(writer: W) -> Self {
+        OneWriter {
+            out: Some(BufWriter::new(writer)),
+            unflushed: 0,
+            after_failure: false,
+            counts: Counts::default(),
+        }
+    }
+
+    fn out(&mut self) -> io::Result<&mut BufWriter<W>> {
+        self.out
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the recorder's writer is gone"))
+    }
+
+    /// After a failed write: the unflushed lines are lost, and what the buffer holds of them is
+    /// dropped (a later flush would otherwise write lines counted lost).
+    fn let_go(&mut self) {
+        self.counts.lost += std::mem::take(&mut self.unflushed);
+        self.after_failure = true;
+        if let Some(out) = self.out.take() {
+            let (writer, _dropped) = out.into_parts();
+            self.out = Some(BufWriter::new(writer));
+        }
+    }
+
+    fn flushed(&mut self) -> io::Result<()> {
+        match self.out()?.flush() {
+            Ok(()) => {
+                self.counts.confirmed += std::mem::take(&mut self.unflushed);
+                Ok(())
+            }
+            Err(error) => {
+                self.let_go();
+                Err(error)
+            }
+        }
+    }
+}
 
 impl<W: Write> Sink for OneWriter<W> {
     fn write_line(&mut self, line: &[u8]) -> io::Result<()> {
-        self.0.write_all(line)
+        let new_line: &[u8] = if std::mem::take(&mut self.after_failure) {
+            b"\n"
+        } else {
+            b""
+        };
+        let out = self.out()?;
+        match out.write_all(new_line).and_then(|()| out.write_all(line)) {
+            Ok(()) => {
+                self.unflushed += 1;
+                Ok(())
+            }
+            Err(error) => {
+                self.counts.lost += 1;
+                self.let_go();
+                Err(error)
+            }
+        }
     }
 
     fn settle(&mut self) -> io::Result<()> {
-        self.0.flush()
+        self.flushed()
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
+        self.flushed()
+    }
+
+    fn take_counts(&mut self) -> Counts {
+        std::mem::take(&mut self.counts)
+    }
+
+    fn unconfirmed(&self) -> u64 {
+        self.unflushed
     }
 }
 
@@ -432,7 +551,10 @@ struct RotatingFiles<'d> {
     number: u32,
     /// The file being written: its name, and its lines so far.
     current: Option<(String, BufWriter<PendingFile<'d>>)>,
+    /// The bytes and lines in the current file.
     written: u64,
+    lines: u64,
+    counts: Counts,
     /// The files published, oldest first.
     published: VecDeque<String>,
 }
@@ -446,6 +568,8 @@ impl<'d> RotatingFiles<'d> {
             number: 0,
             current: None,
             written: 0,
+            lines: 0,
+            counts: Counts::default(),
             published: VecDeque::new(),
         }
     }
@@ -461,11 +585,19 @@ impl<'d> RotatingFiles<'d> {
 
     /// Renames the current file into place, then deletes the oldest beyond `max_files`.
     fn publish(&mut self) -> io::Result<()> {
-        let Some((name, lines)) = self.current.take() else {
+        let Some((name, file)) = self.current.take() else {
             return Ok(());
         };
-        let file = lines.into_inner().map_err(io::IntoInnerError::into_error)?;
-        file.publish()?;
+        let lines = std::mem::take(&mut self.lines);
+        let published = file
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)
+            .and_then(|file| file.publish().map_err(io::Error::from));
+        if let Err(error) = published {
+            self.counts.lost += lines;
+            return Err(error);
+        }
+        self.counts.confirmed += lines;
         self.published.push_back(name);
         while self.published.len() > self.rotation.max_files {
             if let Some(oldest) = self.published.pop_front() {
@@ -474,10 +606,15 @@ impl<'d> RotatingFiles<'d> {
         }
         Ok(())
     }
-}
 
-impl Sink for RotatingFiles<'_> {
-    fn write_line(&mut self, line: &[u8]) -> io::Result<()> {
+    /// After a failed write to the current file: it is dropped (never published), its lines
+    /// lost.
+    fn let_go(&mut self) {
+        self.current = None;
+        self.counts.lost += std::mem::take(&mut self.lines);
+    }
+
+    fn write_to_current(&mut self, line: &[u8]) -> io::Result<()> {
         let len = line.len() as u64;
         if self.written > 0 && self.written + len > self.rotation.max_file_bytes {
             self.publish()?;
@@ -489,19 +626,46 @@ impl Sink for RotatingFiles<'_> {
             .current
             .as_mut()
             .ok_or_else(|| io::Error::other("no file"))?;
-        file.write_all(line)?;
+        if let Err(error) = file.write_all(line) {
+            self.let_go();
+            return Err(error);
+        }
         self.written += len;
+        self.lines += 1;
         Ok(())
+    }
+}
+
+impl Sink for RotatingFiles<'_> {
+    fn write_line(&mut self, line: &[u8]) -> io::Result<()> {
+        let wrote = self.write_to_current(line);
+        if wrote.is_err() {
+            self.counts.lost += 1;
+        }
+        wrote
     }
 
     fn settle(&mut self) -> io::Result<()> {
-        self.current
+        let settled = self
+            .current
             .as_mut()
-            .map_or(Ok(()), |(_, file)| file.flush())
+            .map_or(Ok(()), |(_, file)| file.flush());
+        if settled.is_err() {
+            self.let_go();
+        }
+        settled
     }
 
     fn flush(&mut self) -> io::Result<()> {
         self.publish()
+    }
+
+    fn take_counts(&mut self) -> Counts {
+        std::mem::take(&mut self.counts)
+    }
+
+    fn unconfirmed(&self) -> u64 {
+        self.lines
     }
 }
 
