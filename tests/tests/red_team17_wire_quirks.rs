@@ -37,6 +37,28 @@
 //! - `payload_names_*`: ARCHITECTURE.md "pay/getPayment's record documented as `invoice`, sent as
 //!   `payment` | decoded from either name"; "pay/getBilling's properties … | modelled as sent".
 //! - `random_*` (proptest, 64 cases): random combinations of the spellings above.
+//! - `every_key_and_string_value_reads_the_same_when_written_with_json_escapes`: `\u` escapes
+//!   spell the same JSON string (RFC 8259), in keys (fields, indexes, payload names) and values.
+//! - `every_text_and_enum_field_refuses_text_that_is_not_unicode_at_its_path`: a byte that is not
+//!   UTF-8, lone surrogates: refused at the path, never replaced.
+//! - `every_number_in_exponent_form_*`: bad-input.md "An integer field takes a JSON number whose
+//!   value is exactly a whole number in its range, however spelled"; huge exponents refused.
+//! - `the_bytes_reader_*`: `decode` rustdoc "Any other body … is read as bytes by the second pass
+//!   alone": the same tables through that reader (an unknown field holding a non-UTF-8 byte).
+//! - `an_opaque_comment_*`: ARCHITECTURE.md "StatusReportCommentData fields not shown | `opaque:
+//!   true`: the raw JSON object is kept"; using-the-client.md "a value the type cannot hold
+//!   exactly is an error, never a rounded value"; "duplicate or non-canonical keys are errors".
+//! - `every_string_or_number_field_*`: ARCHITECTURE.md "text with `string_or_number` (a number
+//!   kept as its text)".
+//! - `every_field_sent_null_or_left_out_*`: spec/README.md "absent, `null` … decode to `None`"
+//!   only for `Option` fields: elsewhere no default value is read.
+//! - `every_day_or_instant_field_*`: the `DayOrInstant` rustdoc's list of forms.
+//! - `every_value_a_quirk_is_read_to_survives_its_own_normalized_form`: ARCHITECTURE.md
+//!   "`decode(encode(x)) == x`".
+//! - `a_real_call_*`: the same spellings through `Request::send` (scripted stub): the call reads
+//!   what `decode` reads and its `Error::Decode` names the same method and path.
+//! - `every_refusal_of_a_scalar_quotes_the_value_as_spelled_on_the_wire`: `DecodeError::message`
+//!   rustdoc "the value as it was spelled on the wire … (…; on the wire: "1,000.00")".
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -561,6 +583,10 @@ fn json_at<'a>(v: &'a Value, path: &[String]) -> Option<&'a Value> {
 }
 
 fn path_ok(err: &DecodeError, place: &[String]) -> bool {
+    if place.is_empty() {
+        // The root: any path names a place in it.
+        return true;
+    }
     let p = place.join(".");
     err.path == p || err.path.starts_with(&format!("{p}."))
 }
@@ -1844,6 +1870,31 @@ fn payload_names_documented_or_delivered_read_the_same_and_ambiguity_is_refused_
         Expect::Refuse,
     );
 
+    // The envelope's own names sent twice.
+    for (name, other) in [
+        ("data", J::Obj(vec![])),
+        ("apiVersion", raw("2")),
+        ("rcode", raw("0")),
+    ] {
+        let mut b = inv.body.clone();
+        if let J::Obj(entries) = &mut b {
+            entries.push((name.into(), other));
+        }
+        n += 1;
+        if let Some(f) = check(
+            inv,
+            &Case {
+                label: format!("envelope: `{name}` twice, two values"),
+                path: vec![name.into()],
+                refuse_at: Vec::new(),
+                body: b,
+                expect: Expect::Refuse,
+            },
+        ) {
+            failures.push(f);
+        }
+    }
+
     assert!(
         failures.is_empty(),
         "payload names: {} of {n} cases broke the property:\n  {}",
@@ -1897,16 +1948,36 @@ fn respelled_collections(sample: &Sample, choices: &[u8], gaps: bool) -> J {
     body
 }
 
+/// A sample with its classified leaves.
+type Classified = (Sample, Vec<(Place, Class)>);
+
+/// The samples and their classified leaves, computed once for the property tests' cases.
+fn cached() -> &'static [Classified] {
+    static CACHE: std::sync::OnceLock<Vec<Classified>> = std::sync::OnceLock::new();
+    CACHE.get_or_init(|| {
+        samples()
+            .into_iter()
+            .map(|s| {
+                let leaves = leaves_of(&s)
+                    .into_iter()
+                    .filter(|(_, c)| *c != Class::Text)
+                    .collect();
+                (s, leaves)
+            })
+            .collect()
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
     fn random_collection_spellings_at_every_level_read_the_same_value(
-        which in 0usize..10,
+        which in 0usize..11,
         choices in proptest::collection::vec(any::<u8>(), 1..16),
     ) {
-        let samples = samples();
-        let sample = &samples[which % samples.len()];
+        let all = cached();
+        let sample = &all[which % all.len()].0;
         let body = respelled_collections(sample, &choices, true);
         let case = Case {
             label: format!("collections respelled {choices:?}"),
@@ -1921,17 +1992,13 @@ proptest! {
 
     #[test]
     fn random_leaf_spelling_inside_respelled_collections_reads_right_or_names_its_path(
-        which in 0usize..10,
+        which in 0usize..11,
         leaf in any::<prop::sample::Index>(),
         spelling in any::<prop::sample::Index>(),
         choices in proptest::collection::vec(any::<u8>(), 1..8),
     ) {
-        let samples = samples();
-        let sample = &samples[which % samples.len()];
-        let leaves: Vec<(Place, Class)> = leaves_of(sample)
-            .into_iter()
-            .filter(|(_, c)| *c != Class::Text)
-            .collect();
+        let all = cached();
+        let (sample, leaves) = &all[which % all.len()];
         prop_assume!(!leaves.is_empty());
         let (place, class) = leaves[leaf.index(leaves.len())].clone();
         let Some(J::Raw(base)) = at(&sample.body, &place.path) else {
@@ -2709,6 +2776,86 @@ async fn a_real_call_reads_every_quirk_as_decode_does_and_names_the_same_path() 
     assert!(
         failures.is_empty(),
         "{} calls disagreed with decode:\n  {}",
+        failures.len(),
+        failures
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n  ")
+    );
+}
+
+// ---------------------------------------------------------------- the value in the error
+
+/// `DecodeError::message` rustdoc: "What was wrong with it, and the value as it was spelled on
+/// the wire when the body is JSON (…; on the wire: "1,000.00"), at most 80 characters of it";
+/// bad-input.md: "A response value that does not fit names the method, the JSON path and the
+/// value". Every refusal of a scalar spelling, at its own path, quotes it.
+#[test]
+fn every_refusal_of_a_scalar_quotes_the_value_as_spelled_on_the_wire() {
+    let samples = samples();
+    let mut n = 0;
+    let mut failures = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for sample in &samples {
+        let mut cases = leaf_cases(
+            sample,
+            &[
+                Class::Decimal,
+                Class::Int,
+                Class::Epoch,
+                Class::Day,
+                Class::Bool,
+                Class::Enum,
+            ],
+        );
+        cases.extend(exponent_cases(sample));
+        for case in cases {
+            let Some(wire) = at(&case.body, &case.path).map(text) else {
+                continue;
+            };
+            if !wire.bytes().all(|b| (0x20..0x7f).contains(&b)) || wire.contains('\\') {
+                continue;
+            }
+            let Run::Err(e) = sample.run(&case.body) else {
+                continue;
+            };
+            if e.path != case.path.join(".") {
+                continue;
+            }
+            n += 1;
+            let excerpt: String = wire.chars().take(80).collect();
+            // The value must be in the message, and an "on the wire:" quote must be it as
+            // spelled (not another spelling of it).
+            let named = e.message.contains(&excerpt);
+            let misquoted = e
+                .message
+                .split_once("on the wire: ")
+                .is_some_and(|(_, q)| !q.starts_with(&excerpt));
+            if (!named || misquoted)
+                && seen.insert(format!("{} {}", schema_of(&e.path), case.label))
+            {
+                failures.push(format!(
+                    "{} | {} | {} | wire {} => message {}: {}",
+                    sample.name.split('?').next().unwrap_or_default(),
+                    e.path,
+                    case.label,
+                    short(&wire),
+                    if named {
+                        "quotes another spelling"
+                    } else {
+                        "without the value"
+                    },
+                    e.message
+                ));
+            }
+        }
+    }
+    assert!(n > 0, "no refusal at a leaf");
+    assert!(
+        failures.is_empty(),
+        "{} refusals (one per place and spelling) do not quote the value as spelled:\n  {}",
         failures.len(),
         failures
             .iter()
