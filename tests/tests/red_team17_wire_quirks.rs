@@ -59,6 +59,11 @@
 //!   what `decode` reads and its `Error::Decode` names the same method and path.
 //! - `every_refusal_of_a_scalar_quotes_the_value_as_spelled_on_the_wire`: `DecodeError::message`
 //!   rustdoc "the value as it was spelled on the wire … (…; on the wire: "1,000.00")".
+//! - `every_plain_text_field_refuses_*`: spec/README.md "a JSON number is refused unless an
+//!   encoding is read leniently".
+//! - `every_date_field_sent_zero_*`, `every_optional_id_field_sent_zero_is_none`: the reference
+//!   "A value of 0 in a date or ID field means none/unset"; using-the-client.md "`0` meaning
+//!   none" among the quirks decoded.
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -2863,5 +2868,119 @@ fn every_refusal_of_a_scalar_quotes_the_value_as_spelled_on_the_wire() {
             .cloned()
             .collect::<Vec<_>>()
             .join("\n  ")
+    );
+}
+
+// ---------------------------------------------------------------- plain text fields
+
+/// spec/README.md: "`string` | `String` | a JSON number is refused unless an encoding is read
+/// leniently (`string_or_number` keeps it as its text)"; bad-input.md "A response value that
+/// does not fit names … the JSON path". A text field that refuses a number refuses it, and
+/// every other kind of value, at its own path.
+fn plain_text_cases(sample: &Sample) -> Vec<Case> {
+    let baseline = match sample.run(&sample.body) {
+        Run::Ok(d) => d.json,
+        _ => Value::Null,
+    };
+    let mut cases = Vec::new();
+    for (place, class) in leaves_of(sample) {
+        if class != Class::Text
+            || place.schema.starts_with("data.comments.")
+            || json_at(&baseline, &place.path).is_none()
+            || ok_with(sample, &place.path, raw("7"))
+        {
+            continue;
+        }
+        for (label, with) in [
+            ("the number 7", raw("7")),
+            ("the number 30.00", raw("30.00")),
+            ("true", raw("true")),
+            ("an object", raw("{\"a\":\"b\"}")),
+            ("an array", raw("[\"a\"]")),
+        ] {
+            cases.push(leaf_case(
+                &place,
+                &format!("plain text: {label}"),
+                with,
+                Expect::Refuse,
+                &sample.body,
+            ));
+        }
+    }
+    cases
+}
+
+#[test]
+fn every_plain_text_field_refuses_a_number_or_any_other_kind_at_its_path() {
+    let samples = samples();
+    report("plain text fields", run_cases(&samples, plain_text_cases));
+}
+
+// ---------------------------------------------------------------- 0 in a date field
+
+/// The reference: "A value of 0 in a date or ID field means none/unset (for example paidDate,
+/// paymentId, milestoneId)"; using-the-client.md lists "`0` meaning none" among the quirks
+/// decoded. A date field sent 0 has no date: reading it as 1970-01-01 is another value. It must
+/// be `None`, or refused at its path where the field cannot be none.
+fn zero_date_cases(sample: &Sample) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for (place, class) in leaves_of(sample) {
+        if !matches!(class, Class::Epoch | Class::Day) {
+            continue;
+        }
+        for (label, with) in [("0", raw("0")), ("\"0\"", s("0"))] {
+            cases.push(leaf_case(
+                &place,
+                &format!("{class:?} date: {label}"),
+                with,
+                Expect::NothingOrRefuse,
+                &sample.body,
+            ));
+        }
+    }
+    cases
+}
+
+#[test]
+fn every_date_field_sent_zero_is_none_or_refused_never_read_as_1970() {
+    let samples = samples();
+    report("0 in date fields", run_cases(&samples, zero_date_cases));
+}
+
+/// The same sentence for IDs: "A value of 0 in a date or ID field means none/unset". Where an ID
+/// field is an `Option` (it takes `null`), 0 must be `None`, as it is for the `zero_is_none`
+/// fields (paymentId, milestoneId, externalPaymentId, …), never `Some(0)`.
+fn zero_id_cases(sample: &Sample) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for (place, class) in leaves_of(sample) {
+        if class != Class::Int || !place.schema.to_ascii_lowercase().ends_with("id") {
+            continue;
+        }
+        let nullable = match sample.run(&replaced(&sample.body, &place.path, raw("null"))) {
+            Run::Ok(d) => matches!(json_at(&d.json, &place.path), None | Some(Value::Null)),
+            _ => false,
+        };
+        if !nullable {
+            continue;
+        }
+        for (label, with) in [("0", raw("0")), ("\"0\"", s("0"))] {
+            cases.push(leaf_case(
+                &place,
+                &format!("optional ID: {label}"),
+                with,
+                Expect::NothingOrRefuse,
+                &sample.body,
+            ));
+        }
+    }
+    cases
+}
+
+#[test]
+fn every_optional_id_field_sent_zero_is_none() {
+    let samples = samples();
+    report(
+        "0 in optional ID fields",
+        run_cases(&samples, zero_id_cases),
     );
 }
