@@ -122,7 +122,7 @@ error_kinds! {
     /// delivers the field.
     MissingEncoding = "missing-encoding",
     /// `zero_is_none` on a field that cannot be 0 (not an integer, id or count, nor a date
-    /// every method sends as epoch seconds).
+    /// some method sends as epoch seconds).
     InvalidZeroIsNone = "invalid-zero-is-none",
     /// An empty `doc`.
     EmptyDoc = "empty-doc",

@@ -1576,3 +1576,44 @@ fn an_unreadable_file_is_the_only_error_shown_and_every_one_is_named() {
         ]
     );
 }
+
+/// The reference: "A value of 0 in a date or ID field means none/unset". Every field of the real
+/// spec that can be none (an `Option`: optional, absent in some method, nullable) and can be 0 (an
+/// ID, or a date some method sends as epoch seconds) reads 0 as none: it declares
+/// `zero_is_none`. A field added or made optional without it fails here, naming it.
+#[test]
+fn every_optional_id_or_epoch_date_of_the_spec_reads_zero_as_none() {
+    use marketplace_codegen::ir::{DateForm, Scalar, TypeRef};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+    let sources = marketplace_codegen::load_spec_dir(&dir, "spec").expect("the spec loads");
+    let api = resolve(&sources).expect("the spec resolves");
+    let mut missing = Vec::new();
+    let mut judged = 0;
+    for record in &api.records {
+        for field in &record.fields {
+            let zero_capable = match &field.ty {
+                TypeRef::Scalar(Scalar::Id) => true,
+                TypeRef::Scalar(Scalar::Date) => field
+                    .encoding
+                    .distinct()
+                    .iter()
+                    .any(|encoding| encoding.info().date == Some(DateForm::Instant)),
+                _ => false,
+            };
+            if zero_capable && field.is_optional() {
+                judged += 1;
+                if !field.zero_is_none {
+                    missing.push(format!("{}.{}", record.name, field.wire_name));
+                }
+            }
+        }
+    }
+    assert!(
+        judged >= 10,
+        "only {judged} optional ID or date fields found"
+    );
+    assert!(
+        missing.is_empty(),
+        "optional ID or date fields without zero_is_none: {missing:?}"
+    );
+}

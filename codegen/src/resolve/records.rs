@@ -207,19 +207,21 @@ impl Resolver<'_> {
         if field.zero_is_none {
             let zero_capable = match &ty {
                 TypeRef::Scalar(Scalar::Integer | Scalar::Id | Scalar::Count) => true,
-                // A date can be 0 where it is sent as a number of seconds.
-                // Every method's: a date one method sends as text cannot be 0 there.
+                // A date can be 0 where some method sends it as a number of seconds; the
+                // decoders read every documented form in every method, so a 0 sent where the
+                // field is text would otherwise be the epoch (the reference: "A value of 0 in
+                // a date or ID field means none/unset").
                 TypeRef::Scalar(Scalar::Date) => encoding
                     .distinct()
                     .iter()
-                    .all(|e| e.info().date == Some(ir::DateForm::Instant)),
+                    .any(|e| e.info().date == Some(ir::DateForm::Instant)),
                 _ => false,
             };
             if !zero_capable {
                 self.report(
                     ErrorKind::InvalidZeroIsNone,
                     at(file, &path).key("zero_is_none"),
-                    "zero_is_none applies to integer, id and count fields, and to dates every \
+                    "zero_is_none applies to integer, id and count fields, and to dates some \
                      method sends as epoch seconds",
                 );
             }

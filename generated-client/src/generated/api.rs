@@ -531,8 +531,8 @@ pub struct Bid {
     ///
     /// On the wire: a JSON string.
     ///
-    /// Absent from the responses of `manage/getMyProviders` and `workroom/getWorkviewDetails`, where it is `None`.
-    #[serde(default, with = "wire::lenient_opt")]
+    /// Absent from the responses of `manage/getMyProviders` and `workroom/getWorkviewDetails`, where it is `None`. `0` on the wire means none and is `None`.
+    #[serde(default, with = "wire::zero_is_none")]
     pub provider_user_id: Option<u64>,
     /// Provider name.
     pub provider_name: String,
@@ -590,8 +590,8 @@ pub struct Bid {
     ///
     /// On the wire: epoch seconds.
     ///
-    /// `None` when absent. Present in some responses.
-    #[serde(default, with = "wire::lenient_opt")]
+    /// `None` when absent. Present in some responses. `0` on the wire means none and is `None`.
+    #[serde(default, with = "wire::zero_is_none")]
     pub submission_date: Option<Timestamp>,
 }
 
@@ -994,8 +994,8 @@ pub struct ScreenData {
     ///
     /// On the wire: a JSON string.
     ///
-    /// Sent only by `manage/getMyProviders`; `None` elsewhere.
-    #[serde(default, with = "wire::lenient_opt")]
+    /// Sent only by `manage/getMyProviders`; `None` elsewhere. `0` on the wire means none and is `None`.
+    #[serde(default, with = "wire::zero_is_none")]
     pub bid_id: Option<u64>,
     /// The bid.
     ///

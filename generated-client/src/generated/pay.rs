@@ -396,29 +396,29 @@ pub struct Timesheet {
     ///
     /// On the wire: `DD-MON-YY` text in `pay/getTimesheetsForBid`, epoch seconds in `pay/getTimesheet`.
     ///
-    /// `None` when absent. Present only once the timesheet has been sent; absent on Draft.
-    #[serde(default, with = "wire::lenient_opt")]
+    /// `None` when absent. Present only once the timesheet has been sent; absent on Draft. `0` on the wire means none and is `None`.
+    #[serde(default, with = "wire::zero_is_none")]
     pub submit_date: Option<DayOrInstant>,
     /// Date the timesheet was sent to the client.
     ///
     /// On the wire: `DD-MON-YY` text in `pay/getTimesheetsForBid`, epoch seconds in `pay/getTimesheet`.
     ///
-    /// `None` when absent. Present only once the timesheet has been sent; absent on Draft.
-    #[serde(default, with = "wire::lenient_opt")]
+    /// `None` when absent. Present only once the timesheet has been sent; absent on Draft. `0` on the wire means none and is `None`.
+    #[serde(default, with = "wire::zero_is_none")]
     pub sent_date: Option<DayOrInstant>,
     /// Date by which the client is to approve the timesheet.
     ///
     /// On the wire: `DD-MON-YY` text in `pay/getTimesheetsForBid`, epoch seconds in `pay/getTimesheet`.
     ///
-    /// `None` when absent. Present only once the timesheet has been sent; absent on Draft.
-    #[serde(default, with = "wire::lenient_opt")]
+    /// `None` when absent. Present only once the timesheet has been sent; absent on Draft. `0` on the wire means none and is `None`.
+    #[serde(default, with = "wire::zero_is_none")]
     pub approve_by_date: Option<DayOrInstant>,
     /// Date on which the timesheet is paid automatically.
     ///
     /// On the wire: `DD-MON-YY` text in `pay/getTimesheetsForBid`, epoch seconds in `pay/getTimesheet`.
     ///
-    /// `None` when absent. Present only once the timesheet has been sent; absent on Draft.
-    #[serde(default, with = "wire::lenient_opt")]
+    /// `None` when absent. Present only once the timesheet has been sent; absent on Draft. `0` on the wire means none and is `None`.
+    #[serde(default, with = "wire::zero_is_none")]
     pub auto_pay_date: Option<DayOrInstant>,
     /// Total hours.
     ///
@@ -482,8 +482,8 @@ pub struct Timesheet {
     ///
     /// On the wire: a JSON string in `pay/getTimesheetsForBid`, a JSON number in `pay/getTimesheet`.
     ///
-    /// `None` when absent. Present only when an invoice exists.
-    #[serde(default, with = "wire::lenient_opt")]
+    /// `None` when absent. Present only when an invoice exists. `0` on the wire means none and is `None`.
+    #[serde(default, with = "wire::zero_is_none")]
     pub invoice_id: Option<u64>,
 }
 
@@ -960,22 +960,22 @@ pub struct StatusReport {
     ///
     /// On the wire: epoch seconds.
     ///
-    /// `None` when absent. Present only once the report has been sent; absent on Draft.
-    #[serde(default, with = "wire::lenient_opt")]
+    /// `None` when absent. Present only once the report has been sent; absent on Draft. `0` on the wire means none and is `None`.
+    #[serde(default, with = "wire::zero_is_none")]
     pub submit_date: Option<Timestamp>,
     /// Date the report was sent to the client.
     ///
     /// On the wire: epoch seconds.
     ///
-    /// `None` when absent. Present only once the report has been sent; absent on Draft.
-    #[serde(default, with = "wire::lenient_opt")]
+    /// `None` when absent. Present only once the report has been sent; absent on Draft. `0` on the wire means none and is `None`.
+    #[serde(default, with = "wire::zero_is_none")]
     pub sent_date: Option<Timestamp>,
     /// Date by which the client is to approve the report.
     ///
     /// On the wire: epoch seconds.
     ///
-    /// `None` when absent. Present only once the report has been sent; absent on Draft.
-    #[serde(default, with = "wire::lenient_opt")]
+    /// `None` when absent. Present only once the report has been sent; absent on Draft. `0` on the wire means none and is `None`.
+    #[serde(default, with = "wire::zero_is_none")]
     pub approve_by_date: Option<Timestamp>,
     /// Total hours.
     #[serde(with = "wire::lenient")]
@@ -1715,11 +1715,13 @@ impl ProgressItemBuilder {
 ///
 /// Delivered by `pay/getTimesheet` and `pay/getStatusReport`.
 ///
-/// The reference does not show its fields, so the object is kept as sent.
+/// The reference does not show its fields, so the object is kept as sent: a key
+/// sent twice, or a number the map would round, is a decode error.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct StatusReportComment {
     /// The fields as sent.
+    #[serde(deserialize_with = "wire::opaque::deserialize")]
     pub fields: serde_json::Map<String, serde_json::Value>,
 }
 
