@@ -94,25 +94,55 @@ pub(crate) fn content(body: &[u8]) -> &[u8] {
 /// For a missing field, the path names its object, which is shown. `None` when the body is
 /// not JSON or the path leads nowhere.
 fn spelled_at(body: &[u8], path: &serde_path_to_error::Path) -> Option<String> {
-    use serde_json::Value;
+    use serde_json::value::RawValue;
     use serde_path_to_error::Segment;
-    let root: Value = serde_json::from_slice(body).ok()?;
-    let mut value = &root;
+    use std::collections::HashMap;
+    // Walked as text (`RawValue`), never as a `serde_json::Value`: a number is shown with the
+    // digits it was sent with, not as the `f64` nearest to them.
+    fn object(text: &str) -> Option<HashMap<String, &RawValue>> {
+        serde_json::from_str(text).ok()
+    }
+    fn array(text: &str) -> Option<Vec<&RawValue>> {
+        serde_json::from_str(text).ok()
+    }
+    let mut value: &RawValue = serde_json::from_slice(body).ok()?;
     for segment in path.iter() {
-        value = match (segment, value) {
-            (Segment::Map { key }, Value::Object(object)) => object.get(key)?,
-            (Segment::Map { key }, Value::Array(items)) => items.get(key.parse::<usize>().ok()?)?,
-            (Segment::Seq { index }, Value::Array(items)) => items.get(*index)?,
+        let text = value.get();
+        value = match (segment, text.as_bytes().first()?) {
+            (Segment::Map { key }, b'{') => *object(text)?.get(key.as_str())?,
+            (Segment::Map { key }, b'[') => *array(text)?.get(key.parse::<usize>().ok()?)?,
+            (Segment::Seq { index }, b'[') => *array(text)?.get(*index)?,
             // An index-keyed collection: its items are read in key order.
-            (Segment::Seq { index }, Value::Object(object)) => object.get(&index.to_string())?,
+            (Segment::Seq { index }, b'{') => *object(text)?.get(&index.to_string())?,
             _ => return None,
         };
     }
-    let text = serde_json::to_string(value).ok()?;
+    let text = without_white_space(value.get());
     Some(match text.char_indices().nth(SHOWN_VALUE_CHARS) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text,
     })
+}
+
+/// JSON text without the white space between its tokens (strings kept as they are).
+fn without_white_space(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A JSON path for people: `data.timesheets.3.rate`; `.` for the whole body; a key that is
@@ -277,6 +307,24 @@ mod tests {
         );
         let error = decode::<Named>(br#"{"rate":1"#).unwrap_err();
         assert!(!error.message.contains("on the wire"), "{}", error.message);
+    }
+
+    proptest::proptest! {
+        /// A number is quoted with the digits it was sent with, never as the `f64` nearest to
+        /// them (`7.000000000000000000001` is not `7.0`), and white space between tokens is
+        /// left out, never inside a string.
+        #[test]
+        fn the_value_at_fault_is_quoted_with_its_own_digits(
+            digits in "[1-9][0-9]{0,30}(\\.[0-9]{1,30})?([eE][+-]?[0-9]{1,4})?",
+            pad in "[ \t\r\n]{0,3}",
+        ) {
+            let body = format!(r#"{{"name":{pad}{{"a b":{pad}[{pad}{digits}{pad}]}}{pad},"rate":1}}"#);
+            let error = decode::<Named>(body.as_bytes()).unwrap_err();
+            let shown = error.message.split("; on the wire: ").nth(1).unwrap_or_default();
+            let expected = format!(r#"{{"a b":[{digits}]}}"#);
+            let cut: String = expected.chars().take(SHOWN_VALUE_CHARS).collect();
+            proptest::prop_assert!(shown.starts_with(&cut), "{shown} against {expected}");
+        }
     }
 
     #[test]

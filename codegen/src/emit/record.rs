@@ -27,11 +27,13 @@ pub(super) fn emit(module: &mut Module<'_>, record: &Record) -> TokenStream {
         return quote! {
             #record_doc
             ///
-            /// The reference does not show its fields, so the object is kept as sent.
+            /// The reference does not show its fields, so the object is kept as sent: a key
+            /// sent twice, or a number the map would round, is a decode error.
             #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
             #[serde(transparent)]
             pub struct #name {
                 /// The fields as sent.
+                #[serde(deserialize_with = "wire::opaque::deserialize")]
                 pub fields: serde_json::Map<String, serde_json::Value>,
             }
         };

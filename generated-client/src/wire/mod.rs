@@ -14,6 +14,7 @@
 //! | dates are `DD-MON-YY` text or epoch seconds, sometimes the same field in two methods | [`Lenient`] for `jiff` types, [`DayOrInstant`] |
 //! | arrays arrive as objects keyed `"0"`, `"1"`, ... (`{}` when empty, gaps after filtering) | [`collection`], [`collection_opt`], [`lenient_list`] |
 //! | enumerated text, documented values known, others possible | [`WireEnum`], [`deserialize_enum`] |
+//! | an object whose fields the reference does not show | [`opaque`]: kept as sent, a key sent twice or a number a `serde_json::Value` would round refused |
 //!
 //! Serializing writes the normalized form (JSON numbers for integers, decimal strings that keep
 //! their scale, ISO dates, RFC 3339 timestamps, JSON arrays, `null` for `None`), which every
@@ -29,6 +30,7 @@ mod day_or_instant;
 mod enums;
 mod list;
 mod number;
+pub mod opaque;
 mod option;
 mod raw;
 mod scalar;

@@ -31,6 +31,16 @@ use serde_json::value::RawValue;
 pub(super) trait NumberText<'de>: Visitor<'de> {
     /// Decodes a number written as serde_json validated it: `-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
     fn visit_number_text<E: de::Error>(self, text: &str) -> Result<Self::Value, E>;
+
+    /// Decodes an object or an array from its text (as serde_json validated it); refused unless
+    /// the visitor reads one.
+    fn visit_compound_text<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
+        let unexpected = match text.as_bytes().first() {
+            Some(b'[') => Unexpected::Seq,
+            _ => Unexpected::Map,
+        };
+        Err(E::invalid_type(unexpected, &self))
+    }
 }
 
 /// Decodes with `visitor`, giving it a JSON number's text where the deserializer can (serde_json)
@@ -205,8 +215,7 @@ fn visit_json_text<'de, V: NumberText<'de>, E: de::Error>(
         Some(b't') => visitor.visit_bool(true),
         Some(b'f') => visitor.visit_bool(false),
         Some(b'n') => visitor.visit_unit(),
-        Some(b'[') => Err(E::invalid_type(Unexpected::Seq, &visitor)),
-        Some(b'{') => Err(E::invalid_type(Unexpected::Map, &visitor)),
+        Some(b'[' | b'{') => visitor.visit_compound_text(text),
         _ => Err(E::custom(format_args!("invalid JSON value {text:?}"))),
     }
 }
