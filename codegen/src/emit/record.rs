@@ -24,6 +24,7 @@ pub(super) fn emit(module: &mut Module<'_>, record: &Record) -> TokenStream {
     let record_doc = doc(&paragraphs(notes));
 
     if record.opaque {
+        module.uses(Use::Wire);
         return quote! {
             #record_doc
             ///
