@@ -454,7 +454,20 @@ impl<'a> Records<'a> {
             Some(method) => field.encoding.in_method(method),
             None => field.encoding.distinct(),
         };
-        let value = self.value_schema(&field.ty, &encodings, method);
+        let mut value = self.value_schema(&field.ty, &encodings, method);
+        // A `zero_is_none` date sent as text in this method: the client reads a 0 there as
+        // none too (every decoder reads every form), so the schema admits it.
+        let text_only_date = matches!(field.ty, TypeRef::Scalar(Scalar::Date))
+            && !encodings
+                .iter()
+                .any(|encoding| encoding.info().date == Some(DateForm::Instant));
+        if field.zero_is_none && text_only_date {
+            let zero = obj! {
+                "type" => strings(["integer", "string"]),
+                "enum" => vec![Json::from(0_u64), Json::from("0")],
+            };
+            value = obj! { "anyOf" => vec![value, zero] };
+        }
         let mut schema = if field.nullable {
             obj! { "anyOf" => vec![value, obj! { "type" => "null" }] }
         } else {
