@@ -12,9 +12,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use marketplace_codegen::ir::{
-    Api, ApiInfo, BeyondLast, ENCODINGS, EncodingInfo, Enum, EnumValue, ErrorCode, Field,
+    Api, ApiInfo, BeyondLast, DateForm, ENCODINGS, EncodingInfo, Enum, EnumValue, ErrorCode, Field,
     FieldEncoding, JsonForm, Method, OAuth, OAuthEndpoint, Paging, Param, ParamType, Presence,
-    Record, SpecFileInfo, TypeRef,
+    Record, Scalar, SpecFileInfo, TypeRef,
 };
 use marketplace_codegen::{load_spec_dir, openapi, resolve};
 use serde_json::{Value, json};
@@ -767,7 +767,23 @@ fn check_record(
                     property,
                     json!(one.spec_name()),
                 );
-                check_json_form(&at, one.info().json, value, problems);
+                // A `zero_is_none` date sent as text in this method: its form, or the 0 the
+                // client reads there as none.
+                let zero_in_text = *zero_is_none
+                    && matches!(ty, TypeRef::Scalar(Scalar::Date))
+                    && one.info().date != Some(DateForm::Instant);
+                let form = if zero_in_text {
+                    problems.equal(
+                        &at,
+                        "anyOf",
+                        &json!({"anyOf": value["anyOf"][1]}),
+                        json!({"type": ["integer", "string"], "enum": [0, "0"]}),
+                    );
+                    &value["anyOf"][0]
+                } else {
+                    value
+                };
+                check_json_form(&at, one.info().json, form, problems);
             }
             several => {
                 let names: Vec<&str> = several.iter().map(|e| e.spec_name()).collect();
