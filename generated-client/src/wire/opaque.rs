@@ -3,47 +3,59 @@
 //! decoder keeps: a key sent twice is refused (never one of its values kept silently), and a
 //! number is kept only when the map holds it exactly. A `serde_json::Value` holds a number as
 //! a `u64`, an `i64` or an `f64`, so `0.1000000000000000000001` or an integer past `u64` would
-//! be rounded: such a number is refused, naming its digits. The digits are read from the
-//! number's text (`raw.rs`), never through an `f64`. A number's spelling is not kept: `30.00`
-//! is the same number as `30.0`, which the map writes.
+//! be rounded: such a number is refused, naming its digits. A number's spelling is not kept:
+//! `30.00` is the same number as `30.0`, which the map writes.
+//!
+//! The object's keys are read through the deserializer, so an error's path names the key; each
+//! value's text is taken (`raw.rs`), read by serde_json (its depth bounded), then checked by one
+//! pass over the same text without recursion ([`check_text`]): linear in the text, whatever
+//! its nesting.
 
+use std::collections::HashSet;
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 use super::raw::{NumberText, deserialize_number};
 
-/// Decodes the object.
+/// Decodes the object: its keys through the deserializer (so an error's path names the key),
+/// each value from its text.
 pub fn deserialize<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Map<String, Value>, D::Error> {
-    // The object itself through the deserializer (so an error's path names its keys); each
-    // value from its text.
-    match deserializer.deserialize_map(ValueVisitor)? {
-        Value::Object(object) => Ok(object),
-        other => Err(de::Error::invalid_type(
-            unexpected(&other),
-            &"a JSON object",
-        )),
+    deserializer.deserialize_map(ObjectVisitor)
+}
+
+struct ObjectVisitor;
+
+impl<'de> Visitor<'de> for ObjectVisitor {
+    type Value = Map<String, Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(de::Error::custom(format_args!(
+                    "the key {key:?} is sent twice"
+                )));
+            }
+            let value = map.next_value_seed(ValueSeed)?;
+            object.insert(key, value);
+        }
+        Ok(object)
     }
 }
 
-fn unexpected(value: &Value) -> de::Unexpected<'_> {
-    match value {
-        Value::Null => de::Unexpected::Unit,
-        Value::Bool(value) => de::Unexpected::Bool(*value),
-        Value::Number(_) => de::Unexpected::Other("a number"),
-        Value::String(text) => de::Unexpected::Str(text),
-        Value::Array(_) => de::Unexpected::Seq,
-        Value::Object(_) => de::Unexpected::Map,
-    }
-}
-
-/// One value of the object, at any depth.
+/// One value of the object, read from its text.
 struct ValueSeed;
 
-impl<'de> DeserializeSeed<'de> for ValueSeed {
+impl<'de> de::DeserializeSeed<'de> for ValueSeed {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
@@ -96,47 +108,111 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        ValueSeed.deserialize(deserializer)
+        Value::deserialize(deserializer)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(ValueSeed)? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
+    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
+        Value::deserialize(de::value::SeqAccessDeserializer::new(seq))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut object = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if object.contains_key(&key) {
-                return Err(de::Error::custom(format_args!(
-                    "the key {key:?} is sent twice"
-                )));
-            }
-            let value = map.next_value_seed(ValueSeed)?;
-            object.insert(key, value);
-        }
-        Ok(Value::Object(object))
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        Value::deserialize(de::value::MapAccessDeserializer::new(map))
     }
 }
 
 impl NumberText<'_> for ValueVisitor {
     fn visit_number_text<E: de::Error>(self, text: &str) -> Result<Value, E> {
-        exact(text).map(Value::Number).ok_or_else(|| {
-            E::custom(format_args!(
-                "the number {text} cannot be kept exactly (a JSON value holds an integer within \
-                 64 bits, or a decimal an f64 holds exactly)"
-            ))
-        })
+        check_text(text).map_err(E::custom)?;
+        exact(text)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom(format_args!("the number {text} is not a JSON number")))
     }
 
-    // An object or array inside the object: read from its own text, by the same rules.
+    // An object or array: read by serde_json (its depth bounded), then checked in one pass.
     fn visit_compound_text<E: de::Error>(self, text: &str) -> Result<Value, E> {
-        let mut inner = serde_json::Deserializer::from_str(text);
-        inner.deserialize_any(ValueVisitor).map_err(E::custom)
+        let value: Value = serde_json::from_str(text).map_err(E::custom)?;
+        check_text(text).map_err(E::custom)?;
+        Ok(value)
     }
+}
+
+/// Checks JSON text (valid: serde_json read it) for a key sent twice in one object and a
+/// number no `serde_json::Value` holds exactly. One pass, a stack of the open objects' keys.
+fn check_text(text: &str) -> Result<(), String> {
+    // Per open container: the keys seen (an object) or none (an array).
+    let mut open: Vec<Option<HashSet<String>>> = Vec::new();
+    let mut expecting_key = false;
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'{' => {
+                open.push(Some(HashSet::new()));
+                expecting_key = true;
+                at += 1;
+            }
+            b'[' => {
+                open.push(None);
+                at += 1;
+            }
+            b'}' | b']' => {
+                open.pop();
+                at += 1;
+            }
+            b',' => {
+                expecting_key = matches!(open.last(), Some(Some(_)));
+                at += 1;
+            }
+            b':' => {
+                expecting_key = false;
+                at += 1;
+            }
+            b'"' => {
+                let end = string_end(bytes, at);
+                if expecting_key {
+                    let key: String =
+                        serde_json::from_str(&text[at..end]).map_err(|error| error.to_string())?;
+                    if let Some(Some(keys)) = open.last_mut() {
+                        if !keys.insert(key.clone()) {
+                            return Err(format!("the key {key:?} is sent twice"));
+                        }
+                    }
+                }
+                at = end;
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = bytes[at..]
+                    .iter()
+                    .position(|byte| {
+                        !matches!(byte, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                    })
+                    .map_or(bytes.len(), |length| at + length);
+                let number = &text[at..end];
+                if exact(number).is_none() {
+                    return Err(format!(
+                        "the number {number} cannot be kept exactly (a JSON value holds an \
+                         integer within 64 bits, or a decimal an f64 holds exactly)"
+                    ));
+                }
+                at = end;
+            }
+            _ => at += 1,
+        }
+    }
+    Ok(())
+}
+
+/// Where the string starting at `start` (its `"`) ends: just after its closing `"`.
+fn string_end(bytes: &[u8], start: usize) -> usize {
+    let mut at = start + 1;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 2,
+            b'"' => return at + 1,
+            _ => at += 1,
+        }
+    }
+    bytes.len()
 }
 
 /// `text` (a JSON number) as a `serde_json::Number` that is the same number, if there is one.
