@@ -1492,7 +1492,7 @@ proptest! {
     /// one-by-one stream): no new connection reaches the server afterwards.
     #[test]
     fn a_stream_let_go_of_while_a_stalled_page_retries_sends_nothing_more(
-        attempt_ms in 80u64..=160,
+        attempt_ms in 250u64..=500,
         per_call in prop::collection::vec(any::<bool>(), 35),
         storm in storm_status(),
     ) {
