@@ -8,8 +8,8 @@
 //!
 //! The object's keys are read through the deserializer, so an error's path names the key; each
 //! value's text is taken (`raw.rs`), read by serde_json (its depth bounded), then checked by one
-//! pass over the same text without recursion ([`check_text`]): linear in the text, whatever
-//! its nesting.
+//! pass over the same text without recursion (`check_text`): linear in the text, whatever its
+//! nesting.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -122,10 +122,9 @@ impl<'de> Visitor<'de> for ValueVisitor {
 
 impl NumberText<'_> for ValueVisitor {
     fn visit_number_text<E: de::Error>(self, text: &str) -> Result<Value, E> {
-        check_text(text).map_err(E::custom)?;
         exact(text)
             .map(Value::Number)
-            .ok_or_else(|| E::custom(format_args!("the number {text} is not a JSON number")))
+            .ok_or_else(|| E::custom(inexact(text)))
     }
 
     // An object or array: read by serde_json (its depth bounded), then checked in one pass.
@@ -189,10 +188,7 @@ fn check_text(text: &str) -> Result<(), String> {
                     .map_or(bytes.len(), |length| at + length);
                 let number = &text[at..end];
                 if exact(number).is_none() {
-                    return Err(format!(
-                        "the number {number} cannot be kept exactly (a JSON value holds an \
-                         integer within 64 bits, or a decimal an f64 holds exactly)"
-                    ));
+                    return Err(inexact(number));
                 }
                 at = end;
             }
@@ -200,6 +196,14 @@ fn check_text(text: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The refusal of a number no `serde_json::Value` holds exactly.
+fn inexact(number: &str) -> String {
+    format!(
+        "the number {number} cannot be kept exactly (a JSON value holds an integer within 64 \
+         bits, or a decimal an f64 holds exactly)"
+    )
 }
 
 /// Where the string starting at `start` (its `"`) ends: just after its closing `"`.
