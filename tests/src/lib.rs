@@ -9,9 +9,12 @@
 pub use marketplace_fake as fake;
 
 pub mod fixtures;
+pub mod runtime;
 pub mod stub;
 pub mod tap;
 pub mod workroom_reading;
+
+pub use runtime::{current_thread_runtime, runtime, runtime_with_workers};
 
 /// The Rust examples of the README and of the manual in `docs/`, compiled (and, unless marked
 /// `no_run`, run) as doctests of this crate, which has the client, the fake and tokio: an

@@ -9,6 +9,7 @@
 use jiff::Timestamp;
 use marketplace_client::oauth::AccessToken;
 use marketplace_client::{Client, Error};
+use marketplace_tests::current_thread_runtime as runtime;
 use marketplace_tests::fake::{ErrorShape, ServiceError};
 use marketplace_tests::stub::{Reply, StubServer};
 use proptest::prelude::*;
@@ -45,13 +46,6 @@ fn hostile_text() -> impl Strategy<Value = String> {
         1..8,
     )
     .prop_map(|parts| parts.concat())
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 async fn call(reply: Reply) -> Error {

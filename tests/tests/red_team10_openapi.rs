@@ -208,11 +208,7 @@ fn base_body(method: &str) -> Value {
 // ---------------------------------------------------------------------------------------------
 
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap()
+    marketplace_tests::runtime_with_workers(1)
 }
 
 fn stub_session(stub: &StubServer) -> Session {

@@ -62,6 +62,7 @@
 //!    - `a_recording_line_that_is_not_an_exchange_is_reported_on_one_line`
 //!      (`RecordingError`, `Exchange::from_line`).
 
+use marketplace_tests::runtime;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -245,14 +246,6 @@ async fn call(client: &Client, endpoint: Endpoint, token_secret: &str) -> Result
         }
         Endpoint::Revoke => client.session(token(token_secret)).revoke().await,
     }
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -55,6 +55,7 @@ use marketplace_client::{
     Session, TryStreamExt,
 };
 use marketplace_fake::FakeMarketplace;
+use marketplace_tests::runtime;
 use proptest::prelude::*;
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -277,14 +278,6 @@ fn with_raw(fixture: &str, pointer: &str, raw: &str) -> Vec<u8> {
         .unwrap()
         .replace("\"\\u0001RAW\\u0001\"", raw)
         .into_bytes()
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 async fn guarded<T>(what: &str, future: impl std::future::Future<Output = T>) -> T {

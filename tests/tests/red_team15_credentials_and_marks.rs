@@ -113,11 +113,7 @@ fn placed(c: char, at: usize) -> String {
 }
 
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap()
+    marketplace_tests::runtime_with_workers(1)
 }
 
 #[tokio::test]

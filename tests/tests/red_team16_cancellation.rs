@@ -85,6 +85,7 @@
 //!      `an_announced_body_past_max_response_bytes_is_refused_without_waiting_for_it`
 //!      (`max_response_bytes`: "a larger one fails with Error::ResponseTooLarge").
 
+use marketplace_tests::runtime;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -104,14 +105,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 // ---------------------------------------------------------------- helpers
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 /// Every `.jsonl` file of `dir`, each line checked to be an exchange; the exchanges in order.
 fn whole_lines(dir: &Path) -> Vec<Exchange> {

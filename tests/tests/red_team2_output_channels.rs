@@ -11,6 +11,7 @@
 //! per-character escapes with unusual spellings, and text shapes of secret-named values.
 //! Every network case also reads a process-wide TRACE subscriber (with `log` records).
 
+use marketplace_tests::runtime;
 use std::io::Write as _;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -69,14 +70,6 @@ impl std::io::Write for Sink {
 
 fn traced_text() -> String {
     String::from_utf8_lossy(&trace_buffer().lock().unwrap()).into_owned()
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 fn runner(cases: u32) -> TestRunner {

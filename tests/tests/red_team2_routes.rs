@@ -9,6 +9,7 @@
 //! finish, `Content-Length`s the body never fills, compressed bodies). A case that fails here
 //! found a defect, or a claim the docs make that the code does not keep: it is kept failing.
 
+use marketplace_tests::runtime;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -41,14 +42,6 @@ const REVOKE: &str = "/oauth/revokeToken";
 const MARGIN: i64 = 120;
 /// Slack for a call ending "at its deadline" on a loaded, shared two-core machine.
 const SLACK: Duration = Duration::from_secs(5);
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 /// A proptest runner that writes no regression file (nothing outside `OutputDir`).
 fn runner(cases: u32) -> TestRunner {

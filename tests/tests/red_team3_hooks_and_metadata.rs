@@ -16,6 +16,7 @@
 //! number's exponent removed where it stands (`scrub/known.rs`), and the `apiVersion`
 //! refusal's excerpt withheld.
 
+use marketplace_tests::runtime;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -415,14 +416,6 @@ fn read_all(hook: usize, response: &ReceivedResponse<'_>, reads: &[Read], shown:
 // ---------------------------------------------------------------------------------------------
 // The client, the session and the answers
 // ---------------------------------------------------------------------------------------------
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 fn runner(cases: u32) -> TestRunner {
     TestRunner::new(Config {

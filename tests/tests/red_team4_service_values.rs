@@ -12,6 +12,7 @@
 //!
 //! Run: `cargo test -p marketplace-tests --test red_team4_service_values`
 
+use marketplace_tests::runtime;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -218,14 +219,6 @@ fn timesheets_page(page: u64, total: u64) -> String {
 
 fn imf_fixdate(at: Timestamp) -> String {
     at.strftime("%a, %d %b %Y %H:%M:%S GMT").to_string()
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 fn runner(cases: u32) -> TestRunner {

@@ -10,6 +10,7 @@
 //! decided against (ARCHITECTURE.md, decisions): they are now one generated test of the
 //! decision, which the fake's docs now state.
 
+use marketplace_tests::runtime;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use marketplace_client::reqwest;
@@ -299,14 +300,6 @@ fn verifier_of(a: &marketplace_fake::Authorization) -> String {
             .unwrap_or_default(),
         marketplace_fake::Authorization::Denied => String::new(),
     }
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
 }
 
 fn runner(cases: u32) -> TestRunner {

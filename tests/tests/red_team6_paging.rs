@@ -6,6 +6,7 @@
 //! Three kinds of servers: the page engine itself (`paging::pages`) with pages whose answers the
 //! test releases in an order a generator picks; the scripted raw-TCP stub; and the fake.
 
+use marketplace_tests::runtime;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -769,14 +770,6 @@ fn split_ids(results: &[Result<u64, Error>]) -> (Vec<u64>, Option<&Error>, usize
         }
     }
     (ids, error, after)
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
 }
 
 fn check_http_requests(pages: &[u64], first: u64, must: u64, may: u64) -> Result<(), String> {

@@ -34,6 +34,7 @@
 //! hang is caught by an outer `tokio::time::timeout` of ten times the deadline (at least 3 s),
 //! which FAILS.
 
+use marketplace_tests::runtime;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -807,16 +808,8 @@ async fn exercise_plain(
     )
 }
 
-/// A multi-thread runtime per generated case: what a case leaves running (held connections,
-/// blocking threads) ends with it.
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a tokio runtime")
-}
-
+/// Runs a generated case on a multi-thread runtime of its own: what a case leaves running (held
+/// connections, blocking threads) ends with it.
 fn run<F: Future<Output = Vec<String>> + Send + 'static>(case: F) -> Vec<String> {
     let runtime = runtime();
     let failures = runtime.block_on(async move { tokio::spawn(case).await.expect("the case ran") });

@@ -23,6 +23,7 @@
 //! request head (nothing, part of HTTP/2's preface, or an HTTP/2 head never ended, in clear or
 //! over TLS) are held past the 10 s bound.
 
+use marketplace_tests::runtime;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::Command;
@@ -46,14 +47,6 @@ use proptest::test_runner::{Config, TestRunner};
 
 /// Set in a child process of this binary: which case it runs.
 const CHILD: &str = "RED_TEAM9_CHILD";
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 fn runner(cases: u32) -> TestRunner {
     TestRunner::new(Config {

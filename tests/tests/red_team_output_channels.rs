@@ -12,6 +12,7 @@
 //!
 //! `RED_TEAM_CASES` sets the number of cases of each generator (24 by default).
 
+use marketplace_tests::runtime;
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
@@ -452,14 +453,6 @@ fn generate<S: Strategy>(
     }) {
         panic!("{error}");
     }
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 /// A random string of `n` characters of `alphabet` (for the cases that are not generators).

@@ -11,6 +11,7 @@
 //! A case that fails here found a defect (or a claim the docs make that the code does not keep):
 //! it is kept failing on purpose.
 
+use marketplace_tests::runtime;
 use std::collections::{BTreeSet, HashSet};
 use std::net::SocketAddr;
 use std::process::Command;
@@ -57,14 +58,6 @@ const RFC5849: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'.')
     .remove(b'_')
     .remove(b'~');
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 /// A proptest runner that writes no regression file (nothing outside `OutputDir`).
 fn runner(cases: u32) -> TestRunner {

@@ -14,6 +14,7 @@
 //! - paging: hostile page counts, endless or repeated pages, first pages at the end of `u64`:
 //!   page numbers sent are consecutive, each once, and never wrap.
 
+use marketplace_tests::runtime;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -39,14 +40,6 @@ const MARGIN: SignedDuration = SignedDuration::from_secs(5);
 
 fn fixture(name: &str) -> String {
     String::from_utf8(fixtures::read(name).unwrap()).unwrap()
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 fn runner(cases: u32) -> TestRunner {
