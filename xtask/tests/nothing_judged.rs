@@ -11,6 +11,9 @@
 //! - `spec-diff`: revisions without `spec/`, with a `spec/` without `.yaml` files or with files
 //!   that describe nothing, in a temporary git repository, on either side.
 
+mod fixture_files;
+
+use fixture_files::write_file;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -536,19 +539,6 @@ proptest! {
 fn make_dir(path: impl AsRef<Path>) -> std::io::Result<()> {
     marketplace_client::files::OutputDir::create(path.as_ref())
         .map(drop)
-        .map_err(std::io::Error::other)
-}
-
-fn write_file(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> std::io::Result<()> {
-    let path = path.as_ref();
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(std::io::Error::other(format!(
-            "{}: no file name",
-            path.display()
-        )));
-    };
-    marketplace_client::files::OutputDir::create(dir)
-        .and_then(|dir| dir.write(name, contents))
         .map_err(std::io::Error::other)
 }
 

@@ -16,6 +16,9 @@
 //!   --spec` with a YAML error on line 1 after a mark: the same `file:1:col` as without it.
 
 // Fixtures are written only inside each test's own temporary directory.
+mod fixture_files;
+
+use fixture_files::write_file;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -57,10 +60,10 @@ fn xtask(args: &[&str], names: &[&str]) -> (Option<i32>, String) {
 fn with_and_without_mark(dir: &Path, body: &str) -> (String, String) {
     let plain = dir.join("plain.md");
     let marked = dir.join("marked.md");
-    put(&plain, body).unwrap();
+    write_file(&plain, body).unwrap();
     let mut bytes = BOM.to_vec();
     bytes.extend_from_slice(body.as_bytes());
-    put(&marked, bytes).unwrap();
+    write_file(&marked, bytes).unwrap();
     (
         plain.to_str().unwrap().to_owned(),
         marked.to_str().unwrap().to_owned(),
@@ -98,7 +101,7 @@ fn a_spec_file_with_a_mark_reports_line_one_columns_as_an_editor_shows_them() {
     let spec = dir.path().join("spec");
     marketplace_client::files::OutputDir::create(&spec).unwrap();
     for name in ["api.yaml", "manage.yaml", "pay.yaml", "workroom.yaml"] {
-        put(
+        write_file(
             spec.join(name),
             std::fs::read(root().join("spec").join(name)).unwrap(),
         )
@@ -120,26 +123,13 @@ fn a_spec_file_with_a_mark_reports_line_one_columns_as_an_editor_shows_them() {
             &[&spec_arg],
         )
     };
-    put(spec.join("api.yaml"), &broken).unwrap();
+    write_file(spec.join("api.yaml"), &broken).unwrap();
     let without = run();
     let mut bytes = BOM.to_vec();
     bytes.extend_from_slice(broken.as_bytes());
-    put(spec.join("api.yaml"), bytes).unwrap();
+    write_file(spec.join("api.yaml"), bytes).unwrap();
     let with = run();
     assert_eq!(without.0, Some(2), "{}", without.1);
     assert!(without.1.contains("api.yaml:1:"), "{}", without.1);
     assert_eq!(without, with);
-}
-
-/// Writes a file inside a test's own temporary directory, as every writer of the project does
-/// (`marketplace_client::files`: clippy refuses std's writing calls elsewhere).
-fn put(path: impl AsRef<std::path::Path>, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
-    let path = path.as_ref();
-    let (dir, name) = (
-        path.parent().expect("a folder"),
-        path.file_name().expect("a name"),
-    );
-    marketplace_client::files::OutputDir::open(dir)
-        .and_then(|dir| dir.write(name, bytes))
-        .map_err(|error| std::io::Error::other(error.to_string()))
 }
