@@ -1397,6 +1397,26 @@ fn a_flush_after_the_writer_stopped_returns_an_error() {
     assert!(flushed.starts_with("Err"), "flush: {flushed}");
 }
 
+/// A client of the fake recording into `dir`, `concurrency` pages at a time, counting the answers
+/// its response hook sees in `hooks`.
+fn recording_fake_client(
+    fake: &FakeMarketplace,
+    dir: &Path,
+    concurrency: usize,
+    hooks: &Arc<AtomicUsize>,
+) -> Client {
+    let recorder = Recorder::to_dir(dir, "client", Rotation::default()).expect("to_dir");
+    let hooks = hooks.clone();
+    fake.client_builder()
+        .record(recorder)
+        .page_concurrency(concurrency)
+        .on_response(move |_| {
+            hooks.fetch_add(1, Ordering::SeqCst);
+        })
+        .build()
+        .expect("client")
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(5))]
 
@@ -1413,17 +1433,7 @@ proptest! {
             let tmp = tempfile::tempdir().expect("tmp");
             let dir = tmp.path().join("rec");
             let hooks = Arc::new(AtomicUsize::new(0));
-            let recorder = Recorder::to_dir(&dir, "client", Rotation::default()).expect("to_dir");
-            let h = hooks.clone();
-            let client = fake
-                .client_builder()
-                .record(recorder)
-                .page_concurrency(concurrency)
-                .on_response(move |_| {
-                    h.fetch_add(1, Ordering::SeqCst);
-                })
-                .build()
-                .expect("client");
+            let client = recording_fake_client(&fake, &dir, concurrency, &hooks);
             let session = fake.sign_in(&client, "dwhitfield").await.expect("sign in");
             let bid = fake.world().hourly_workroom().bid_id;
             fake.faults().inject(None, Fault::Latency(Duration::from_millis(latency_ms)), 1000);
@@ -1803,17 +1813,7 @@ proptest! {
             let tmp = tempfile::tempdir().expect("tmp");
             let dir = tmp.path().join("rec");
             let hooks = Arc::new(AtomicUsize::new(0));
-            let recorder = Recorder::to_dir(&dir, "client", Rotation::default()).expect("to_dir");
-            let h = hooks.clone();
-            let client = fake
-                .client_builder()
-                .record(recorder)
-                .page_concurrency(concurrency)
-                .on_response(move |_| {
-                    h.fetch_add(1, Ordering::SeqCst);
-                })
-                .build()
-                .expect("client");
+            let client = recording_fake_client(&fake, &dir, concurrency, &hooks);
             let session = fake.sign_in(&client, "dwhitfield").await.expect("sign in");
             let bid = fake.world().hourly_workroom().bid_id;
             let mut items = session.get_timesheets_for_bid(bid).rpp(rpp).items();

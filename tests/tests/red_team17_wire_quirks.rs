@@ -733,6 +733,13 @@ fn run_cases(samples: &[Sample], make: impl Fn(&Sample) -> Vec<Case>) -> (usize,
     (n, failures)
 }
 
+/// Every leaf of every sample of one of `classes`, mutated and decoded: the cases of one kind of
+/// place.
+fn check_leaves(what: &str, classes: &[Class]) {
+    let samples = samples();
+    report(what, run_cases(&samples, |s| leaf_cases(s, classes)));
+}
+
 fn report(what: &str, (n, failures): (usize, Vec<String>)) {
     assert!(n > 0, "{what}: no case was generated");
     let mut msg = String::new();
@@ -1333,47 +1340,27 @@ fn leaf_cases(sample: &Sample, want: &[Class]) -> Vec<Case> {
 
 #[test]
 fn every_numeric_field_reads_its_documented_spellings_and_refuses_the_rest_at_its_path() {
-    let samples = samples();
-    report(
-        "numeric fields",
-        run_cases(&samples, |s| leaf_cases(s, &[Class::Decimal, Class::Int])),
-    );
+    check_leaves("numeric fields", &[Class::Decimal, Class::Int]);
 }
 
 #[test]
 fn every_epoch_field_reads_its_documented_spellings_and_refuses_the_rest_at_its_path() {
-    let samples = samples();
-    report(
-        "epoch fields",
-        run_cases(&samples, |s| leaf_cases(s, &[Class::Epoch])),
-    );
+    check_leaves("epoch fields", &[Class::Epoch]);
 }
 
 #[test]
 fn every_day_field_reads_dd_mon_yy_and_refuses_the_rest_at_its_path() {
-    let samples = samples();
-    report(
-        "DD-MON-YY fields",
-        run_cases(&samples, |s| leaf_cases(s, &[Class::Day])),
-    );
+    check_leaves("DD-MON-YY fields", &[Class::Day]);
 }
 
 #[test]
 fn every_boolean_field_reads_true_false_and_refuses_the_rest_at_its_path() {
-    let samples = samples();
-    report(
-        "boolean fields",
-        run_cases(&samples, |s| leaf_cases(s, &[Class::Bool])),
-    );
+    check_leaves("boolean fields", &[Class::Bool]);
 }
 
 #[test]
 fn every_enum_field_keeps_case_and_space_variants_verbatim_as_unknown_values() {
-    let samples = samples();
-    report(
-        "enum fields",
-        run_cases(&samples, |s| leaf_cases(s, &[Class::Enum])),
-    );
+    check_leaves("enum fields", &[Class::Enum]);
 }
 
 #[test]
