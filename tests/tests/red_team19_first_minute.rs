@@ -1,0 +1,1470 @@
+//! Red team 19: a newcomer's first minute, every concrete claim of README.md, docs/*.md and the
+//! OpenAPI export held to what the code does (black box: only the docs, rustdoc and the
+//! commands were read).
+//!
+//! Cases, each with the sentence it holds the code to:
+//!
+//! - `every_listed_command_answers_help_with_an_example_and_exit_codes`: docs/commands.md, "Each
+//!   command also explains itself: `cargo xtask --help`, `cargo xtask <command> --help` (what it
+//!   is for, each option, an example, the exit codes)"; xtask::cli::command's rustdoc, "every
+//!   command's --help ending with the exit codes". Every command the overview lists, `-h` and
+//!   `--help`, exit 0.
+//! - `a_misspelled_command_given_to_help_is_told_what_was_meant`: docs/commands.md, "a
+//!   misspelled command or option is told what was meant (`spec-dif` → `spec-diff`)", through
+//!   the sibling channel `cargo xtask help <command>` (generated misspellings).
+//! - `misspelled_commands_options_and_values_are_told_what_was_meant`: the same sentence, for
+//!   generated one-edit misspellings of every command, every option of every command and every
+//!   possible value, exit 2 ("2 | a usage or input error").
+//! - `spelling_seed_variable_takes_only_digits_with_white_space_around`: docs/testing-with-the-fake.md,
+//!   "`MARKETPLACE_FAKE_SPELLING_SEED=<seed>` (the digits of a `u64`, white space around them read
+//!   past; anything else stops the fake from starting ...)"; generated values, each read by
+//!   `Spellings::from_env` in a child process of this test binary.
+//! - `every_fake_answer_is_valid_against_its_operation_in_the_openapi_export`: docs/openapi.md,
+//!   "Each data method is a `GET` operation ... whose 200 answer is the envelope with the
+//!   method's record", "Errors: 400 (validation), 401 (signature), 403 (authorization), in every
+//!   body shape the client reads", and "the `jsonschema` crate over the fake's answers":
+//!   generated queries over every documented parameter (valid IDs of the seeded world, edges,
+//!   junk), answered by `marketplace_fake::data::respond`, spelled by `spelling::write` (fixed and
+//!   varied seeds), errors rendered in every `ErrorShape`; status and content type documented,
+//!   the JSON valid against the operation's schema, the code documented for that status.
+//! - `pages_above_the_page_count_are_empty_and_only_those`: docs/openapi.md, "`above_total`, a
+//!   page above the page count (`page > totalPages` ...)", "A consumer pages from `first_page`
+//!   and stops after the page count's last page, or at the first empty page where the answer has
+//!   no count"; generated page sizes, every paged operation.
+//! - `a_page_size_above_the_cap_is_answered_as_the_cap`: docs/openapi.md, "Parameters carry their
+//!   cap as `maximum` (the service answers more as the cap; the client refuses it)".
+//! - `the_replay_example_prints_what_its_comment_says`: docs/testing-with-the-fake.md's replay
+//!   example, `println!("{count}"); // answered 3 of 3 request(s) from 6 recorded exchange(s)`,
+//!   run on the committed recording it names.
+//! - `the_seeded_world_is_as_the_docs_describe`: docs/testing-with-the-fake.md, "a seeded
+//!   marketplace (two clients, 28 providers, ...)"; docs/using-the-client.md, "bid 310001: 23
+//!   weekly timesheets", "Dana Whitfield, the client"; README.md, "bid 310001: `dwhitfield` or
+//!   `ravimenon`".
+//! - `retry_policy_defaults_are_the_documented_ones`: docs/using-the-client.md, "4 attempts in
+//!   all, full-jitter backoff from 200 ms up to 5 s, `Retry-After` honoured up to 30 s
+//!   (`RetryPolicy::default`)"; docs/bad-input.md, "`paging::MAX_PAGES` (10,000)".
+//! - `one_line_pads_and_cuts_the_text_as_shown`: OneLine's rustdoc, "Width, fill, alignment and
+//!   precision apply to the text as shown", and docs/using-the-client.md's example
+//!   `format!("{:<12}|", OneLine("a\tb")) == "a b         |"`; generated text with controls.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use marketplace_client::OneLine;
+use marketplace_fake::data::respond;
+use marketplace_fake::spelling::{SPELLING_SEED_VARIABLE, Spellings, write};
+use marketplace_fake::{ErrorShape, FakeMarketplace, Replay, World};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use serde_json::{Value, json};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace root")
+        .to_path_buf()
+}
+
+/// Runs `cargo xtask <args>` in process: exit code, standard output, standard error.
+fn xtask(args: &[&str]) -> (u8, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = {
+        let mut output = xtask::cli::Output::new(&mut out, &mut err);
+        xtask::cli::run(args.iter().copied(), &root(), &mut output)
+    };
+    (
+        code,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+/// The commands `cargo xtask` alone lists under "Commands:".
+fn listed_commands() -> Vec<String> {
+    let (code, out, err) = xtask(&[]);
+    assert_eq!(code, 2, "`cargo xtask` alone exits 2");
+    let text = format!("{out}{err}");
+    let mut commands = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with("Commands:") {
+            inside = true;
+            continue;
+        }
+        if inside {
+            if !line.starts_with("  ") {
+                break;
+            }
+            if let Some(name) = line.split_whitespace().next() {
+                commands.push(name.to_owned());
+            }
+        }
+    }
+    assert!(
+        commands.len() >= 9,
+        "the overview lists the commands: {text}"
+    );
+    commands
+}
+
+#[test]
+fn every_listed_command_answers_help_with_an_example_and_exit_codes() {
+    let mut failures = Vec::new();
+    for command in listed_commands() {
+        for flag in ["--help", "-h"] {
+            let (code, out, err) = xtask(&[&command, flag]);
+            let text = format!("{out}{err}");
+            let has_example = text.contains("Example");
+            let has_exit_codes = text.contains("Exit codes");
+            if code != 0 || !has_example || !has_exit_codes {
+                failures.push(format!(
+                    "`cargo xtask {command} {flag}`: exit {code}, example: {has_example}, exit codes: {has_exit_codes}; printed:\n{text}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
+}
+
+/// Every one-edit misspelling of `word` (deletion, substitution, transposition, insertion) over
+/// lower-case letters and `-`.
+fn edits(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    let alphabet: Vec<char> = ('a'..='z').chain(['-']).collect();
+    let mut out = std::collections::BTreeSet::new();
+    for i in 0..chars.len() {
+        let mut deleted = chars.clone();
+        deleted.remove(i);
+        out.insert(deleted.iter().collect::<String>());
+        for &c in &alphabet {
+            let mut substituted = chars.clone();
+            substituted[i] = c;
+            out.insert(substituted.iter().collect::<String>());
+        }
+        if i + 1 < chars.len() {
+            let mut swapped = chars.clone();
+            swapped.swap(i, i + 1);
+            out.insert(swapped.iter().collect::<String>());
+        }
+    }
+    for i in 0..=chars.len() {
+        for &c in &alphabet {
+            let mut inserted = chars.clone();
+            inserted.insert(i, c);
+            out.insert(inserted.iter().collect::<String>());
+        }
+    }
+    out.remove(word);
+    out.into_iter()
+        .filter(|e| !e.is_empty() && !e.starts_with('-') && !e.ends_with('-'))
+        .collect()
+}
+
+#[test]
+fn a_misspelled_command_given_to_help_is_told_what_was_meant() {
+    let commands: Vec<String> = listed_commands()
+        .into_iter()
+        .filter(|c| c != "help")
+        .collect();
+    let mut runner = TestRunner::new(Config {
+        cases: 24,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let strategy = (0..commands.len(), any::<prop::sample::Index>());
+    let result = runner.run(&strategy, |(which, pick)| {
+        let command = &commands[which];
+        let misspellings: Vec<String> = edits(command)
+            .into_iter()
+            .filter(|e| !commands.contains(e) && e != "help")
+            .collect();
+        let typo = pick.get(&misspellings);
+        let (code, out, err) = xtask(&["help", typo]);
+        let text = format!("{out}{err}");
+        prop_assert_eq!(code, 2, "`cargo xtask help {}`: {}", typo, text);
+        prop_assert!(
+            text.contains(&format!("'{command}'")),
+            "`cargo xtask help {typo}` (meant `{command}`) is not told what was meant; it printed:\n{text}"
+        );
+        Ok(())
+    });
+    if let Err(error) = result {
+        panic!("{error}");
+    }
+}
+
+/// Each command's options, as its `--help` shows them.
+const OPTIONS: &[(&str, &[&str])] = &[
+    ("codegen", &["--check"]),
+    ("openapi", &["--check", "--html"]),
+    ("spec-diff", &["--base", "--head", "--format", "--fail-on"]),
+    ("spec-audit", &["--reference"]),
+    ("wire-audit", &["--spec", "--propose", "--propose-into"]),
+    ("public-api", &["--check"]),
+    ("target-dir", &["--manifest-path"]),
+];
+
+const VALUES: &[(&str, &str, &[&str])] = &[
+    (
+        "spec-diff",
+        "--format",
+        &["text", "markdown", "json", "changelog"],
+    ),
+    ("spec-diff", "--fail-on", &["never", "breaking", "any"]),
+];
+
+#[test]
+fn misspelled_commands_options_and_values_are_told_what_was_meant() {
+    let commands: Vec<String> = listed_commands();
+    let mut runner = TestRunner::new(Config {
+        cases: 48,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let strategy = (
+        0..3usize,
+        any::<prop::sample::Index>(),
+        any::<prop::sample::Index>(),
+    );
+    let result = runner.run(&strategy, |(kind, which, pick)| {
+        let (args, meant): (Vec<String>, String) = match kind {
+            0 => {
+                let command = which.get(&commands);
+                let typos: Vec<String> = edits(command)
+                    .into_iter()
+                    .filter(|e| !commands.contains(e))
+                    .collect();
+                (vec![pick.get(&typos).clone()], command.clone())
+            }
+            1 => {
+                let pairs: Vec<(&str, &str)> = OPTIONS
+                    .iter()
+                    .flat_map(|(c, options)| options.iter().map(move |o| (*c, *o)))
+                    .collect();
+                let (command, option) = *which.get(&pairs);
+                let siblings: Vec<&str> = OPTIONS
+                    .iter()
+                    .find(|(c, _)| *c == command)
+                    .map(|(_, o)| o.to_vec())
+                    .unwrap_or_default();
+                let typos: Vec<String> = edits(&option[2..])
+                    .into_iter()
+                    .map(|e| format!("--{e}"))
+                    .filter(|e| !siblings.contains(&e.as_str()) && e != "--help")
+                    .collect();
+                let mut args = vec![command.to_owned(), pick.get(&typos).clone()];
+                if command == "wire-audit" {
+                    args.push("no-such-recording.jsonl".to_owned());
+                }
+                (args, option.to_owned())
+            }
+            _ => {
+                let triples: Vec<(&str, &str, &str)> = VALUES
+                    .iter()
+                    .flat_map(|(c, o, values)| values.iter().map(move |v| (*c, *o, *v)))
+                    .collect();
+                let (command, option, value) = *which.get(&triples);
+                let all: Vec<&str> = VALUES
+                    .iter()
+                    .find(|(_, o, _)| *o == option)
+                    .map(|(_, _, v)| v.to_vec())
+                    .unwrap_or_default();
+                let typos: Vec<String> = edits(value)
+                    .into_iter()
+                    .filter(|e| !all.contains(&e.as_str()) && e.len() >= 3)
+                    .collect();
+                prop_assume!(!typos.is_empty());
+                let typo = pick.get(&typos).clone();
+                (
+                    vec![command.to_owned(), format!("{option}={typo}")],
+                    value.to_owned(),
+                )
+            }
+        };
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = xtask(&refs);
+        let text = format!("{out}{err}");
+        prop_assert_eq!(
+            code,
+            2,
+            "`cargo xtask {}` printed:\n{}",
+            args.join(" "),
+            text
+        );
+        prop_assert!(
+            text.contains(&format!("'{meant}'")),
+            "`cargo xtask {}` (meant {meant}) is not told what was meant:\n{text}",
+            args.join(" ")
+        );
+        Ok(())
+    });
+    if let Err(error) = result {
+        panic!("{error}");
+    }
+}
+
+const SEED_CHILD: &str = "RED_TEAM19_SEED_CHILD";
+const SEED_MARK: &str = "RED-TEAM19-SEED:";
+
+/// What `Spellings::from_env` makes of `value`, read in a child process of this test binary
+/// (the variable is process-wide; the workspace forbids `unsafe`, so no `set_var` here).
+fn from_env_in_child(value: &str) -> String {
+    let output = Command::new(std::env::current_exe().expect("the test binary"))
+        .args([
+            "--exact",
+            "spelling_seed_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(SEED_CHILD, "1")
+        .env(SPELLING_SEED_VARIABLE, value)
+        .output()
+        .expect("the child runs");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.lines()
+        .find_map(|l| l.strip_prefix(SEED_MARK))
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("the child printed no answer: {text}"))
+}
+
+/// The child half of `spelling_seed_variable_takes_only_digits_with_white_space_around`: in the
+/// normal run (the marker variable unset) it checks that `Spellings::Varied` shows its seed.
+#[test]
+fn spelling_seed_child() {
+    if std::env::var_os(SEED_CHILD).is_some() {
+        let answer = match Spellings::from_env() {
+            Ok(Spellings::Varied { seed }) => format!("varied {seed}"),
+            Ok(Spellings::Fixed) => "fixed".to_owned(),
+            Err(error) => format!("refused {error}"),
+        };
+        let mut stdout = std::io::stdout();
+        std::io::Write::write_all(&mut stdout, format!("\n{SEED_MARK}{answer}\n").as_bytes())
+            .expect("stdout");
+    } else {
+        let shown = Spellings::Varied { seed: 7 }.to_string();
+        assert!(shown.contains('7'), "a fake prints its seed: {shown}");
+    }
+}
+
+#[test]
+fn spelling_seed_variable_takes_only_digits_with_white_space_around() {
+    // Hand-picked first: the sign, the one a u64's FromStr also reads.
+    let mut failures = Vec::new();
+    for value in ["+7", "7", " 7\t", "007", "18446744073709551615"] {
+        let answer = from_env_in_child(value);
+        let digits = value.trim();
+        let expected = if digits.chars().all(|c| c.is_ascii_digit()) {
+            format!("varied {}", digits.parse::<u64>().expect("a u64"))
+        } else {
+            "refused".to_owned()
+        };
+        if !answer.starts_with(&expected) {
+            failures.push(format!("{value:?}: {answer} (expected {expected})"));
+        }
+    }
+    let mut runner = TestRunner::new(Config {
+        cases: 24,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let strategy = ("[ \t\n]{0,2}", "[0-9+\\-_.xe ]{1,6}", "[ \t\n]{0,2}");
+    let result = runner.run(&strategy, |(before, core, after)| {
+        let value = format!("{before}{core}{after}");
+        let digits = value.trim();
+        prop_assume!(!digits.is_empty());
+        let expected = if digits.chars().all(|c| c.is_ascii_digit()) {
+            format!(
+                "varied {}",
+                digits.parse::<u64>().expect("at most 6 digits")
+            )
+        } else {
+            "refused".to_owned()
+        };
+        let answer = from_env_in_child(&value);
+        prop_assert!(
+            answer.starts_with(&expected),
+            "{value:?}: {answer} (expected {expected})"
+        );
+        Ok(())
+    });
+    if let Err(error) = result {
+        failures.push(error.to_string());
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn openapi() -> Value {
+    let text = std::fs::read_to_string(root().join("spec/openapi.json")).expect("the export");
+    serde_json::from_str(&text).expect("the export is JSON")
+}
+
+/// `schema` with the export's components beside it, so `#/components/...` resolves.
+fn with_components(schema: &Value, document: &Value) -> Value {
+    let mut schema = schema.clone();
+    if let Value::Object(map) = &mut schema {
+        map.insert("components".to_owned(), document["components"].clone());
+    }
+    schema
+}
+
+struct Operation {
+    method: String,
+    operation: Value,
+}
+
+fn data_operations(document: &Value) -> Vec<Operation> {
+    let mut operations = Vec::new();
+    for (path, item) in document["paths"].as_object().expect("paths") {
+        let Some(method) = path.strip_prefix("/api/") else {
+            continue;
+        };
+        operations.push(Operation {
+            method: method.to_owned(),
+            operation: item["get"].clone(),
+        });
+    }
+    assert_eq!(operations.len(), 9, "the nine data methods");
+    operations
+}
+
+fn day(date: jiff::civil::Date) -> String {
+    date.strftime("%d-%b-%y").to_string().to_uppercase()
+}
+
+/// A value (or none) for the parameter `name`, from the generator's `dice`.
+fn parameter_value(
+    method: &str,
+    parameter: &Value,
+    world: &World,
+    dice: u64,
+    workroom: &marketplace_fake::Workroom,
+) -> Option<String> {
+    let name = parameter["name"].as_str().expect("a name");
+    let cap = parameter["schema"]["maximum"].as_u64().unwrap_or(u64::MAX);
+    let pick = |list: &[u64]| -> Option<u64> {
+        if list.is_empty() {
+            None
+        } else {
+            Some(list[usize::try_from((dice >> 8) % list.len() as u64).unwrap_or(0)])
+        }
+    };
+    let real = match name {
+        "id" => {
+            let list = match method {
+                "pay/getTimesheet" => &workroom.timesheets,
+                "pay/getStatusReport" => &workroom.status_reports,
+                "pay/getPayment" => &workroom.payments,
+                _ => &workroom.invoices,
+            };
+            pick(list).map(|v| v.to_string())
+        }
+        "bidId" => Some(workroom.bid_id.to_string()),
+        "userId" => Some(
+            if dice & 0x100 == 0 {
+                workroom.provider
+            } else {
+                workroom.client
+            }
+            .to_string(),
+        ),
+        "rpp" => Some((1 + (dice >> 8) % cap).to_string()),
+        "page" => Some((1 + (dice >> 8) % 6).to_string()),
+        "date" => {
+            let days = &workroom.screenshot_days;
+            if days.is_empty() {
+                Some("18-JAN-26".to_owned())
+            } else {
+                Some(day(
+                    days[usize::try_from((dice >> 8) % days.len() as u64).unwrap_or(0)]
+                ))
+            }
+        }
+        other => panic!("an undocumented parameter {other}"),
+    };
+    let _ = world;
+    match dice % 12 {
+        0 | 1 => None,
+        2..=6 => real,
+        7 => Some("0".to_owned()),
+        8 => Some(if name == "date" {
+            "31-FEB-26".to_owned()
+        } else {
+            cap.to_string()
+        }),
+        9 => Some(if name == "date" {
+            "2026-01-18".to_owned()
+        } else {
+            cap.checked_add(1)
+                .map_or_else(|| "18446744073709551616".to_owned(), |v| v.to_string())
+        }),
+        10 => Some(
+            ["abc", "-1", "1.5", "", " 7", "+7", "1e3"]
+                [usize::try_from((dice >> 8) % 7).unwrap_or(0)]
+            .to_owned(),
+        ),
+        _ => Some((1 + (dice >> 8) % 400_000).to_string()),
+    }
+}
+
+struct Validators {
+    cache: HashMap<String, jsonschema::Validator>,
+}
+
+impl Validators {
+    fn check(
+        &mut self,
+        key: &str,
+        schema: &Value,
+        document: &Value,
+        instance: &Value,
+    ) -> Result<(), String> {
+        if !self.cache.contains_key(key) {
+            let validator = jsonschema::draft202012::new(&with_components(schema, document))
+                .unwrap_or_else(|e| panic!("the export's schema {key} compiles: {e}"));
+            self.cache.insert(key.to_owned(), validator);
+        }
+        let validator = &self.cache[key];
+        let errors: Vec<String> = validator
+            .iter_errors(instance)
+            .take(3)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("; "))
+        }
+    }
+}
+
+#[test]
+fn every_fake_answer_is_valid_against_its_operation_in_the_openapi_export() {
+    let document = openapi();
+    let operations = data_operations(&document);
+    let world = World::seeded();
+    let users: Vec<u64> = world.users().iter().map(|u| u.id).collect();
+    let workrooms = world.workrooms();
+    let now = jiff::Timestamp::now();
+    let validators = std::cell::RefCell::new(Validators {
+        cache: HashMap::new(),
+    });
+    let (successes, errors) = (std::cell::Cell::new(0u32), std::cell::Cell::new(0u32));
+    let mut runner = TestRunner::new(Config {
+        cases: 400,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let strategy = (
+        0..operations.len(),
+        any::<prop::sample::Index>(),
+        any::<prop::sample::Index>(),
+        prop::collection::vec(any::<u64>(), 6),
+        any::<u64>(),
+        any::<bool>(),
+        any::<bool>(),
+    );
+    let result = runner.run(&strategy, |(which, workroom_pick, caller_pick, dice, seed, stranger, valid)| {
+        let Operation { method, operation } = &operations[which];
+        let workroom = workroom_pick.get(&workrooms);
+        // Mostly the workroom's own client or provider; sometimes anyone.
+        let caller = if stranger && !valid {
+            *caller_pick.get(&users)
+        } else if dice[0] & 1 == 0 {
+            workroom.client
+        } else {
+            workroom.provider
+        };
+        let parameters = operation["parameters"].as_array().cloned().unwrap_or_default();
+        let mut query = Vec::new();
+        for (i, parameter) in parameters.iter().enumerate() {
+            let mut roll = dice[(i + 1) % dice.len()].rotate_left(u32::try_from(i).unwrap_or(0) * 7);
+            if valid {
+                // A real value of the seeded world (the dice's low bits pick "real").
+                roll = (roll & !0xff) | 2;
+            }
+            if let Some(value) = parameter_value(method, parameter, &world, roll, workroom) {
+                query.push((parameter["name"].as_str().unwrap_or_default().to_owned(), value));
+            }
+        }
+        let reply = respond(&world, caller, method, &query, now);
+        let responses = &operation["responses"];
+        let shown = format!("{method}?{query:?} as user {caller}");
+        match &reply.error {
+            None => {
+                successes.set(successes.get() + 1);
+                prop_assert_eq!(reply.status, 200, "{}: a status without an error", shown);
+                let schema = &responses["200"]["content"]["application/json"]["schema"]["anyOf"][0];
+                for spellings in [Spellings::Fixed, Spellings::Varied { seed }] {
+                    let text = write(method, &query, &reply.body, spellings);
+                    let value: Value = serde_json::from_str(&text)
+                        .map_err(|e| TestCaseError::fail(format!("{shown}: not JSON: {e}")))?;
+                    let key = format!("{method} 200");
+                    if let Err(why) = validators.borrow_mut().check(&key, schema, &document, &value) {
+                        return Err(TestCaseError::fail(format!(
+                            "{shown} ({spellings:?}): the 200 answer is not the export's envelope: {why}\n{}",
+                            &text[..text.len().min(600)]
+                        )));
+                    }
+                }
+            }
+            Some(error) => {
+                errors.set(errors.get() + 1);
+                for shape in ErrorShape::ALL {
+                    let (status, content_type, body) = error.render(shape);
+                    let status_key = status.to_string();
+                    let response = &responses[&status_key];
+                    prop_assert!(
+                        response.is_object(),
+                        "{shown}: the fake answers {status} ({} {}), which the export does not document for {method} (documented: {:?})",
+                        error.code,
+                        error.message,
+                        responses.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>())
+                    );
+                    let media = content_type.split(';').next().unwrap_or_default().trim();
+                    prop_assert!(
+                        response["content"][media].is_object(),
+                        "{shown}: {status} in shape {shape:?} is {media}, which the export does not list"
+                    );
+                    if status != 200 {
+                        let documented = response.to_string();
+                        prop_assert!(
+                            documented.contains(&error.code),
+                            "{shown}: {status} {} is not among the codes the export documents for it",
+                            error.code
+                        );
+                    }
+                    if media == "application/json" {
+                        let value: Value = serde_json::from_str(&body)
+                            .map_err(|e| TestCaseError::fail(format!("{shown}: {shape:?} not JSON: {e}")))?;
+                        let schema = &response["content"][media]["schema"];
+                        let key = format!("{method} {status} {media}");
+                        if let Err(why) = validators.borrow_mut().check(&key, schema, &document, &value) {
+                            return Err(TestCaseError::fail(format!(
+                                "{shown}: {status} in shape {shape:?} is not valid against the export: {why}\n{body}"
+                            )));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    });
+    if let Err(error) = result {
+        panic!("{error}");
+    }
+    assert!(
+        successes.get() >= 40 && errors.get() >= 40,
+        "the generator reaches both answers: {} successes, {} errors",
+        successes.get(),
+        errors.get()
+    );
+}
+
+/// The length of a collection sent as an array or an index-keyed object.
+fn count(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => items.len(),
+        Value::Object(map) => map.len(),
+        _ => 0,
+    }
+}
+
+/// The first value under `key`, anywhere in `value`.
+fn find<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
+    match value {
+        Value::Object(map) => map
+            .get(key)
+            .or_else(|| map.values().find_map(|v| find(v, key))),
+        Value::Array(items) => items.iter().find_map(|v| find(v, key)),
+        _ => None,
+    }
+}
+
+fn as_u64(value: &Value) -> Option<u64> {
+    value.as_u64().or_else(|| value.as_str()?.parse().ok())
+}
+
+/// The query and caller of a paged operation over the seeded data: the workroom with the most
+/// of the method's records.
+fn paged_query(world: &World, method: &str) -> (u64, Vec<(String, String)>) {
+    let workrooms = world.workrooms();
+    let workroom = match method {
+        "workroom/getWorkviewDetails" => world.screenshots_workroom(),
+        "pay/getStatusReportsForBid" => workrooms
+            .iter()
+            .max_by_key(|w| w.status_reports.len())
+            .cloned()
+            .expect("a workroom"),
+        _ => workrooms
+            .iter()
+            .max_by_key(|w| w.timesheets.len())
+            .cloned()
+            .expect("a workroom"),
+    };
+    let mut query = vec![("bidId".to_owned(), workroom.bid_id.to_string())];
+    if method == "workroom/getWorkviewDetails" {
+        query.push(("userId".to_owned(), workroom.provider.to_string()));
+        if let Some(first) = workroom.screenshot_days.first() {
+            query.push(("date".to_owned(), day(*first)));
+        }
+    }
+    if method == "manage/getMyProviders" {
+        query.clear();
+    }
+    (workroom.client, query)
+}
+
+#[test]
+fn pages_above_the_page_count_are_empty_and_only_those() {
+    let document = openapi();
+    let world = World::seeded();
+    let now = jiff::Timestamp::now();
+    let paged: Vec<(String, Value)> = data_operations(&document)
+        .into_iter()
+        .filter_map(|o| {
+            let paging = o.operation["x-marketplace-paging"].clone();
+            paging.is_object().then_some((o.method, paging))
+        })
+        .collect();
+    assert_eq!(paged.len(), 4, "four paged methods");
+    let mut runner = TestRunner::new(Config {
+        cases: 40,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let result = runner.run(&(0..paged.len(), 1u64..=25), |(which, rpp)| {
+        let (method, paging) = &paged[which];
+        let items_key = paging["items"].as_str().expect("items");
+        let (caller, base) = paged_query(&world, method);
+        let cap = document["paths"][format!("/api/{method}")]["get"]["parameters"]
+            .as_array()
+            .and_then(|ps| ps.iter().find(|p| p["name"] == "rpp"))
+            .and_then(|p| p["schema"]["maximum"].as_u64())
+            .expect("rpp's cap");
+        let rpp = 1 + (rpp - 1) % cap;
+        let page_of = |page: u64| -> Result<(usize, Option<u64>), TestCaseError> {
+            let mut query = base.clone();
+            query.push(("rpp".to_owned(), rpp.to_string()));
+            query.push(("page".to_owned(), page.to_string()));
+            let reply = respond(&world, caller, method, &query, now);
+            if reply.status != 200 || reply.error.is_some() {
+                return Err(TestCaseError::fail(format!(
+                    "{method}?{query:?} answered {} {:?}",
+                    reply.status, reply.error
+                )));
+            }
+            let data = &reply.body["data"];
+            let items = find(data, items_key).map_or(0, count);
+            let total = paging["total_pages"]
+                .as_str()
+                .and_then(|k| find(data, k))
+                .and_then(as_u64);
+            Ok((items, total))
+        };
+        let (first_items, total) = page_of(1)?;
+        prop_assert!(first_items > 0, "{method} rpp {rpp}: the seeded list has a first page");
+        match total {
+            Some(total) => {
+                for page in 1..=total + 2 {
+                    let (items, _) = page_of(page)?;
+                    prop_assert_eq!(
+                        items > 0,
+                        page <= total,
+                        "{} rpp {}: page {} of {} has {} items (above_total: a page above the page count, and only those, is empty)",
+                        method, rpp, page, total, items
+                    );
+                }
+            }
+            None => {
+                prop_assert!(
+                    paging.get("total_pages").is_none(),
+                    "{method}: the export names a page count the answer does not carry"
+                );
+                let mut seen_empty = None;
+                for page in 1..=40u64 {
+                    let (items, _) = page_of(page)?;
+                    if let Some(empty) = seen_empty {
+                        prop_assert_eq!(
+                            items, 0,
+                            "{} rpp {}: page {} has items after the empty page {}, which a consumer never reads",
+                            method, rpp, page, empty
+                        );
+                    } else if items == 0 {
+                        seen_empty = Some(page);
+                    }
+                }
+                prop_assert!(seen_empty.is_some(), "{method} rpp {rpp}: no empty page within 40");
+            }
+        }
+        Ok(())
+    });
+    if let Err(error) = result {
+        panic!("{error}");
+    }
+}
+
+#[test]
+fn a_page_size_above_the_cap_is_answered_as_the_cap() {
+    let document = openapi();
+    let world = World::seeded();
+    let now = jiff::Timestamp::now();
+    let mut failures = Vec::new();
+    for operation in data_operations(&document) {
+        let Some(cap) = operation.operation["parameters"]
+            .as_array()
+            .and_then(|ps| ps.iter().find(|p| p["name"] == "rpp"))
+            .and_then(|p| p["schema"]["maximum"].as_u64())
+        else {
+            continue;
+        };
+        let method = &operation.method;
+        let (caller, base) = paged_query(&world, method);
+        let items_key = operation.operation["x-marketplace-paging"]["items"]
+            .as_str()
+            .expect("items");
+        let at = |rpp: u64| {
+            let mut query = base.clone();
+            query.push(("rpp".to_owned(), rpp.to_string()));
+            let reply = respond(&world, caller, method, &query, now);
+            (reply.status, find(&reply.body["data"], items_key).cloned())
+        };
+        let capped = at(cap);
+        for above in [cap + 1, cap * 4, 1000] {
+            let answer = at(above);
+            if answer != capped {
+                failures.push(format!(
+                    "{method}: rpp {above} answered {} with {} items, rpp {cap} (the cap) {} with {}",
+                    answer.0,
+                    answer.1.as_ref().map_or(0, count),
+                    capped.0,
+                    capped.1.as_ref().map_or(0, count)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[tokio::test]
+async fn the_replay_example_prints_what_its_comment_says() -> Result<(), Box<dyn std::error::Error>>
+{
+    let recording =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("app/tests/recordings/workroom.jsonl");
+    let fake = FakeMarketplace::start().await?;
+    fake.replay(Replay::from_files([&recording])?);
+    let session = fake.sign_in(&fake.client()?, "dwhitfield").await?;
+    let sheets = session
+        .get_timesheets_for_bid(310001)
+        .rpp(10)
+        .items()
+        .collect_all()
+        .await?;
+    assert!(!sheets.is_empty());
+    let count = fake.check_replay()?;
+    assert_eq!(
+        count.to_string(),
+        "answered 3 of 3 request(s) from 6 recorded exchange(s)",
+        "docs/testing-with-the-fake.md's replay example"
+    );
+    Ok(())
+}
+
+#[test]
+fn the_seeded_world_is_as_the_docs_describe() {
+    let world = World::seeded();
+    let workrooms = world.workrooms();
+    let clients: std::collections::BTreeSet<u64> = workrooms.iter().map(|w| w.client).collect();
+    let providers: std::collections::BTreeSet<u64> = workrooms.iter().map(|w| w.provider).collect();
+    let users = world.users().len();
+    let hourly = world.hourly_workroom();
+    let client = world.user(hourly.client).expect("the client");
+    let provider = world.user(hourly.provider).expect("the provider");
+    let found = json!({
+        "clients": clients.len(),
+        "users": users,
+        "hourly bid": hourly.bid_id,
+        "hourly timesheets": hourly.timesheets.len(),
+        "hourly client": client.name,
+        "logins": [client.login.clone(), provider.login.clone()],
+    });
+    let promised = json!({
+        "clients": 2,
+        "users": 30,
+        "hourly bid": 310001,
+        "hourly timesheets": 23,
+        "hourly client": "Dana Whitfield",
+        "logins": ["dwhitfield", "ravimenon"],
+    });
+    assert_eq!(
+        found,
+        promised,
+        "providers in workrooms: {}",
+        providers.len()
+    );
+}
+
+#[test]
+fn retry_policy_defaults_are_the_documented_ones() {
+    use std::time::Duration;
+    let policy = marketplace_client::RetryPolicy::default();
+    assert_eq!(
+        (
+            policy.max_attempts,
+            policy.base_delay,
+            policy.max_delay,
+            policy.max_retry_after
+        ),
+        (
+            4,
+            Duration::from_millis(200),
+            Duration::from_secs(5),
+            Duration::from_secs(30)
+        )
+    );
+    assert_eq!(marketplace_client::paging::MAX_PAGES, 10_000);
+}
+
+#[test]
+fn one_line_pads_and_cuts_the_text_as_shown() {
+    assert_eq!(format!("{:<12}|", OneLine("a\tb")), "a b         |");
+    let mut runner = TestRunner::new(Config {
+        cases: 256,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let strategy = (
+        "[a-z\t\r\n\u{1b}\u{7f}\u{85}\u{202e}\u{2028}é]{0,10}",
+        0usize..24,
+        0usize..24,
+        0..3usize,
+    );
+    let result = runner.run(&strategy, |(text, width, precision, align)| {
+        let shown = OneLine(text.as_str()).to_string();
+        prop_assert!(
+            !shown.chars().any(char::is_control),
+            "{text:?} shown as {shown:?}"
+        );
+        let len = shown.chars().count();
+        let padded = match align {
+            0 => format!("{:<width$}", OneLine(text.as_str())),
+            1 => format!("{:>width$}", OneLine(text.as_str())),
+            _ => format!("{:^width$}", OneLine(text.as_str())),
+        };
+        prop_assert_eq!(
+            padded.chars().count(),
+            len.max(width),
+            "{:?} (shown {:?}) at width {}: {:?}",
+            text,
+            shown,
+            width,
+            padded
+        );
+        prop_assert!(padded.contains(&shown), "{padded:?} holds {shown:?}");
+        let cut = format!("{:.precision$}", OneLine(text.as_str()));
+        let expected: String = shown.chars().take(precision).collect();
+        prop_assert_eq!(&cut, &expected, "{:?} at precision {}", text, precision);
+        Ok(())
+    });
+    if let Err(error) = result {
+        panic!("{error}");
+    }
+}
+
+/// A bad argument for one method, and the parameter the error must name.
+#[derive(Debug, Clone, Copy)]
+enum Bad {
+    Id(&'static str),
+    BidId(&'static str),
+    UserId,
+    Rpp(&'static str, u64),
+    Page(&'static str),
+    Date(i16),
+}
+
+#[test]
+fn a_refused_argument_fails_before_any_request_through_every_channel() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let fake = runtime
+        .block_on(FakeMarketplace::start())
+        .expect("the fake starts");
+    let workroom = fake.world().hourly_workroom();
+    let session = runtime
+        .block_on(async { fake.session(workroom.client) })
+        .expect("a session");
+    let ids = [
+        "pay/getTimesheet",
+        "pay/getStatusReport",
+        "pay/getBilling",
+        "pay/getInvoice",
+        "pay/getPayment",
+    ];
+    let paged = [
+        ("pay/getTimesheetsForBid", 25u64),
+        ("pay/getStatusReportsForBid", 25),
+        ("manage/getMyProviders", 25),
+        ("workroom/getWorkviewDetails", 10),
+    ];
+    let mut runner = TestRunner::new(Config {
+        cases: 96,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let strategy = (
+        0..7usize,
+        any::<prop::sample::Index>(),
+        any::<u64>(),
+        prop_oneof![-9999i16..=1999, 2100i16..=9999],
+        0..4usize,
+    );
+    let result = runner.run(&strategy, |(kind, which, big, year, channel)| {
+        let bad = match kind {
+            0 => Bad::Id(which.get::<&str>(&ids)),
+            1 => Bad::BidId(which.get(&paged).0),
+            2 => Bad::UserId,
+            3 => {
+                let (method, cap) = *which.get(&paged);
+                Bad::Rpp(
+                    method,
+                    if big % 3 == 0 {
+                        0
+                    } else {
+                        cap + 1 + big % (u64::MAX - cap - 1)
+                    },
+                )
+            }
+            4 => Bad::Page(which.get(&paged).0),
+            5 => Bad::Date(year),
+            _ => Bad::Id(which.get::<&str>(&ids)),
+        };
+        let before = fake.requests_served();
+        let bid = workroom.bid_id;
+        let user = workroom.provider;
+        let day_inside = jiff::civil::date(2026, 1, 18);
+        let (method, name, error) = runtime.block_on(async {
+            macro_rules! run {
+                ($request:expr, paged) => {{
+                    let request = $request;
+                    match channel {
+                        0 => request.send().await.err(),
+                        1 => request.send_with_metadata().await.err(),
+                        2 => futures::TryStreamExt::try_next(&mut request.pages())
+                            .await
+                            .err(),
+                        _ => futures::TryStreamExt::try_next(&mut request.items())
+                            .await
+                            .err(),
+                    }
+                }};
+                ($request:expr) => {{
+                    let request = $request;
+                    match channel % 2 {
+                        0 => request.send().await.err(),
+                        _ => request.send_with_metadata().await.err(),
+                    }
+                }};
+            }
+            match bad {
+                Bad::Id(method) => {
+                    let error = match method {
+                        "pay/getTimesheet" => run!(session.get_timesheet_by_id(0)),
+                        "pay/getStatusReport" => run!(session.get_status_report_by_id(0)),
+                        "pay/getBilling" => run!(session.get_billing(0)),
+                        "pay/getInvoice" => run!(session.get_invoice(0)),
+                        _ => run!(session.get_payment(0)),
+                    };
+                    (method, "id", error)
+                }
+                Bad::BidId(method) => {
+                    let error = match method {
+                        "pay/getTimesheetsForBid" => run!(session.get_timesheets_for_bid(0), paged),
+                        "pay/getStatusReportsForBid" => {
+                            run!(session.get_status_reports_for_bid(0), paged)
+                        }
+                        "manage/getMyProviders" => {
+                            run!(session.get_my_providers().bid_id(0), paged)
+                        }
+                        _ => run!(
+                            session.get_workview_details(0, user).date(day_inside),
+                            paged
+                        ),
+                    };
+                    (method, "bidId", error)
+                }
+                Bad::UserId => (
+                    "workroom/getWorkviewDetails",
+                    "userId",
+                    run!(session.get_workview_details(bid, 0).date(day_inside), paged),
+                ),
+                Bad::Rpp(method, rpp) => {
+                    let error = match method {
+                        "pay/getTimesheetsForBid" => {
+                            run!(session.get_timesheets_for_bid(bid).rpp(rpp), paged)
+                        }
+                        "pay/getStatusReportsForBid" => {
+                            run!(session.get_status_reports_for_bid(bid).rpp(rpp), paged)
+                        }
+                        "manage/getMyProviders" => run!(session.get_my_providers().rpp(rpp), paged),
+                        _ => run!(
+                            session
+                                .get_workview_details(bid, user)
+                                .date(day_inside)
+                                .rpp(rpp),
+                            paged
+                        ),
+                    };
+                    (method, "rpp", error)
+                }
+                Bad::Page(method) => {
+                    let error = match method {
+                        "pay/getTimesheetsForBid" => {
+                            run!(session.get_timesheets_for_bid(bid).page(0), paged)
+                        }
+                        "pay/getStatusReportsForBid" => {
+                            run!(session.get_status_reports_for_bid(bid).page(0), paged)
+                        }
+                        "manage/getMyProviders" => run!(session.get_my_providers().page(0), paged),
+                        _ => run!(
+                            session
+                                .get_workview_details(bid, user)
+                                .date(day_inside)
+                                .page(0),
+                            paged
+                        ),
+                    };
+                    (method, "page", error)
+                }
+                Bad::Date(year) => {
+                    let date = jiff::civil::Date::new(year, 1, 1)
+                        .unwrap_or(jiff::civil::date(1999, 12, 31));
+                    (
+                        "workroom/getWorkviewDetails",
+                        "date",
+                        run!(session.get_workview_details(bid, user).date(date), paged),
+                    )
+                }
+            }
+        });
+        let after = fake.requests_served();
+        let shown = format!("{bad:?} through channel {channel}");
+        let Some(error) = error else {
+            return Err(TestCaseError::fail(format!("{shown}: no error")));
+        };
+        prop_assert_eq!(after, before, "{}: a request was sent ({})", shown, error);
+        match &error {
+            marketplace_client::Error::InvalidArgument {
+                method: m, name: n, ..
+            } => {
+                prop_assert_eq!(*m, method, "{}: {}", shown, error);
+                prop_assert_eq!(n.as_str(), name, "{}: {}", shown, error);
+            }
+            other => {
+                return Err(TestCaseError::fail(format!(
+                    "{shown}: not InvalidArgument naming {method} and {name}: {other}"
+                )));
+            }
+        }
+        let text = error.to_string();
+        prop_assert!(
+            text.contains(method) && text.contains(name),
+            "{shown}: the message names the method and parameter: {text}"
+        );
+        Ok(())
+    });
+    drop(fake);
+    if let Err(error) = result {
+        panic!("{error}");
+    }
+}
+
+#[test]
+fn target_dir_prints_the_directory_this_build_uses() {
+    // This test binary is <target>/debug/deps/<name>: cargo put it in the directory it uses.
+    let exe = std::env::current_exe().expect("the test binary");
+    let target = exe
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .expect("<target>/debug/deps");
+    let (code, out, err) = xtask(&["target-dir"]);
+    assert_eq!(code, 0, "{err}");
+    let printed = PathBuf::from(out.trim());
+    assert_eq!(
+        printed.canonicalize().ok(),
+        target.canonicalize().ok(),
+        "`cargo xtask target-dir` printed {out:?}; this build's is {}",
+        target.display()
+    );
+}
+
+#[test]
+fn judging_nothing_exits_two() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let empty = dir.path().join("empty.jsonl");
+    marketplace_tests::fixtures::write_file(&empty, b"").expect("written");
+    let blank = dir.path().join("blank.jsonl");
+    marketplace_tests::fixtures::write_file(&blank, b"\n\n  \n").expect("written");
+    let other = tempfile::tempdir_in(dir.path()).expect("a folder").keep();
+    marketplace_tests::fixtures::write_file(other.join("notes.txt"), b"not a recording\n")
+        .expect("written");
+    let mut failures = Vec::new();
+    for path in [&empty, &blank, &other, &dir.path().to_path_buf()] {
+        let shown = path.display().to_string();
+        let (code, out, err) = xtask(&["wire-audit", &shown]);
+        if code != 2 {
+            failures.push(format!("wire-audit {shown}: exit {code}\n{out}{err}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
+}
+
+#[test]
+fn no_command_prints_a_control_character_whatever_the_arguments() {
+    let mut runner = TestRunner::new(Config {
+        cases: 48,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let strategy = (
+        0..9usize,
+        "[a-z]{0,3}[\u{1}-\u{1f}\u{7f}\u{80}-\u{9f}\u{202a}-\u{202e}\u{2066}-\u{2069}][a-z\u{1b}\r]{0,3}",
+    );
+    let result = runner.run(&strategy, |(which, hostile)| {
+        let args: Vec<String> = match which {
+            0 => vec!["codegen".into(), hostile.clone()],
+            1 => vec!["spec-diff".into(), "--base".into(), hostile.clone()],
+            2 => vec!["spec-diff".into(), "--head".into(), hostile.clone()],
+            3 => vec!["spec-audit".into(), "--reference".into(), hostile.clone()],
+            4 => vec!["wire-audit".into(), hostile.clone()],
+            5 => vec!["wire-audit".into(), "--spec".into(), hostile.clone(), "no-such.jsonl".into()],
+            6 => vec!["target-dir".into(), "--manifest-path".into(), hostile.clone()],
+            7 => vec!["spec-diff".into(), format!("--format={hostile}")],
+            _ => vec![format!("--{hostile}")],
+        };
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = xtask(&refs);
+        let text = format!("{out}{err}");
+        let bad: Vec<char> = text
+            .chars()
+            .filter(|c| {
+                (c.is_control() && *c != '\n')
+                    || matches!(*c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
+            })
+            .collect();
+        prop_assert!(
+            bad.is_empty(),
+            "`cargo xtask {:?}` (exit {code}) printed {bad:?}:\n{text:?}",
+            args
+        );
+        prop_assert_eq!(code, 2, "{:?}: {}", args, text);
+        Ok(())
+    });
+    if let Err(error) = result {
+        panic!("{error}");
+    }
+}
+
+/// The `E_…` codes a body names.
+fn codes_in(body: &str) -> Vec<String> {
+    let mut codes = Vec::new();
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i + 2 < bytes.len() {
+        let starts = bytes[i] == b'E'
+            && bytes[i + 1] == b'_'
+            && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'));
+        if starts {
+            let end = bytes[i..]
+                .iter()
+                .position(|b| !(b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_'))
+                .map_or(bytes.len(), |n| i + n);
+            codes.push(body[i..end].to_owned());
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    codes
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_oauth_and_unsigned_answer_is_documented_in_the_export() {
+    let document = openapi();
+    let fake = FakeMarketplace::start().await.expect("the fake starts");
+    let http = fake.http_client();
+    let base = fake.base_url().trim_end_matches('/').to_owned();
+    let world = fake.world().clone();
+    let hourly = world.hourly_workroom();
+    let screens = world.screenshots_workroom();
+    let data_query = |method: &str| -> String {
+        match method {
+            "pay/getTimesheet" => format!("id={}", hourly.timesheets[0]),
+            "pay/getStatusReport" | "pay/getTimesheetsForBid" | "pay/getStatusReportsForBid" => {
+                format!("bidId={}", hourly.bid_id)
+            }
+            "pay/getBilling" | "pay/getInvoice" => {
+                format!("id={}", hourly.invoices.first().copied().unwrap_or(1))
+            }
+            "pay/getPayment" => format!("id={}", hourly.payments.first().copied().unwrap_or(1)),
+            "workroom/getWorkviewDetails" => {
+                format!("bidId={}&userId={}", screens.bid_id, screens.provider)
+            }
+            _ => String::new(),
+        }
+    };
+    let mut requests: Vec<(String, &str, String, Option<&str>)> = Vec::new();
+    for endpoint in ["getRequestToken", "getAccessToken", "revokeToken"] {
+        requests.push((format!("/oauth/{endpoint}"), "post", String::new(), None));
+        requests.push((
+            format!("/oauth/{endpoint}"),
+            "post",
+            String::new(),
+            Some("OAuth oauth_consumer_key=\"nobody\", oauth_signature=\"x\""),
+        ));
+    }
+    for token in ["", "unknown-token", "%00", "a%20b"] {
+        requests.push((
+            "/oauth/authorizeToken".to_owned(),
+            "get",
+            format!("oauth_token={token}"),
+            None,
+        ));
+    }
+    requests.push((
+        "/oauth/authorizeToken".to_owned(),
+        "get",
+        String::new(),
+        None,
+    ));
+    for operation in data_operations(&document) {
+        let query = data_query(&operation.method);
+        requests.push((
+            format!("/api/{}", operation.method),
+            "get",
+            query.clone(),
+            None,
+        ));
+        requests.push((
+            format!("/api/{}", operation.method),
+            "get",
+            query,
+            Some("OAuth oauth_consumer_key=\"nobody\", oauth_token=\"t\", oauth_signature_method=\"HMAC-SHA1\", oauth_signature=\"x\", oauth_timestamp=\"1\", oauth_nonce=\"n\""),
+        ));
+    }
+    let mut validators = Validators {
+        cache: HashMap::new(),
+    };
+    let mut failures = Vec::new();
+    for shape in ErrorShape::ALL {
+        fake.set_error_shape(shape);
+        for (path, verb, query, authorization) in &requests {
+            let url = if query.is_empty() {
+                format!("{base}{path}")
+            } else {
+                format!("{base}{path}?{query}")
+            };
+            let mut request = if *verb == "post" {
+                http.post(&url)
+            } else {
+                http.get(&url)
+            };
+            if let Some(value) = authorization {
+                request = request.header("authorization", *value);
+            }
+            let answer = request.send().await.expect("the fake answers");
+            let status = answer.status().as_u16();
+            let media = answer
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_owned();
+            let body = answer.text().await.unwrap_or_default();
+            let shown = format!(
+                "{shape:?}: {} {url} (authorization: {})",
+                verb.to_uppercase(),
+                authorization.is_some()
+            );
+            let operation = &document["paths"][path.as_str()][*verb];
+            let response = &operation["responses"][status.to_string()];
+            if !response.is_object() {
+                failures.push(format!(
+                    "{shown}: answered {status} {media}, which the export does not document ({:?}); body: {}",
+                    operation["responses"].as_object().map(|m| m.keys().cloned().collect::<Vec<_>>()),
+                    &body[..body.len().min(200)]
+                ));
+                continue;
+            }
+            let content = &response["content"];
+            if content.is_null() {
+                if !body.is_empty() {
+                    failures.push(format!(
+                        "{shown}: {status} documented without a body, answered {media}: {body}"
+                    ));
+                }
+                continue;
+            }
+            if !content[media.as_str()].is_object() {
+                failures.push(format!(
+                    "{shown}: {status} answered as {media:?}, the export lists {:?}",
+                    content
+                        .as_object()
+                        .map(|m| m.keys().cloned().collect::<Vec<_>>())
+                ));
+                continue;
+            }
+            let documented = response.to_string();
+            // An OAuth endpoint's refusals are "`authentication` codes": those of the export's
+            // ErrorCode; a data method's are listed per status.
+            let known = if path.starts_with("/oauth/") {
+                document["components"]["schemas"]["ErrorCode"].to_string()
+            } else {
+                documented.clone()
+            };
+            for code in codes_in(&body) {
+                if !known.contains(&code) && status != 200 {
+                    failures.push(format!(
+                        "{shown}: {status} names {code}, which the export does not document for it"
+                    ));
+                }
+            }
+            if media == "application/json" {
+                match serde_json::from_str::<Value>(&body) {
+                    Ok(value) => {
+                        let key = format!("{path} {verb} {status} {media}");
+                        if let Err(why) = validators.check(
+                            &key,
+                            &content[media.as_str()]["schema"],
+                            &document,
+                            &value,
+                        ) {
+                            failures.push(format!(
+                                "{shown}: {status} not valid against the export: {why}\n{body}"
+                            ));
+                        }
+                    }
+                    Err(error) => failures.push(format!(
+                        "{shown}: {status} {media} is not JSON ({error}): {body}"
+                    )),
+                }
+            }
+        }
+    }
+    failures.sort();
+    failures.dedup();
+    let total = failures.len();
+    failures.truncate(200);
+    assert!(
+        failures.is_empty(),
+        "{total} answers contradict the export:\n{}",
+        failures.join("\n")
+    );
+}
