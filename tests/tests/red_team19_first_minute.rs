@@ -46,6 +46,37 @@
 //! - `one_line_pads_and_cuts_the_text_as_shown`: OneLine's rustdoc, "Width, fill, alignment and
 //!   precision apply to the text as shown", and docs/using-the-client.md's example
 //!   `format!("{:<12}|", OneLine("a\tb")) == "a b         |"`; generated text with controls.
+//!
+//! - `a_refused_argument_fails_before_any_request_through_every_channel`: docs/bad-input.md, "An
+//!   argument the service would refuse (rpp 0 or above its cap, page 0, ID 0, a date outside
+//!   2000–2099) fails before any request with the method and parameter"; generated over every
+//!   method, parameter and channel (`send`, `send_with_metadata`, `pages`, `items`).
+//! - `target_dir_prints_the_directory_this_build_uses`: docs/commands.md, "`cargo xtask
+//!   target-dir` ... cargo's target directory ..., wherever `CARGO_TARGET_DIR` or a config puts it".
+//! - `judging_nothing_exits_two`: docs/commands.md, "judging nothing, whatever the reason, is an
+//!   input error" (exit 2): an empty recording, blank lines, a folder without recordings.
+//! - `no_command_prints_a_control_character_whatever_the_arguments`: docs/commands.md, "Nothing a
+//!   command prints (its reports, clap's own errors quoting an argument) carries a control
+//!   character to the terminal"; generated hostile arguments to every command's path options.
+//! - `every_oauth_and_unsigned_answer_is_documented_in_the_export`: docs/openapi.md, "Errors: 400
+//!   (validation), 401 (signature), 403 (authorization), in every body shape the client reads.
+//!   OAuth 1.0a is the security scheme `oauth1` ... plus four `oauth` operations": the OAuth
+//!   endpoints and unsigned data calls in every `ErrorShape`, status, content type and body held
+//!   to the export.
+//! - `every_extension_in_the_export_is_in_the_docs_table`: docs/openapi.md, "What JSON Schema
+//!   cannot say is in extensions:" and its table.
+//! - `delivered_api_is_said_only_where_the_envelope_names_another_method`: docs/openapi.md's
+//!   table, "`x-marketplace-delivered-api` | operation | the envelope's `api` when it is not the
+//!   method (pay/getInvoice, pay/getPayment: `pay/getBilling` ...)".
+//! - `every_builder_names_exactly_the_always_sent_fields_it_lacks`: docs/using-the-client.md,
+//!   "every field the service always sends must be set, or build() says which not", for every
+//!   model builder, the always-sent fields read from the export's `x-marketplace-presence`.
+//! - `a_request_no_recording_answers_is_told_the_nearest_as_documented`:
+//!   docs/testing-with-the-fake.md, "A request no recording matches is answered `404
+//!   E_FAKE_NO_RECORDING`, and the client's error names the nearest recording and what differs".
+//! - `every_signed_answer_over_http_is_valid_against_the_export`: docs/openapi.md, "Each data
+//!   method is a `GET` operation ... whose 200 answer is the envelope" and "(an HTTP 200 whose
+//!   `rcode` is not 1 is an error too)": every method over HTTPS, with `Fault::Rcode` of many values.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -1467,4 +1498,333 @@ async fn every_oauth_and_unsigned_answer_is_documented_in_the_export() {
         "{total} answers contradict the export:\n{}",
         failures.join("\n")
     );
+}
+
+#[test]
+fn every_extension_in_the_export_is_in_the_docs_table() {
+    let page = std::fs::read_to_string(root().join("docs/openapi.md")).expect("docs/openapi.md");
+    let mut documented = std::collections::BTreeSet::new();
+    for row in page.lines().filter(|l| l.starts_with("| `x-marketplace-")) {
+        let first = row.split('|').nth(1).unwrap_or_default();
+        for token in first.split('`').skip(1).step_by(2) {
+            let name = if let Some(rest) = token.strip_prefix('-') {
+                format!("x-marketplace-{rest}")
+            } else {
+                token.to_owned()
+            };
+            documented.insert(name);
+        }
+    }
+    fn keys(value: &Value, out: &mut std::collections::BTreeSet<String>) {
+        match value {
+            Value::Object(map) => {
+                for (key, inner) in map {
+                    if key.starts_with("x-marketplace") {
+                        out.insert(key.clone());
+                    }
+                    keys(inner, out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| keys(v, out)),
+            _ => {}
+        }
+    }
+    let mut used = std::collections::BTreeSet::new();
+    keys(&openapi(), &mut used);
+    let undocumented: Vec<&String> = used.difference(&documented).collect();
+    assert!(
+        undocumented.is_empty(),
+        "spec/openapi.json uses extensions docs/openapi.md's table does not explain: {undocumented:?}"
+    );
+}
+
+#[test]
+fn delivered_api_is_said_only_where_the_envelope_names_another_method() {
+    let document = openapi();
+    let mut said = Vec::new();
+    for operation in data_operations(&document) {
+        if let Some(delivered) = operation.operation.get("x-marketplace-delivered-api") {
+            if delivered.as_str() == Some(operation.method.as_str()) {
+                said.push(operation.method.clone());
+            }
+        }
+    }
+    assert!(
+        said.is_empty(),
+        "docs/openapi.md: `x-marketplace-delivered-api` on an operation says \"the envelope's `api` when it is not the method\"; these operations carry it equal to their own method: {said:?}"
+    );
+}
+
+#[test]
+fn every_builder_names_exactly_the_always_sent_fields_it_lacks() {
+    use marketplace_client::*;
+    let document = openapi();
+    macro_rules! missing {
+        ($($ty:ident),* $(,)?) => {
+            vec![$((stringify!($ty), $ty::builder().build().map(|_| ()).map_err(|e| (e.missing.clone(), e.to_string())))),*]
+        };
+    }
+    let built = missing!(
+        Agent,
+        Bid,
+        Billing,
+        BillingDetails,
+        Invoice,
+        InvoiceActivity,
+        InvoiceDetail,
+        InvoiceSummary,
+        Payment,
+        PaymentDetails,
+        ProgressItem,
+        ProviderList,
+        ScreenBucket,
+        ScreenData,
+        StatusReport,
+        StatusReportDetails,
+        StatusReportList,
+        Timesheet,
+        TimesheetDetails,
+        TimesheetList,
+        WorkItem,
+        Workview,
+    );
+    let mut failures = Vec::new();
+    for (type_name, result) in built {
+        let schemas: Vec<&Value> = document["components"]["schemas"]
+            .as_object()
+            .expect("schemas")
+            .values()
+            .filter(|s| s["x-marketplace-rust-name"] == type_name)
+            .collect();
+        if schemas.is_empty() {
+            failures.push(format!("{type_name}: no schema in the export"));
+            continue;
+        }
+        // A field every method always sends, whose Rust type has no "none" and is no collection.
+        let mut expected = std::collections::BTreeSet::new();
+        for (wire, property) in schemas[0]["properties"].as_object().expect("properties") {
+            let everywhere = schemas
+                .iter()
+                .all(|s| s["properties"][wire]["x-marketplace-presence"] == "always");
+            let rust_type = property["x-marketplace-rust-type"]
+                .as_str()
+                .unwrap_or_default();
+            // A collection defaults to empty (a value the service sends too: `[]`, `{}`).
+            let collection = rust_type.starts_with("Vec<") || rust_type.contains("Map<");
+            if everywhere && !rust_type.starts_with("Option<") && !collection {
+                expected.insert(
+                    property["x-marketplace-rust-name"]
+                        .as_str()
+                        .unwrap_or(wire)
+                        .to_owned(),
+                );
+            }
+        }
+        let (missing, text) = match result {
+            Ok(()) => (Vec::new(), String::new()),
+            Err(found) => found,
+        };
+        let missing: std::collections::BTreeSet<String> =
+            missing.iter().map(|s| (*s).to_owned()).collect();
+        if missing != expected {
+            failures.push(format!(
+                "{type_name}::builder().build(): missing {missing:?}, the export's always-sent fields {expected:?}"
+            ));
+        }
+        for name in &missing {
+            if !text.contains(name.as_str()) {
+                failures.push(format!(
+                    "{type_name}: the error does not name {name}: {text}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_no_recording_answers_is_told_the_nearest_as_documented()
+-> Result<(), Box<dyn std::error::Error>> {
+    let recording =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("app/tests/recordings/workroom.jsonl");
+    let fake = FakeMarketplace::start().await?;
+    fake.replay(Replay::from_files([&recording])?);
+    let session = fake.sign_in(&fake.client()?, "dwhitfield").await?;
+    let error = session
+        .get_timesheets_for_bid(310001)
+        .rpp(7)
+        .customize(|o| o.retry(marketplace_client::RetryPolicy::none()))
+        .send()
+        .await
+        .expect_err("rpp 7 was not recorded");
+    let text = error.to_string();
+    let expected = [
+        "pay/getTimesheetsForBid: the service answered with an error E_FAKE_NO_RECORDING",
+        "no recording answers pay/getTimesheetsForBid?",
+        "the nearest is pay/getTimesheetsForBid?",
+        "workroom.jsonl:",
+        "rpp is \"7\"",
+    ];
+    let absent: Vec<&str> = expected
+        .iter()
+        .copied()
+        .filter(|e| !text.contains(e))
+        .collect();
+    assert!(
+        absent.is_empty(),
+        "docs/testing-with-the-fake.md's form `pay/getInvoice: the service answered with an error E_FAKE_NO_RECORDING (rcode 0): no recording answers …; the nearest is … (file:line): id is \"8902\", \"8901\" recorded`; missing {absent:?} in: {text}"
+    );
+    assert_eq!(
+        error.code().map(marketplace_client::RawErrorCode::as_str),
+        Some(marketplace_fake::replay::NO_RECORDING_CODE),
+        "{text}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_signed_answer_over_http_is_valid_against_the_export() {
+    use marketplace_fake::Fault;
+    use std::sync::{Arc, Mutex};
+    type Seen = Vec<(String, u16, String, Vec<u8>)>;
+    let document = openapi();
+    let fake = FakeMarketplace::start().await.expect("the fake starts");
+    let seen: Arc<Mutex<Seen>> = Arc::default();
+    let sink = Arc::clone(&seen);
+    let client = fake
+        .client_builder()
+        .retry(marketplace_client::RetryPolicy::none())
+        .on_response(move |response| {
+            let media = response
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_owned();
+            let body = response.body().map(<[u8]>::to_vec).unwrap_or_default();
+            if let Ok(mut seen) = sink.lock() {
+                seen.push((
+                    response.api_method().to_owned(),
+                    response.status(),
+                    media,
+                    body,
+                ));
+            }
+        })
+        .build()
+        .expect("a client");
+    let world = fake.world().clone();
+    let hourly = world.hourly_workroom();
+    let fixed = world.fixed_price_workroom();
+    let screens = world.screenshots_workroom();
+    let session = fake
+        .sign_in(&client, "dwhitfield")
+        .await
+        .expect("signed in");
+    let rcodes = [0i64, -1, 2, 7, 500, i64::MAX, i64::MIN];
+    for (round, rcode) in std::iter::once(None)
+        .chain(rcodes.iter().copied().map(Some))
+        .enumerate()
+    {
+        for path in [
+            "/api/pay/getTimesheet",
+            "/api/pay/getStatusReport",
+            "/api/pay/getBilling",
+            "/api/pay/getInvoice",
+            "/api/pay/getPayment",
+            "/api/pay/getTimesheetsForBid",
+            "/api/pay/getStatusReportsForBid",
+            "/api/manage/getMyProviders",
+            "/api/workroom/getWorkviewDetails",
+        ] {
+            if let Some(rcode) = rcode {
+                fake.faults().inject(Some(path), Fault::Rcode(rcode), 1);
+            }
+            let pick = |list: &[u64]| list.get(round % list.len().max(1)).copied().unwrap_or(1);
+            let _ = match path {
+                "/api/pay/getTimesheet" => session
+                    .get_timesheet_by_id(pick(&hourly.timesheets))
+                    .send()
+                    .await
+                    .map(|_| ()),
+                "/api/pay/getStatusReport" => session
+                    .get_status_report_by_bid_id(fixed.bid_id)
+                    .send()
+                    .await
+                    .map(|_| ()),
+                "/api/pay/getBilling" => session
+                    .get_billing(pick(&hourly.invoices))
+                    .send()
+                    .await
+                    .map(|_| ()),
+                "/api/pay/getInvoice" => session
+                    .get_invoice(pick(&hourly.invoices))
+                    .send()
+                    .await
+                    .map(|_| ()),
+                "/api/pay/getPayment" => session
+                    .get_payment(pick(&hourly.payments))
+                    .send()
+                    .await
+                    .map(|_| ()),
+                "/api/pay/getTimesheetsForBid" => session
+                    .get_timesheets_for_bid(hourly.bid_id)
+                    .send()
+                    .await
+                    .map(|_| ()),
+                "/api/pay/getStatusReportsForBid" => session
+                    .get_status_reports_for_bid(fixed.bid_id)
+                    .send()
+                    .await
+                    .map(|_| ()),
+                "/api/manage/getMyProviders" => session.get_my_providers().send().await.map(|_| ()),
+                _ => {
+                    let mut request =
+                        session.get_workview_details(screens.bid_id, screens.provider);
+                    if let Some(day) = screens.screenshot_days.first() {
+                        request = request.date(*day);
+                    }
+                    request.send().await.map(|_| ())
+                }
+            };
+        }
+    }
+    let seen = seen.lock().map(|s| s.clone()).unwrap_or_default();
+    assert!(seen.len() >= 72, "every call answered: {}", seen.len());
+    let mut validators = Validators {
+        cache: HashMap::new(),
+    };
+    let mut failures = Vec::new();
+    for (method, status, content_type, body) in seen.iter().filter(|s| !s.0.starts_with("oauth/")) {
+        let media = content_type.split(';').next().unwrap_or_default().trim();
+        let response =
+            &document["paths"][format!("/api/{method}")]["get"]["responses"][status.to_string()];
+        let shown = format!("{method} {status} {media}");
+        if !response["content"][media].is_object() {
+            failures.push(format!("{shown}: not documented"));
+            continue;
+        }
+        if media != "application/json" {
+            continue;
+        }
+        let text = String::from_utf8_lossy(body);
+        match serde_json::from_str::<Value>(&text) {
+            Ok(value) => {
+                let key = format!("{method} {status} {media}");
+                if let Err(why) = validators.check(
+                    &key,
+                    &response["content"][media]["schema"],
+                    &document,
+                    &value,
+                ) {
+                    failures.push(format!("{shown}: {why}\n{}", &text[..text.len().min(400)]));
+                }
+            }
+            Err(error) => failures.push(format!(
+                "{shown}: not JSON ({error}): {}",
+                &text[..text.len().min(200)]
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
