@@ -77,6 +77,17 @@
 //! - `every_signed_answer_over_http_is_valid_against_the_export`: docs/openapi.md, "Each data
 //!   method is a `GET` operation ... whose 200 answer is the envelope" and "(an HTTP 200 whose
 //!   `rcode` is not 1 is an error too)": every method over HTTPS, with `Fault::Rcode` of many values.
+//! - `the_fake_binary_prints_working_credentials_and_stops_cleanly_on_every_signal`: README.md,
+//!   "`cargo run -p marketplace-fake --bin fake-marketplace` prints the base URL, consumer key and
+//!   secret (set the three variables to them), the demo password, its certificate's path and
+//!   which logins each workroom answers"; docs/testing-with-the-fake.md, "approve with the form
+//!   the authorization page posts: the answer's `location` is the callback URL" and "(or SIGTERM
+//!   or SIGHUP, which stop it the same way: its certificate's directory is removed)"; its
+//!   `--help`, "0 stopped with Ctrl-C, SIGTERM or SIGHUP". The whole headless flow runs on what
+//!   it printed.
+//! - `the_fake_binary_refuses_a_port_in_use_with_exit_two_naming_it`: docs/commands.md, "a port
+//!   in use: exit 2", docs/testing-with-the-fake.md, "a port in use is a usage error (exit 2)
+//!   naming it", over HTTPS and `--http`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -1826,5 +1837,261 @@ async fn every_signed_answer_over_http_is_valid_against_the_export() {
             )),
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The `fake-marketplace` binary of this build (built here: `cargo build` is a no-op when it is
+/// fresh), as `cargo run -p marketplace-fake --bin fake-marketplace` runs it.
+fn fake_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("<target>/debug/deps")
+        .to_path_buf();
+    let target = profile_dir.parent().expect("<target>").to_path_buf();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "marketplace-fake",
+            "--bin",
+            "fake-marketplace",
+        ])
+        .current_dir(root())
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "the fake's binary builds");
+    profile_dir.join("fake-marketplace")
+}
+
+/// Lines of a child's standard output, as they come (`None` after 60 s without one: a guard
+/// against a hang, not a timed assertion).
+fn lines_of(stdout: std::process::ChildStdout) -> std::sync::mpsc::Receiver<String> {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receive
+}
+
+fn wait_for_exit(child: &mut std::process::Child) -> Option<i32> {
+    for _ in 0..600 {
+        if let Ok(Some(status)) = child.try_wait() {
+            return status.code();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+#[test]
+fn the_fake_binary_prints_working_credentials_and_stops_cleanly_on_every_signal() {
+    let binary = fake_binary();
+    let world = World::seeded();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let mut failures = Vec::new();
+    for signal in ["TERM", "HUP", "INT"] {
+        let mut child = Command::new(&binary)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the fake starts");
+        let lines = lines_of(child.stdout.take().expect("stdout"));
+        let mut printed = Vec::new();
+        while let Ok(line) = lines.recv_timeout(std::time::Duration::from_secs(60)) {
+            let done = line.contains("Ctrl-C");
+            printed.push(line);
+            if done {
+                break;
+            }
+        }
+        let value = |label: &str| -> Option<String> {
+            printed
+                .iter()
+                .find_map(|l| l.strip_prefix(label))
+                .map(|v| v.trim().to_owned())
+        };
+        let (base_url, key, secret, password, certificate) = (
+            value("base URL:"),
+            value("consumer key:"),
+            value("consumer secret:"),
+            value("password:"),
+            value("certificate:"),
+        );
+        let text = printed.join("\n");
+        for workroom in world.workrooms() {
+            let client = world
+                .user(workroom.client)
+                .map(|u| u.login.clone())
+                .unwrap_or_default();
+            let provider = world
+                .user(workroom.provider)
+                .map(|u| u.login.clone())
+                .unwrap_or_default();
+            let listed = printed.iter().any(|l| {
+                l.contains(&format!("bid {}", workroom.bid_id))
+                    && l.contains(&client)
+                    && l.contains(&provider)
+            });
+            if !listed {
+                failures.push(format!(
+                    "{signal}: workroom {} ({client}, {provider}) not listed:\n{text}",
+                    workroom.bid_id
+                ));
+            }
+        }
+        match (base_url, key, secret, password, certificate.clone()) {
+            (Some(base_url), Some(key), Some(secret), Some(password), Some(certificate)) => {
+                // README.md: set the three variables to them, trust the certificate; testing-with-the-fake.md:
+                // approve with the form the authorization page posts, its `location` the callback.
+                let outcome: Result<usize, String> = runtime.block_on(async {
+                    let pem = std::fs::read(&certificate)
+                        .map_err(|e| format!("certificate {certificate}: {e}"))?;
+                    let http = marketplace_client::http_client_builder_trusting(&pem)
+                        .map_err(|e| e.to_string())?
+                        .build()
+                        .map_err(|e| e.to_string())?;
+                    let client = marketplace_client::Client::builder(
+                        base_url.clone(),
+                        marketplace_client::ConsumerCredentials::new(key, secret),
+                    )
+                    .http_client(http)
+                    .build()
+                    .map_err(|e| e.to_string())?;
+                    let request = client
+                        .request_token(Some("myapp://oauth/callback"))
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    let authorization = client.authorization_url(&request).to_string();
+                    let token = url::Url::parse(&authorization)
+                        .map_err(|e| e.to_string())?
+                        .query_pairs()
+                        .find(|(k, _)| k == "oauth_token")
+                        .map(|(_, v)| v.into_owned())
+                        .ok_or("no oauth_token in the authorization URL")?;
+                    let browser = marketplace_client::http_client_builder_trusting(&pem)
+                        .map_err(|e| e.to_string())?
+                        .redirect(reqwest::redirect::Policy::none())
+                        .build()
+                        .map_err(|e| e.to_string())?;
+                    let answer = browser
+                        .post(format!("{base_url}/oauth/authorizeToken"))
+                        .header("content-type", "application/x-www-form-urlencoded")
+                        .body(
+                            url::form_urlencoded::Serializer::new(String::new())
+                                .append_pair("oauth_token", &token)
+                                .append_pair("login", "dwhitfield")
+                                .append_pair("password", &password)
+                                .append_pair("action", "approve")
+                                .finish(),
+                        )
+                        .send()
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    let location = answer
+                        .headers()
+                        .get("location")
+                        .and_then(|v| v.to_str().ok())
+                        .ok_or_else(|| format!("no location: {}", answer.status()))?
+                        .to_owned();
+                    let verifier = client
+                        .verifier_from_callback(&request, &location)
+                        .map_err(|e| e.to_string())?;
+                    let session = client.session(
+                        client
+                            .access_token(&request, &verifier)
+                            .await
+                            .map_err(|e| e.to_string())?,
+                    );
+                    let sheets = session
+                        .get_timesheets_for_bid(310001)
+                        .rpp(25)
+                        .items()
+                        .collect_all()
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    Ok(sheets.len())
+                });
+                match outcome {
+                    Ok(n) if n == world.hourly_workroom().timesheets.len() => {}
+                    Ok(n) => failures.push(format!(
+                        "{signal}: {n} timesheets of 310001 through the printed credentials"
+                    )),
+                    Err(why) => failures.push(format!(
+                        "{signal}: the printed credentials do not work: {why}\n{text}"
+                    )),
+                }
+            }
+            _ => failures.push(format!("{signal}: a value is not printed:\n{text}")),
+        }
+        let kill = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(kill.success());
+        let code = wait_for_exit(&mut child);
+        if code != Some(0) {
+            failures.push(format!(
+                "SIG{signal}: exit {code:?}, not 0 (\"0 stopped with Ctrl-C, SIGTERM or SIGHUP\")"
+            ));
+        }
+        if let Some(certificate) = certificate {
+            let folder = Path::new(&certificate)
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            if folder.exists() {
+                failures.push(format!(
+                    "SIG{signal}: the certificate's directory {} is still there",
+                    folder.display()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
+}
+
+#[test]
+fn the_fake_binary_refuses_a_port_in_use_with_exit_two_naming_it() {
+    let binary = fake_binary();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let port = listener.local_addr().expect("its address").port();
+    let mut failures = Vec::new();
+    for extra in [&[][..], &["--http"][..]] {
+        let mut child = Command::new(&binary)
+            .args(["--port", &port.to_string()])
+            .args(extra)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the fake runs");
+        let code = wait_for_exit(&mut child);
+        let mut stderr = String::new();
+        if let Some(mut err) = child.stderr.take() {
+            let _ = std::io::Read::read_to_string(&mut err, &mut stderr);
+        }
+        if code != Some(2) || !stderr.contains(&port.to_string()) {
+            failures.push(format!(
+                "--port {port} {extra:?} (in use): exit {code:?}, stderr: {stderr}"
+            ));
+        }
+    }
+    drop(listener);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
