@@ -88,6 +88,9 @@
 //! - `the_fake_binary_refuses_a_port_in_use_with_exit_two_naming_it`: docs/commands.md, "a port
 //!   in use: exit 2", docs/testing-with-the-fake.md, "a port in use is a usage error (exit 2)
 //!   naming it", over HTTPS and `--http`.
+//! - `a_replay_miss_naming_a_hostile_file_is_one_clean_line`: docs/using-the-client.md, "That
+//!   text is one line without a control character, whatever the service sent", through the
+//!   fake's replay miss, which names the recording's file (names with ESC, LF, CR, bidi, NEL).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -2094,4 +2097,59 @@ fn the_fake_binary_refuses_a_port_in_use_with_exit_two_naming_it() {
     }
     drop(listener);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_miss_naming_a_hostile_file_is_one_clean_line()
+-> Result<(), Box<dyn std::error::Error>> {
+    let committed = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("app/tests/recordings/workroom.jsonl"),
+    )?;
+    let dir = tempfile::tempdir()?;
+    let fake = FakeMarketplace::start().await?;
+    let mut failures = Vec::new();
+    for name in [
+        "a\u{1b}[2Jb.jsonl",
+        "line\nINFO forged.jsonl",
+        "cr\rret.jsonl",
+        "bidi\u{202e}lsnoj.jsonl",
+        "tab\tc1\u{85}x.jsonl",
+    ] {
+        let path = dir.path().join(name);
+        marketplace_tests::fixtures::write_file(&path, &committed)?;
+        fake.replay(Replay::from_files([&path])?);
+        let session = fake.sign_in(&fake.client()?, "dwhitfield").await?;
+        let error = session
+            .get_timesheets_for_bid(310001)
+            .rpp(3)
+            .customize(|o| o.retry(marketplace_client::RetryPolicy::none()))
+            .send()
+            .await
+            .expect_err("rpp 3 was not recorded");
+        let text = error.to_string();
+        let bad: Vec<char> = text
+            .chars()
+            .filter(|c| {
+                c.is_control() || matches!(*c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            })
+            .collect();
+        // The message names the nearest recording by its file, so the file's name reaches it.
+        if !bad.is_empty() || !text.contains("E_FAKE_NO_RECORDING") || !text.contains("jsonl:") {
+            failures.push(format!("{name:?}: {bad:?} in {text:?}"));
+        }
+        if let Err(replay) = fake.check_replay() {
+            let shown = replay.to_string();
+            if shown.chars().any(|c| c.is_control() && c != '\n') {
+                failures.push(format!(
+                    "{name:?}: check_replay's error carries a control character: {shown:?}"
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "docs/using-the-client.md: \"That text is one line without a control character, whatever the service sent\":\n{}",
+        failures.join("\n")
+    );
+    Ok(())
 }
