@@ -1443,3 +1443,167 @@ fn judging_commands_write_nothing_not_even_the_git_index() {
         failures.join("\n\n")
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Inputs that are not regular files, and a generated part without its markers.
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+/// Runs a command on a thread; `None` when it has not ended within `limit` (a read that blocks).
+fn run_within(args: Vec<OsString>, root: PathBuf, limit: Duration) -> Option<Ran> {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(run(&args, &root));
+    });
+    receive.recv_timeout(limit).ok()
+}
+
+/// SECURITY.md: "committed generated files, `spec/README.md`, API snapshots | bounded reads";
+/// "the reference (`spec-audit`) | ≤ 4 MiB regular file"; "spec files | regular files only";
+/// "the tools must not be made to read without bound". A FIFO where a file is read (nobody
+/// writes to it) must be refused, not waited on.
+#[test]
+fn a_fifo_where_a_tool_reads_a_file_is_refused_not_waited_on() {
+    let case = scratch();
+    let mut failures = Vec::new();
+    let cases: Vec<(&str, Box<dyn Fn(&Path) -> Vec<OsString>>)> = vec![
+        ("spec-audit --reference FIFO", Box::new(|ws: &Path| {
+            mkfifo(&ws.join("reference.md"));
+            vec!["spec-audit".into(), "--reference".into(), ws.join("reference.md").into()]
+        })),
+        ("openapi --check, spec/openapi.json a FIFO", Box::new(|ws: &Path| {
+            fs::remove_file(ws.join("spec/openapi.json")).unwrap();
+            mkfifo(&ws.join("spec/openapi.json"));
+            os(&["openapi", "--check"])
+        })),
+        ("codegen --check, spec/README.md a FIFO", Box::new(|ws: &Path| {
+            fs::remove_file(ws.join("spec/README.md")).unwrap();
+            mkfifo(&ws.join("spec/README.md"));
+            os(&["codegen", "--check"])
+        })),
+        ("codegen --check, a generated file a FIFO", Box::new(|ws: &Path| {
+            fs::remove_file(ws.join("generated-client/src/generated/pay.rs")).unwrap();
+            mkfifo(&ws.join("generated-client/src/generated/pay.rs"));
+            os(&["codegen", "--check"])
+        })),
+        ("codegen, spec/README.md a FIFO", Box::new(|ws: &Path| {
+            fs::remove_file(ws.join("spec/README.md")).unwrap();
+            mkfifo(&ws.join("spec/README.md"));
+            os(&["codegen"])
+        })),
+        ("codegen, the fake's shapes a FIFO", Box::new(|ws: &Path| {
+            fs::remove_file(ws.join("tests/fake/src/generated/shapes.rs")).unwrap();
+            mkfifo(&ws.join("tests/fake/src/generated/shapes.rs"));
+            os(&["codegen"])
+        })),
+        ("wire-audit, a recording a FIFO", Box::new(|ws: &Path| {
+            mkfifo(&ws.join("recording.jsonl"));
+            vec!["wire-audit".into(), ws.join("recording.jsonl").into()]
+        })),
+        ("spec-audit, a spec file a FIFO", Box::new(|ws: &Path| {
+            mkfifo(&ws.join("spec/fifo.yaml"));
+            os(&["spec-audit"])
+        })),
+    ];
+    for (i, (what, prepare)) in cases.into_iter().enumerate() {
+        let ws = case.path().join(format!("ws{i}"));
+        fs::create_dir_all(&ws).unwrap();
+        for part in ["spec", "generated-client/src/generated", "tests/fake/src/generated"] {
+            copy_tree(&workspace().join(part), &ws.join(part), "", false);
+        }
+        let args = prepare(&ws);
+        match run_within(args, ws.clone(), Duration::from_secs(20)) {
+            None => {
+                failures.push(format!("{what}: still waiting after 20 s"));
+                // Let the reader go: open each FIFO for writing and close it.
+                for (path, _) in tree(&ws) {
+                    let full = ws.join(&path);
+                    if fs::symlink_metadata(&full).is_ok_and(|m| {
+                        use std::os::unix::fs::FileTypeExt;
+                        m.file_type().is_fifo()
+                    }) {
+                        let _ = fs::OpenOptions::new().write(true).open(&full);
+                    }
+                }
+            }
+            Some(ran) => {
+                if ran.code != Some(2) {
+                    failures.push(format!("{what}: exit {:?}, not 2: {}", ran.code, ran.text()));
+                }
+                assert_clean(&ran, what);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
+}
+
+/// `xtask::codegen`: "the part of `spec/README.md` the generator decides (its encodings and
+/// validation rules, between markers)"; docs/changing-the-spec.md: "`cargo xtask codegen
+/// --check` … fails with a unified diff and the fixing command when the committed files are
+/// stale"; SECURITY.md: "nothing judged is not a pass". A README whose markers are missing,
+/// doubled or out of order has no generated part to judge or write: `--check` must not pass
+/// (exit 1 or 2, naming the README), and `codegen` must either refuse (exit 2, nothing written)
+/// or leave one begin marker before one end marker with the generated part between them.
+/// (Control: markers touching, an empty part, is merely stale.)
+#[test]
+fn a_readme_with_broken_markers_is_never_passed_over() {
+    let readme = fs::read_to_string(workspace().join("spec/README.md")).unwrap();
+    let begin_at = readme.find("<!-- begin: generated").unwrap();
+    let begin_end = begin_at + readme[begin_at..].find("-->").unwrap() + 3;
+    let end_at = readme.find("<!-- end: generated").unwrap();
+    let end_end = end_at + readme[end_at..].find("-->").unwrap() + 3;
+    let begin = &readme[begin_at..begin_end];
+    let end = &readme[end_at..end_end];
+    let part = &readme[begin_end..end_at];
+    let variants: Vec<(&str, String)> = vec![
+        ("markers touching (control)", format!("{}{begin}{end}{}", &readme[..begin_at], &readme[end_end..])),
+        ("no begin marker", readme.replacen(begin, "", 1)),
+        ("no end marker", readme.replacen(end, "", 1)),
+        ("no markers", readme.replacen(begin, "", 1).replacen(end, "", 1)),
+        ("the end before the begin", format!("{end}\n{}", readme.replacen(end, "", 1))),
+        ("the markers twice", format!("{readme}\n{begin}\nagain\n{end}\n")),
+        ("a begin marker twice", format!("{readme}\n{begin}\n")),
+        ("an empty file", String::new()),
+    ];
+    let case = scratch();
+    let mut failures = Vec::new();
+    for (i, (what, text)) in variants.into_iter().enumerate() {
+        let ws = case.path().join(format!("ws{i}"));
+        for part in ["spec", "generated-client/src/generated", "tests/fake/src/generated"] {
+            copy_tree(&workspace().join(part), &ws.join(part), "", false);
+        }
+        fs::write(ws.join("spec/README.md"), &text).unwrap();
+        let ran = run(&os(&["codegen", "--check"]), &ws);
+        if !matches!(ran.code, Some(1 | 2)) || !ran.err.contains("README") {
+            failures.push(format!("{what}: `codegen --check` {}", ran.text()));
+        }
+        let before = tree(&ws);
+        let ran = run(&os(&["codegen"]), &ws);
+        let now = fs::read_to_string(ws.join("spec/README.md")).unwrap_or_default();
+        match ran.code {
+            Some(2) => {
+                let difference = tree_difference(&before, &tree(&ws));
+                if !difference.is_empty() || !ran.err.contains("README") {
+                    failures.push(format!("{what}: `codegen` refused, wrote {difference:?}: {}", ran.text()));
+                }
+            }
+            Some(0) => {
+                let whole = format!("{begin}{part}{end}");
+                if now.matches(begin).count() != 1 || now.matches(end).count() != 1 || !now.contains(&whole) {
+                    failures.push(format!(
+                        "{what}: `codegen` exited 0 and left spec/README.md without its one generated part ({} begin, {} end markers, the part {}): {}",
+                        now.matches(begin).count(),
+                        now.matches(end).count(),
+                        if now.contains(&whole) { "present" } else { "absent" },
+                        ran.text()
+                    ));
+                }
+            }
+            other => failures.push(format!("{what}: `codegen` exit {other:?}: {}", ran.text())),
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
+}
