@@ -11,11 +11,14 @@ thread_local! {
     static LEFT: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
     /// Whether the planned failure happened.
     static FIRED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Called before every step: what a process killed there would leave.
+    static WATCH: std::cell::RefCell<Option<Box<dyn FnMut()>>> = const { std::cell::RefCell::new(None) };
 }
 
 /// One step that changes the file system is about to run: fails when it is the planned one.
 #[cfg(test)]
 pub(super) fn step() -> io::Result<()> {
+    WATCH.with_borrow_mut(|watch| watch.as_mut().map(|watch| watch()));
     match LEFT.get() {
         Some(0) => {
             LEFT.set(None);
@@ -50,4 +53,11 @@ pub(super) fn fail_at(n: Option<u32>) {
 pub(super) fn fired() -> bool {
     LEFT.set(None);
     FIRED.replace(false)
+}
+
+/// Calls `watch` before every step of this thread from now on (`None`: no more), as if the
+/// process were killed there.
+#[cfg(test)]
+pub(super) fn watch(watch: Option<Box<dyn FnMut()>>) {
+    WATCH.set(watch);
 }

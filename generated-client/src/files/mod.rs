@@ -17,8 +17,9 @@
 //! file under a random name and that rename leaves it there, whole: SECURITY.md's Known
 //! limits). On any failure nothing is left: no temporary file, no directory
 //! the write created, the old file whole. Several files written together ([`FileSet`]) are
-//! all staged first and put in place only when all are staged; a failure while putting them
-//! in place puts the old ones back.
+//! all staged first and put in place only when all are staged, each renamed over its old file
+//! (kept aside by a second link), so that no name stands empty even when the process is
+//! killed; a failure while putting them in place puts the old ones back.
 
 mod error;
 mod fault;

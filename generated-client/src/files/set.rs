@@ -1,6 +1,12 @@
 //! Several files written (and removed) together, all or none: every new file is staged in a
 //! temporary file first, and only then is each put in place, the old one kept aside until the
 //! last is in place. A failure at any step puts the old files back and leaves nothing else.
+//!
+//! A name never stands empty while its file is replaced: the old file is kept aside by a second
+//! link (a hard link), and the new one renamed over the name, so a process killed at any moment
+//! leaves each file whole, old or new (a kill cannot be rolled back: the set may be part old,
+//! part new, and a `.old-…` link may remain beside a file). Only where the file system has no
+//! hard links is the old file moved aside first, as a removal's is.
 
 use std::ffi::OsStr;
 use std::io::{self, Write};
@@ -48,6 +54,9 @@ struct Placed {
     change: usize,
     /// The old file's name while it is kept aside.
     backup: Option<String>,
+    /// Whether the old file is kept aside as a second link, still in place under its name
+    /// until the new one replaces it (else it was moved aside).
+    linked: bool,
     /// Whether the new file is in place.
     new_in_place: bool,
 }
@@ -79,8 +88,9 @@ impl<'a> FileSet<'a> {
     }
 
     /// Makes every change, in the order added, or none: the paths are checked and every new
-    /// file is written to a temporary file beside its destination; then each old file is
-    /// moved aside and the new one renamed into place; then the old ones are deleted.
+    /// file is written to a temporary file beside its destination; then each old file is kept
+    /// aside (a second link) and the new one renamed over it, so no name stands empty, even
+    /// if the process is killed; then the old ones are deleted.
     ///
     /// # Errors
     ///
@@ -213,17 +223,23 @@ fn place(
             }
             Ok(_) => {
                 let backup = format!(".old-{}", random_hex().map_err(failed)?);
-                fault::step()
-                    .and_then(|()| dir.rename(name, dir, &backup))
-                    .map_err(failed)?;
-                Some(backup)
+                fault::step().map_err(failed)?;
+                // A file replaced stays under its name (the new one renamed over it); a file
+                // removed, or one on a file system without hard links, is moved aside.
+                let linked = temp.is_some() && dir.hard_link(name, dir, &backup).is_ok();
+                if !linked {
+                    dir.rename(name, dir, &backup).map_err(failed)?;
+                }
+                Some((backup, linked))
             }
             Err(error) if error.kind() == io::ErrorKind::NotFound && temp.is_some() => None,
             Err(error) => return Err(failed(error)),
         };
+        let linked = backup.as_ref().is_some_and(|(_, linked)| *linked);
         placed.push(Placed {
             change,
-            backup,
+            backup: backup.map(|(backup, _)| backup),
+            linked,
             new_in_place: false,
         });
         if let Some(temp) = temp {
@@ -238,16 +254,24 @@ fn place(
     Ok(())
 }
 
-/// Undoes `placed`, last first: each new file removed, each old one put back.
+/// Undoes `placed`, last first: each old file put back over the new one (a name never empty),
+/// each new file without an old one removed.
 fn roll_back(placed: &[Placed], walks: &[Walk], targets: &[(Vec<&OsStr>, &OsStr)]) {
     for step in placed.iter().rev() {
         let dir = walks[step.change].last();
         let name = targets[step.change].1;
-        if step.new_in_place {
-            let _ = dir.remove_file_or_symlink(name);
-        }
-        if let Some(backup) = &step.backup {
-            let _ = dir.rename(backup, dir, name);
+        match &step.backup {
+            // The old file never left its name: only its second link goes.
+            Some(backup) if step.linked && !step.new_in_place => {
+                let _ = dir.remove_file_or_symlink(backup);
+            }
+            Some(backup) => {
+                let _ = dir.rename(backup, dir, name);
+            }
+            None if step.new_in_place => {
+                let _ = dir.remove_file_or_symlink(name);
+            }
+            None => {}
         }
     }
 }

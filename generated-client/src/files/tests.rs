@@ -310,6 +310,54 @@ fn every_failure_point_of_a_set_leaves_the_old_set_whole() {
     );
 }
 
+#[test]
+fn a_process_killed_at_any_step_of_a_set_leaves_every_name_whole() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    out.write("gen/a.rs", "old a").unwrap();
+    out.write("gen/stale.rs", "old stale").unwrap();
+    // What each name may hold at any moment: the old file or the new one, whole.
+    let allowed: Vec<(&str, [Option<Node>; 2])> = vec![
+        (
+            "gen/a.rs",
+            [
+                Some(Node::File(b"old a".to_vec())),
+                Some(Node::File(b"new a".to_vec())),
+            ],
+        ),
+        ("gen/b.rs", [None, Some(Node::File(b"new b".to_vec()))]),
+        (
+            "gen/stale.rs",
+            [Some(Node::File(b"old stale".to_vec())), None],
+        ),
+    ];
+    let root = scratch.root.clone();
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let check = {
+        let seen = seen.clone();
+        move || {
+            let tree = snapshot(&root);
+            for (name, states) in &allowed {
+                let state = tree.get(Path::new(name)).cloned();
+                if !states.contains(&state) {
+                    seen.borrow_mut().push(format!("{name}: {state:?}"));
+                }
+            }
+        }
+    };
+    let check_after = check.clone();
+    fault::watch(Some(Box::new(check)));
+    let mut set = out.stage();
+    set.write("gen/a.rs", "new a")
+        .remove("gen/stale.rs")
+        .write("gen/b.rs", "new b");
+    let committed = set.commit();
+    fault::watch(None);
+    committed.unwrap();
+    check_after();
+    assert_eq!(seen.borrow().as_slice(), [] as [String; 0]);
+}
+
 // ---- the property, on random trees -----------------------------------------------------
 
 /// Paths from a small alphabet, so that operations meet each other and the planted links.
