@@ -49,17 +49,48 @@ pub fn spec_reference() -> String {
     out
 }
 
-/// `text` with its generated part (between [`BEGIN`] and [`END`]) written afresh; `None` when
-/// it has no markers.
-pub fn with_spec_reference(text: &str) -> Option<String> {
-    let start = text.find(BEGIN)? + BEGIN.len();
-    let end = start + text[start..].find(END)?;
-    Some(format!(
+/// `text` with its generated part (between [`BEGIN`] and [`END`]) written afresh.
+///
+/// # Errors
+///
+/// When the part cannot be found: a marker missing, the end before the begin, or either one
+/// twice (which part would be meant is not the generator's to guess).
+pub fn with_spec_reference(text: &str) -> Result<String, MarkerProblem> {
+    let begin = text.find(BEGIN).ok_or(MarkerProblem::NoBegin)?;
+    let start = begin + BEGIN.len();
+    if text[start..].contains(BEGIN) {
+        return Err(MarkerProblem::BeginTwice);
+    }
+    let end = start
+        + text[start..]
+            .find(END)
+            .ok_or(MarkerProblem::NoEndAfterBegin)?;
+    if text[end + END.len()..].contains(END) || text[..begin].contains(END) {
+        return Err(MarkerProblem::EndTwice);
+    }
+    Ok(format!(
         "{}{}{}",
         &text[..start],
         spec_reference(),
         &text[end..]
     ))
+}
+
+/// Why the generated part of a text cannot be found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum MarkerProblem {
+    /// The begin marker is not there.
+    #[error("the line `{BEGIN}` that begins the generated part is missing")]
+    NoBegin,
+    /// No end marker follows the begin marker.
+    #[error("the line `{END}` that ends the generated part is missing after its begin")]
+    NoEndAfterBegin,
+    /// The begin marker stands more than once.
+    #[error("the line `{BEGIN}` stands more than once")]
+    BeginTwice,
+    /// The end marker stands more than once.
+    #[error("the line `{END}` stands more than once")]
+    EndTwice,
 }
 
 fn kinds(kinds: &[Kind]) -> String {
@@ -125,7 +156,29 @@ mod tests {
         assert!(written.starts_with(&format!("# Spec\n{BEGIN}\n### Encodings")));
         assert!(written.ends_with(&format!("{END}\nafter\n")));
         assert!(!written.contains("old"));
-        assert_eq!(with_spec_reference(&written).as_ref(), Some(&written));
-        assert_eq!(with_spec_reference("no markers"), None);
+        assert_eq!(with_spec_reference(&written), Ok(written.clone()));
+    }
+
+    #[test]
+    fn a_text_whose_part_cannot_be_found_says_why() {
+        for (text, problem) in [
+            (String::new(), MarkerProblem::NoBegin),
+            ("no markers".to_owned(), MarkerProblem::NoBegin),
+            (format!("{END}\n"), MarkerProblem::NoBegin),
+            (format!("{BEGIN}\n"), MarkerProblem::NoEndAfterBegin),
+            (format!("{END}\n{BEGIN}\n"), MarkerProblem::NoEndAfterBegin),
+            (
+                format!("{BEGIN}\n{BEGIN}\n{END}\n"),
+                MarkerProblem::BeginTwice,
+            ),
+            (
+                format!("{BEGIN}\n{END}\n{BEGIN}\n{END}\n"),
+                MarkerProblem::BeginTwice,
+            ),
+            (format!("{BEGIN}\n{END}\n{END}\n"), MarkerProblem::EndTwice),
+            (format!("{END}\n{BEGIN}\n{END}\n"), MarkerProblem::EndTwice),
+        ] {
+            assert_eq!(with_spec_reference(&text), Err(problem), "{text:?}");
+        }
     }
 }

@@ -87,6 +87,18 @@ pub enum XtaskError {
     /// Writing the changes failed (nothing was changed).
     #[error("{0}\nthe generated files are as they were")]
     Write(#[from] marketplace_client::files::FileError),
+    /// `spec/README.md`'s generated part cannot be found: nothing is judged or written.
+    #[error(
+        "{}: {problem}; the generated part (the encodings and validation rules) stands \
+         between the two marker lines, each once",
+        path.display()
+    )]
+    Readme {
+        /// The README.
+        path: PathBuf,
+        /// What is wrong with its markers.
+        problem: marketplace_codegen::docs::MarkerProblem,
+    },
     /// `--check` found differences.
     #[error("{0}")]
     Stale(String),
@@ -102,6 +114,7 @@ impl CommandError for XtaskError {
             XtaskError::Codegen(_)
             | XtaskError::Io { .. }
             | XtaskError::Write(_)
+            | XtaskError::Readme { .. }
             | XtaskError::Nothing(_) => false,
         }
     }
@@ -124,8 +137,8 @@ struct Compared {
     spec_files: usize,
     /// The generated files compared with the ones on disk.
     files: usize,
-    /// Whether `spec/README.md`'s generated part was compared (a README without the markers
-    /// is not).
+    /// Whether `spec/README.md`'s generated part was compared (a workspace without the README
+    /// has none).
     readme: bool,
     /// How many items the spec describes (none: nothing was judged, whatever was compared).
     described: usize,
@@ -170,16 +183,20 @@ fn read_committed(path: &Path, within: &Path) -> Result<Option<String>, XtaskErr
     }
 }
 
-/// Whether the README has a generated part, and the README with that part written afresh
-/// when it differs from the file (a README without the markers is left alone).
+/// Whether the README is there, and the README with its generated part written afresh when it
+/// differs from the file (a README that is not there is left alone; one whose part cannot be
+/// found is an input error).
 fn readme_change(path: &Path) -> Result<(bool, Option<Change>), XtaskError> {
     let within = path.parent().unwrap_or(path);
     let Some(old) = read_committed(path, within)? else {
         return Ok((false, None));
     };
-    let Some(new) = marketplace_codegen::docs::with_spec_reference(&old) else {
-        return Ok((false, None));
-    };
+    let new = marketplace_codegen::docs::with_spec_reference(&old).map_err(|problem| {
+        XtaskError::Readme {
+            path: path.to_path_buf(),
+            problem,
+        }
+    })?;
     let change = (new != old).then(|| Change::Update {
         path: path.to_path_buf(),
         old,
