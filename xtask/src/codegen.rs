@@ -250,6 +250,32 @@ fn diff_against_disk(dir: &Path, files: &[GeneratedFile]) -> Result<Vec<Change>,
             changes.push(Change::Remove { path, old });
         }
     }
+    changes.extend(left_behind(dir)?);
+    Ok(changes)
+}
+
+/// The old files a killed commit left in `dir` beside the generated ones (`.old-…`, see
+/// `marketplace_client::files::is_left_behind`): stale, so that `--check` shows them and
+/// `codegen` removes them, whatever else changed.
+fn left_behind(dir: &Path) -> Result<Vec<Change>, XtaskError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(io_error(dir)(error)),
+    };
+    let mut names: Vec<_> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name())
+        .filter(|name| marketplace_client::files::is_left_behind(name))
+        .collect();
+    names.sort();
+    let mut changes = Vec::new();
+    for name in names {
+        let path = dir.join(name);
+        if let Some(old) = read_committed(&path, dir)? {
+            changes.push(Change::Remove { path, old });
+        }
+    }
     Ok(changes)
 }
 

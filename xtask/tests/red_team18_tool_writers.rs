@@ -256,6 +256,21 @@ enum Node {
 
 type Tree = BTreeMap<PathBuf, Node>;
 
+/// Whether the file at `path` holding `bytes` is whole (some file of its folder, old or new),
+/// and whether its name is one a reader takes (by its extension).
+fn whole_and_read(path: &Path, bytes: &[u8], old: &Tree, new: &Tree) -> (bool, bool) {
+    let folder = path.parent();
+    let whole = old
+        .iter()
+        .chain(new.iter())
+        .any(|(p, n)| p.parent() == folder && matches!(n, Node::File(b) if b == bytes));
+    let name = path.to_string_lossy();
+    let read = [".yaml", ".rs", ".json", ".jsonl", ".md", ".html"]
+        .iter()
+        .any(|extension| name.ends_with(extension));
+    (whole, read)
+}
+
 fn tree(root: &Path) -> Tree {
     fn walk(dir: &Path, rel: &Path, into: &mut Tree) {
         let Ok(entries) = fs::read_dir(dir) else {
@@ -265,6 +280,11 @@ fn tree(root: &Path) -> Tree {
             let entry = entry.unwrap();
             let rel_child = rel.join(entry.file_name());
             let kind = entry.file_type().unwrap();
+            // A workspace's build directory: the tools install and run their helpers there
+            // (Redocly CLI, its scratch page), by design; it is no output a user named.
+            if kind.is_dir() && entry.file_name() == "target" && dir.join("Cargo.toml").is_file() {
+                continue;
+            }
             if kind.is_symlink() {
                 into.insert(rel_child, Node::Link(fs::read_link(entry.path()).unwrap()));
             } else if kind.is_dir() {
@@ -455,14 +475,7 @@ fn kill_at_random_moments(
                         failures.push(format!("{what}: {} left behind: {node:?}", path.display()));
                         continue;
                     };
-                    let folder = path.parent().unwrap();
-                    let whole = old_tree.iter().chain(new_tree.iter()).any(|(p, n)| {
-                        p.parent() == Some(folder) && *n == Node::File(bytes.clone())
-                    });
-                    let name = path.to_string_lossy();
-                    let read = [".yaml", ".rs", ".json", ".jsonl", ".md", ".html"]
-                        .iter()
-                        .any(|extension| name.ends_with(extension));
+                    let (whole, read) = whole_and_read(path, bytes, &old_tree, &new_tree);
                     if !whole || read {
                         failures.push(format!(
                             "{what}: {} left behind ({} bytes, whole: {whole}, under a name a reader takes: {read})",
@@ -501,9 +514,20 @@ fn kill_at_random_moments(
             .collect();
         let again = run(&again_args, &victim);
         let repaired = tree(&victim);
+        // SECURITY.md's Known limits: a file killed between its link under a random name and
+        // its rename stays there, whole, under a name no reader takes; the `.old-…` links a
+        // killed commit left are the repair's to remove.
         let still: Vec<_> = repaired
-            .keys()
-            .filter(|p| !old_tree.contains_key(*p) && !new_tree.contains_key(*p))
+            .iter()
+            .filter(|(p, _)| !old_tree.contains_key(*p) && !new_tree.contains_key(*p))
+            .filter(|(p, n)| {
+                let Node::File(bytes) = n else { return true };
+                let old_link = p
+                    .file_name()
+                    .is_some_and(marketplace_client::files::is_left_behind);
+                old_link || whole_and_read(p, bytes, &old_tree, &new_tree) != (true, false)
+            })
+            .map(|(p, _)| p)
             .collect();
         if !still.is_empty() {
             failures.push(format!(

@@ -39,7 +39,7 @@ use cap_tempfile::TempFile;
 
 pub use error::{Action, FileError, Problem};
 pub use pending::PendingFile;
-pub use set::FileSet;
+pub use set::{FileSet, is_left_behind};
 
 /// A directory the user named, and the only way the project's programs write or delete a file.
 /// Every path given to its methods is relative to it and stays below it (see the module docs).

@@ -43,6 +43,19 @@ impl std::fmt::Debug for FileSet<'_> {
     }
 }
 
+/// The start of an old file's name while a commit keeps it aside; 16 hex digits follow.
+const BACKUP_PREFIX: &str = ".old-";
+
+/// Whether `name` is one a [`FileSet`] commit gives an old file while it keeps it aside
+/// (`.old-` and 16 hex digits): what a process killed mid-commit may leave beside the file, a
+/// second link to the old file, whole. The next commit that writes in that folder removes
+/// such names (a tool that compares a folder may count them as stale).
+pub fn is_left_behind(name: &OsStr) -> bool {
+    name.to_str()
+        .and_then(|name| name.strip_prefix(BACKUP_PREFIX))
+        .is_some_and(|hex| hex.len() == 16 && hex.bytes().all(|byte| byte.is_ascii_hexdigit()))
+}
+
 struct Change {
     relative: PathBuf,
     /// `None` removes the file.
@@ -222,7 +235,7 @@ fn place(
                 return Err(FileError::new(action, path, Problem::Directory));
             }
             Ok(_) => {
-                let backup = format!(".old-{}", random_hex().map_err(failed)?);
+                let backup = format!("{BACKUP_PREFIX}{}", random_hex().map_err(failed)?);
                 fault::step().map_err(failed)?;
                 // A file replaced stays under its name (the new one renamed over it); a file
                 // removed, or one on a file system without hard links, is moved aside.
@@ -276,7 +289,8 @@ fn roll_back(placed: &[Placed], walks: &[Walk], targets: &[(Vec<&OsStr>, &OsStr)
     }
 }
 
-/// The old files kept aside, deleted once every new one is in place.
+/// The old files kept aside, deleted once every new one is in place; then what a killed
+/// commit left in the folders written ([`is_left_behind`]), best effort.
 fn delete_old(placed: &[Placed], walks: &[Walk], paths: &[PathBuf]) -> Result<(), FileError> {
     let mut first_error = None;
     for step in placed {
@@ -289,5 +303,21 @@ fn delete_old(placed: &[Placed], walks: &[Walk], paths: &[PathBuf]) -> Result<()
             first_error.get_or_insert(FileError::io(Action::Remove, path, error));
         }
     }
+    for walk in walks {
+        remove_left_behind(walk.last());
+    }
     first_error.map_or(Ok(()), Err)
+}
+
+/// Removes the names a killed commit left in `dir` (links to old files, never a directory).
+fn remove_left_behind(dir: &Dir) {
+    let Ok(entries) = dir.entries() else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if is_left_behind(&name) && entry.file_type().is_ok_and(|kind| !kind.is_dir()) {
+            let _ = dir.remove_file_or_symlink(&name);
+        }
+    }
 }

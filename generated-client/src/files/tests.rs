@@ -358,6 +358,43 @@ fn a_process_killed_at_any_step_of_a_set_leaves_every_name_whole() {
     assert_eq!(seen.borrow().as_slice(), [] as [String; 0]);
 }
 
+#[test]
+fn a_commit_removes_what_a_killed_commit_left_in_the_folders_it_writes() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    out.write("gen/a.rs", "old a").unwrap();
+    out.write("gen/.old-0123456789abcdef", "old a").unwrap();
+    out.write("gen/.old-0123", "a person's").unwrap();
+    out.write("gen/.old-0123456789abcdeg", "a person's")
+        .unwrap();
+    out.subdir("gen/.old-fedcba9876543210").unwrap();
+    out.write("other/.old-0123456789abcdef", "not written in")
+        .unwrap();
+    let mut set = out.stage();
+    set.write("gen/a.rs", "new a");
+    set.commit().unwrap();
+    let tree = snapshot(&scratch.root);
+    let names: Vec<_> = tree.keys().map(|path| path.display().to_string()).collect();
+    assert_eq!(
+        names,
+        [
+            "gen",
+            "gen/.old-0123",
+            "gen/.old-0123456789abcdeg",
+            "gen/.old-fedcba9876543210",
+            "gen/a.rs",
+            "other",
+            "other/.old-0123456789abcdef",
+        ]
+    );
+    assert!(is_left_behind(std::ffi::OsStr::new(
+        ".old-0123456789ABCDEF"
+    )));
+    assert!(!is_left_behind(std::ffi::OsStr::new(
+        "old-0123456789abcdef"
+    )));
+}
+
 // ---- the property, on random trees -----------------------------------------------------
 
 /// Paths from a small alphabet, so that operations meet each other and the planted links.
