@@ -31,6 +31,7 @@ use crate::{
     about = "The project's automation: generate the client from the spec, review and audit the \
              spec, check the published crates",
     arg_required_else_help = true,
+    disable_help_subcommand = true,
     after_help = "Examples:
   cargo xtask codegen --check
   cargo xtask spec-diff --base main
@@ -147,6 +148,18 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         manifest_path: Option<PathBuf>,
     },
+    /// Prints the overview of the commands, or one command's help (the same as `cargo xtask
+    /// <COMMAND> --help`)
+    ///
+    /// A command misspelled is told what was meant, as it is anywhere else.
+    #[command(after_help = "Examples:
+  cargo xtask help
+  cargo xtask help spec-diff")]
+    Help {
+        /// The command whose help to print (every command's, without one)
+        #[arg(value_name = "COMMAND")]
+        command: Option<OsString>,
+    },
 }
 
 /// The whole command line, every command's `--help` ending with the exit codes.
@@ -212,6 +225,12 @@ where
         }
     };
     match command {
+        // What clap's own `help` would do, as a command of its own: it answers `--help` and
+        // tells a misspelled command what was meant, as every other command does.
+        Command::Help { command } => {
+            let args: Vec<OsString> = command.into_iter().chain(["--help".into()]).collect();
+            run(args, root, output)
+        }
         Command::Codegen { check: true } => {
             let checked = codegen::check(root).map(|judged| Checked {
                 report: format!(

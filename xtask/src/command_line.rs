@@ -16,8 +16,8 @@ pub const USAGE: u8 = 2;
 /// The exit codes, the same for every command: the last lines of every `--help`.
 pub const EXIT_CODES: &str = "Exit codes (every command):
   0  done, and nothing found
-  1  findings: differences, stale files, breaking changes (spec-diff --fail-on), a failed
-     package or dependency check
+  1  findings: differences, stale files, a moved API, breaking changes (spec-diff
+     --fail-on), a failed package or dependency check
   2  usage or input error: an unknown command or option, input that cannot be read or is
      invalid, or nothing to judge (nothing judged is not a pass)";
 

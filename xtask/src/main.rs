@@ -23,10 +23,10 @@
 //!   metadata`: `CARGO_TARGET_DIR` and `build.target-dir` followed), for the scripts.
 //!
 //! Every command that judges says what it read, judged and left out. Exit codes, the same for
-//! every command: 0 done and nothing found; 1 findings (differences, stale files, breaking
-//! changes under `--fail-on`, a failed package or dependency check); 2 a usage or input error
-//! (an unknown command or option, `cargo xtask` alone, unreadable or invalid input, nothing to
-//! judge).
+//! every command: 0 done and nothing found; 1 findings (differences, stale files, a moved API,
+//! breaking changes under `--fail-on`, a failed package or dependency check); 2 a usage or
+//! input error (an unknown command or option, `cargo xtask` alone, unreadable or invalid input,
+//! nothing to judge).
 
 // Every line goes through `cli::Output` (see lib.rs).
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
