@@ -58,10 +58,15 @@ impl Spellings {
             return Ok(Spellings::Fixed);
         };
         let text = value.to_string_lossy();
-        text.trim()
-            .parse()
+        let digits = text.trim();
+        // Digits only: `u64::from_str` also takes a leading `+`.
+        digits
+            .bytes()
+            .all(|byte| byte.is_ascii_digit())
+            .then(|| digits.parse().ok())
+            .flatten()
             .map(|seed| Spellings::Varied { seed })
-            .map_err(|_| SpellingSeedError {
+            .ok_or_else(|| SpellingSeedError {
                 found: text.chars().take(40).collect(),
             })
     }
@@ -409,7 +414,16 @@ mod tests {
             read("18446744073709551615"),
             Ok(Spellings::Varied { seed: u64::MAX })
         );
-        for bad in ["-1", "18446744073709551616", "seven", "1e3"] {
+        for bad in [
+            "-1",
+            "+7",
+            "18446744073709551616",
+            "seven",
+            "1e3",
+            " ",
+            "0x1f",
+            "７",
+        ] {
             let error = read(bad).unwrap_err();
             assert_eq!(error.found, bad);
             assert!(
