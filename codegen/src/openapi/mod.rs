@@ -135,7 +135,7 @@ fn document(api: &Api) -> Json {
             "variables" => obj! {
                 "baseUrl" => obj! {
                     "default" => "https://marketplace.invalid",
-                    "description" => "The base URL of the service (or of the fake marketplace: `http://127.0.0.1:PORT`).",
+                    "description" => "The base URL of the service (or of the fake marketplace: `https://127.0.0.1:PORT`, or `http://` when it runs with `--http`).",
                 },
             },
         }],

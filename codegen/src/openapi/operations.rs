@@ -280,15 +280,21 @@ fn oauth_operation(oauth: &OAuth, endpoint: &OAuthEndpoint) -> Json {
             "x-marketplace-browser" => true,
         });
     }
+    // A refusal may come as an HTTP 200 too, in the envelope with `rcode` 0 (one of the error
+    // shapes the client reads, and the fake sends: the reference does not show the format).
+    let refused_with_200 = obj! { "schema" => reference(RCODE_WITH_DATA) };
     let success = if endpoint.response.is_empty() {
-        obj! { "description" => "Done; the reference shows no body (the fake's is empty)." }
+        obj! {
+            "description" => "Done; the reference shows no body (the fake's is empty). Or, as a failure with HTTP 200, the envelope with `rcode` 0.",
+            "content" => obj! { "application/json" => refused_with_200 },
+        }
     } else {
         let mut properties = Object::new();
         for name in &endpoint.response {
             properties.insert(name.clone(), obj! { "type" => "string" });
         }
         obj! {
-            "description" => "Form-encoded name/value pairs.",
+            "description" => "Form-encoded name/value pairs; or, as a failure with HTTP 200, the envelope with `rcode` 0.",
             "content" => obj! {
                 "application/x-www-form-urlencoded" => obj! {
                     "schema" => obj! {
@@ -297,6 +303,7 @@ fn oauth_operation(oauth: &OAuth, endpoint: &OAuthEndpoint) -> Json {
                         "properties" => properties,
                     },
                 },
+                "application/json" => refused_with_200,
             },
         }
     };
