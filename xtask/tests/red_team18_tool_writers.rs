@@ -186,6 +186,27 @@ impl Ran {
             self.code, self.out, self.err
         )
     }
+
+    /// Notes in `failures`, under `label`, a control character the run printed.
+    fn note_control(&self, label: &str, failures: &mut Vec<String>) {
+        if let Some((_, c)) = control_in(&self.out).or(control_in(&self.err)) {
+            failures.push(format!(
+                "{label}: the output carries U+{:04X}: {}",
+                c as u32,
+                self.text().escape_debug()
+            ));
+        }
+    }
+}
+
+/// Fails with every failure noted, if any.
+fn report(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 fn run(args: &[OsString], root: &Path) -> Ran {
@@ -849,12 +870,7 @@ fn propose_into_a_bad_target_is_an_input_error_that_writes_nothing() {
             ran.text()
         ));
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    report(&failures);
 }
 
 #[test]
@@ -913,20 +929,9 @@ fn propose_into_odd_names_writes_exactly_there() {
         if !difference.is_empty() {
             failures.push(format!("{shown:?}: the workspace changed: {difference:?}"));
         }
-        if let Some((_, c)) = control_in(&ran.out).or(control_in(&ran.err)) {
-            failures.push(format!(
-                "{shown:?}: the output carries U+{:04X}: {}",
-                c as u32,
-                ran.text().escape_debug()
-            ));
-        }
+        ran.note_control(&format!("{shown:?}"), &mut failures);
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    report(&failures);
 }
 
 /// codegen over a workspace whose spec was edited (every generated file changes) and one of
@@ -1127,25 +1132,14 @@ fn hostile_arguments_to_every_command_exit_2_with_clean_output() {
                 ran.text().escape_debug()
             ));
         }
-        if let Some((_, c)) = control_in(&ran.out).or(control_in(&ran.err)) {
-            failures.push(format!(
-                "{shown}: the output carries U+{:04X}: {}",
-                c as u32,
-                ran.text().escape_debug()
-            ));
-        }
+        ran.note_control(&shown, &mut failures);
     }
     let difference = tree_difference(&before, &tree(case.path()));
     assert!(
         difference.is_empty(),
         "hostile arguments wrote {difference:?}"
     );
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    report(&failures);
 }
 
 fn hostile_text() -> impl Strategy<Value = String> {
@@ -1252,20 +1246,9 @@ fn hostile_reference_text_reaches_no_terminal_through_spec_audit() {
                 ran.text().escape_debug()
             ));
         }
-        if let Some((_, c)) = control_in(&ran.out).or(control_in(&ran.err)) {
-            failures.push(format!(
-                "{h:?}: the output carries U+{:04X}: {}",
-                c as u32,
-                ran.text().escape_debug()
-            ));
-        }
+        ran.note_control(&format!("{h:?}"), &mut failures);
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    report(&failures);
 }
 
 #[test]
@@ -1305,21 +1288,10 @@ fn hostile_spec_file_names_reach_no_terminal() {
                     ran.text().escape_debug()
                 ));
             }
-            if let Some((_, c)) = control_in(&ran.out).or(control_in(&ran.err)) {
-                failures.push(format!(
-                    "{h:?} {args:?}: the output carries U+{:04X}: {}",
-                    c as u32,
-                    ran.text().escape_debug()
-                ));
-            }
+            ran.note_control(&format!("{h:?} {args:?}"), &mut failures);
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    report(&failures);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1395,13 +1367,7 @@ fn openapi_html_into_odd_and_bad_targets() {
             ran.text().escape_debug()
         ));
     }
-    if let Some((_, c)) = control_in(&ran.out).or(control_in(&ran.err)) {
-        failures.push(format!(
-            "an odd name: the output carries U+{:04X}: {}",
-            c as u32,
-            ran.text().escape_debug()
-        ));
-    }
+    ran.note_control("an odd name", &mut failures);
     match fs::symlink_metadata(odd.join("index.html")) {
         Ok(meta) if meta.is_file() && meta.len() > 1000 => {}
         other => failures.push(format!("an odd name: index.html is {other:?}")),
@@ -1416,12 +1382,7 @@ fn openapi_html_into_odd_and_bad_targets() {
     if beside.len() != 1 {
         failures.push(format!("an odd name: the folder holds {beside:?}"));
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    report(&failures);
 }
 
 #[test]
@@ -1509,12 +1470,7 @@ fn judging_commands_write_nothing_not_even_the_git_index() {
             failures.push(format!("{args:?} wrote: {difference:?}"));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    report(&failures);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1650,12 +1606,7 @@ fn a_fifo_where_a_tool_reads_a_file_is_refused_not_waited_on() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    report(&failures);
 }
 
 /// `xtask::codegen`: "the part of `spec/README.md` the generator decides (its encodings and
@@ -1745,12 +1696,7 @@ fn a_readme_with_broken_markers_is_never_passed_over() {
             other => failures.push(format!("{what}: `codegen` exit {other:?}: {}", ran.text())),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    report(&failures);
 }
 
 // ---------------------------------------------------------------------------------------------
