@@ -1465,6 +1465,29 @@ async fn exercise_drop(
     })
 }
 
+/// [`exercise_drop`], run again (up to three times in all) while its setup fails: at load,
+/// page 1's first attempt can time out before the blind server answers it, and the retry then
+/// meets the stall, so the first page never comes. That run proves nothing either way; a
+/// failure of the claim itself is never run again.
+async fn exercise_drop_set_up(
+    letting: Letting,
+    stall: Stall,
+    attempt: Duration,
+    per_call: bool,
+) -> Option<String> {
+    let mut outcome = None;
+    for _ in 0..3 {
+        outcome = exercise_drop(letting, stall, attempt, per_call).await;
+        if !outcome
+            .as_deref()
+            .is_some_and(|failure| failure.contains(": setup: "))
+        {
+            break;
+        }
+    }
+    outcome
+}
+
 /// Waits until `server` has stalled `count` requests (the stalled page retried), at most
 /// `limit`.
 async fn retried(server: &Hostile, count: usize, limit: Duration) {
@@ -1505,7 +1528,7 @@ proptest! {
                 .flat_map(|letting| stalls.iter().map(move |stall| (*letting, *stall)))
                 .enumerate()
             {
-                runs.push(tokio::spawn(exercise_drop(
+                runs.push(tokio::spawn(exercise_drop_set_up(
                     letting,
                     stall,
                     Duration::from_millis(attempt_ms),
