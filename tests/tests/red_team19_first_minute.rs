@@ -94,6 +94,9 @@
 //!   text is one line without a control character, whatever the service sent", through the
 //!   fake's replay miss, which names the recording's file (names with ESC, LF, CR, bidi, NEL).
 
+#[path = "support/fake_binary.rs"]
+mod fake_binary;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -105,6 +108,8 @@ use marketplace_fake::{ErrorShape, FakeMarketplace, Replay, World};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{Value, json};
+
+use fake_binary::fake_binary;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -1880,34 +1885,6 @@ async fn every_signed_answer_over_http_is_valid_against_the_export() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// The `fake-marketplace` binary of this build (built here: `cargo build` is a no-op when it is
-/// fresh), as `cargo run -p marketplace-fake --bin fake-marketplace` runs it.
-fn fake_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("<target>/debug/deps")
-        .to_path_buf();
-    let target = profile_dir.parent().expect("<target>").to_path_buf();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "marketplace-fake",
-            "--bin",
-            "fake-marketplace",
-        ])
-        .current_dir(root())
-        .env("CARGO_TARGET_DIR", &target)
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "the fake's binary builds");
-    profile_dir.join("fake-marketplace")
 }
 
 /// Lines of a child's standard output, as they come (`None` after 60 s without one: a guard
