@@ -1761,7 +1761,8 @@ proptest! {
 
     /// docs/commands.md's exit codes and SECURITY.md's "must not be made to … panic": a recorded
     /// answer with a field of any name and value is a finding with a proposal (exit 1) or an
-    /// input error (exit 2), and the proposal written with `--propose-into` is whole files only.
+    /// input error (exit 2), unless the spec already allows it (exit 0), and the proposal
+    /// written with `--propose-into` is whole files only.
     #[test]
     fn recorded_fields_of_any_name_and_value_are_findings_never_a_panic(
         fields in prop::collection::vec((odd_key(), odd_value()), 1..4),
@@ -1796,7 +1797,21 @@ proptest! {
             &[OsString::from("wire-audit"), "--propose-into".into(), into.clone().into(), recordings.into()],
             &ws,
         );
-        prop_assert!(matches!(ran.code, Some(1 | 2)), "{}", ran.text().escape_debug());
+        // The one draw the spec already allows: the field it declares (`clientCity`, an
+        // optional string) given a string, in an answer of status 200. That agrees with the
+        // spec, so it is no finding (exit 0); every other draw disagrees with it (failed CI
+        // run 18, which drew `clientCity: ""`).
+        let inserted: std::collections::BTreeMap<&str, &serde_json::Value> =
+            fields.iter().map(|(key, value)| (key.as_str(), value)).collect();
+        let agrees = status == 200
+            && inserted.iter().all(|(key, value)| *key == "clientCity" && value.is_string());
+        let expected: &[u8] = if agrees { &[0] } else { &[1, 2] };
+        prop_assert!(
+            ran.code.is_some_and(|code| expected.contains(&code)),
+            "expected exit {:?}: {}",
+            expected,
+            ran.text().escape_debug()
+        );
         let found = control_in(&ran.out).or(control_in(&ran.err));
         prop_assert!(found.is_none(), "U+{:04X} printed: {}", found.map_or(0, |(_, c)| c as u32), ran.text().escape_debug());
         if ran.code == Some(1) && into.exists() {
