@@ -559,11 +559,7 @@ fn main() {
         return;
     }
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let runtime = marketplace_tests::runtime();
 
     // Every side sends the same request and gets the same answer, and the plain struct
     // decodes it to the client's values.

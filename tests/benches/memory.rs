@@ -103,10 +103,7 @@ fn decode_pages() {
 /// segments before it left held (their `bytes_current`, added up): so the peak so far is the
 /// largest of (held at the start of a segment + that segment's `bytes_max`).
 fn stream_peaks(service: &Service, concurrency: usize) -> Vec<(usize, usize, u64, u64)> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let runtime = marketplace_tests::current_thread_runtime();
     let session = service.session(Some(concurrency));
     service.take_arrivals();
     let mut expected = service::expected_ids(STREAM_PAGES);

@@ -268,11 +268,7 @@ fn print_trace(pages: u64, times: &[PageTimes], stub: Duration) {
 
 fn main() {
     let started = SystemTime::now();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let runtime = marketplace_tests::runtime();
     let service = Service::start(&LISTS.map(|(pages, _)| pages), Some(LATENCY));
     let session = service.session(None);
 

@@ -964,11 +964,7 @@ async fn run(
 #[test]
 fn no_secret_leaves_through_any_channel() {
     let traces = traces();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = marketplace_tests::runtime();
     let stub = runtime.block_on(StubServer::start()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let cases = std::env::var("CANARY_CASES")

@@ -1035,7 +1035,7 @@ async fn every_answer_carries_the_fake_clocks_date() {
 fn an_announced_body_past_the_limit_is_refused_before_it_is_read() {
     use proptest::prelude::*;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let runtime = marketplace_tests::runtime();
     let fake = runtime
         .block_on(FakeMarketplace::start_plain_http())
         .unwrap();

@@ -1481,11 +1481,7 @@ fn generated_types_hold_no_credential() {
 
 #[test]
 fn no_public_type_shows_a_credential() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = marketplace_tests::runtime();
     let (stub, fake) = runtime.block_on(async {
         (
             StubServer::start().await.unwrap(),

@@ -287,7 +287,7 @@ fn hostile_request() -> impl Strategy<Value = Vec<u8>> {
 /// fake answers a plain request after it.
 #[test]
 fn hostile_raw_requests_get_a_client_error_and_the_fake_keeps_serving() {
-    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let runtime = marketplace_tests::runtime();
     let fake = runtime
         .block_on(FakeMarketplace::start_plain_http())
         .expect("the fake starts");
@@ -446,7 +446,7 @@ impl Write for Shared {
 
 /// Sends each raw request target (path and query) to a recording fake; what it recorded.
 fn record_requests(targets: &[&str]) -> String {
-    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let runtime = marketplace_tests::runtime();
     let fake = runtime
         .block_on(FakeMarketplace::start_plain_http())
         .expect("the fake starts");
@@ -816,11 +816,7 @@ mod second_reviewer {
 
     /// A runtime and a plain-HTTP fake with token credentials for the hourly workroom's client.
     fn signed_fake() -> (tokio::runtime::Runtime, FakeMarketplace, Signer) {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("a runtime");
+        let runtime = marketplace_tests::runtime();
         let fake = runtime
             .block_on(FakeMarketplace::start_plain_http())
             .expect("the fake starts");
@@ -1099,7 +1095,7 @@ mod second_reviewer {
     /// and controls.
     #[test]
     fn authorize_refuses_hostile_urls_with_an_error_that_shows_no_control_or_secret() {
-        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        let runtime = marketplace_tests::runtime();
         let fake = runtime
             .block_on(FakeMarketplace::start_plain_http())
             .expect("the fake starts");
@@ -1230,7 +1226,7 @@ mod second_reviewer {
         recording.insert(page, refusal);
         let lines: String = recording.iter().map(|e| format!("{e}\n")).collect();
 
-        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        let runtime = marketplace_tests::runtime();
         let fake = runtime
             .block_on(FakeMarketplace::start())
             .expect("the fake starts");

@@ -1311,10 +1311,7 @@ fn an_announced_body_past_max_response_bytes_is_refused_without_waiting_for_it()
 
 #[test]
 fn dropping_a_client_with_a_large_answer_queued_inside_a_current_thread_runtime_returns() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("rt");
+    let rt = marketplace_tests::current_thread_runtime();
     let (tx, rx) = std::sync::mpsc::channel();
     let worker = std::thread::spawn(move || {
         rt.block_on(async {

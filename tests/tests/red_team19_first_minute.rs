@@ -1036,11 +1036,7 @@ enum Bad {
 
 #[test]
 fn a_refused_argument_fails_before_any_request_through_every_channel() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = marketplace_tests::runtime();
     let fake = runtime
         .block_on(FakeMarketplace::start())
         .expect("the fake starts");
@@ -1919,11 +1915,7 @@ fn wait_for_exit(child: &mut std::process::Child) -> Option<i32> {
 fn the_fake_binary_prints_working_credentials_and_stops_cleanly_on_every_signal() {
     let binary = fake_binary();
     let world = World::seeded();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = marketplace_tests::runtime();
     let mut failures = Vec::new();
     for signal in ["TERM", "HUP", "INT"] {
         let mut child = Command::new(&binary)

@@ -81,10 +81,7 @@ struct Outcome {
 /// order `schedule` picks (each step takes the `schedule[i] % outstanding`-th of them), on one
 /// thread, so every interleaving the schedule names is the one that runs.
 fn engine_walk(walk: Walk, answer: impl Fn(u64) -> Answer, schedule: &[usize]) -> Outcome {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let runtime = marketplace_tests::current_thread_runtime();
     runtime.block_on(async move {
         let gates = Arc::new(Mutex::new(Gates::default()));
         let fetch_gates = gates.clone();

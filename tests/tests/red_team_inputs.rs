@@ -661,7 +661,7 @@ fn a_compression_bomb_is_bounded_by_max_response_bytes() {
     let mut zlib = vec![0x78, 0x01];
     zlib.extend_from_slice(&deflate);
     zlib.extend_from_slice(&[0, 0, 0, 1]);
-    let servers = tokio::runtime::Runtime::new().unwrap();
+    let servers = marketplace_tests::runtime();
     let limit: u64 = 2 << 20;
     let mut failures = Vec::new();
     for (encoding, body) in [("gzip", gzip), ("deflate", zlib)] {
@@ -682,10 +682,7 @@ fn a_compression_bomb_is_bounded_by_max_response_bytes() {
         let base = server.http();
         let mut outcome = None;
         let info = allocation_counter::measure(|| {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
+            let runtime = marketplace_tests::current_thread_runtime();
             outcome = Some(runtime.block_on(async {
                 let client = builder(&base)
                     .max_response_bytes(limit)
@@ -1459,7 +1456,7 @@ struct SideStub {
 }
 
 fn side_stub(body: String) -> SideStub {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let runtime = marketplace_tests::runtime();
     let stub = runtime.block_on(StubServer::start()).unwrap();
     stub.fallback("/api/pay/getInvoice", Reply::json(401, body.clone()));
     stub.fallback("/oauth/getRequestToken", Reply::json(401, body));
@@ -1470,11 +1467,7 @@ fn side_stub(body: String) -> SideStub {
 }
 
 fn on_this_thread<T>(call: impl Future<Output = T>) -> T {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(call)
+    marketplace_tests::current_thread_runtime().block_on(call)
 }
 
 fn random_text(len: usize, seed: u64) -> String {
@@ -2054,7 +2047,7 @@ async fn signed_in(
 /// naming `file:line`, or what the fake sends carries no injected header and ends in time.
 #[test]
 fn replayed_headers_that_are_not_http_are_refused_or_never_reach_the_wire() {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let runtime = marketplace_tests::runtime();
     let name = prop_oneof![
         Just("content-type".to_owned()),
         Just("retry-after".to_owned()),
@@ -2522,7 +2515,7 @@ async fn body_framing_failures(host: &str) -> Vec<String> {
 /// answered 4xx at once.
 #[test]
 fn request_bodies_past_64_kib_or_with_malformed_lengths_are_refused() {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let runtime = marketplace_tests::runtime();
     let fake = runtime
         .block_on(FakeMarketplace::start_plain_http())
         .unwrap();
@@ -2744,7 +2737,7 @@ fn process_cpu() -> u64 {
 }
 
 fn oauth_over_the_wire() {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let runtime = marketplace_tests::runtime();
     runtime.block_on(async {
         let fake = FakeMarketplace::start_plain_http().await.unwrap();
         let host = host_of(&fake);
@@ -2837,7 +2830,7 @@ fn hostile_query_values_are_answered_with_a_status_never_a_panic() {
             Ok(())
         })
         .unwrap();
-    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let runtime = marketplace_tests::runtime();
     runtime.block_on(async {
         let fake = FakeMarketplace::start().await.unwrap();
         let workroom = fake.world().hourly_workroom();
@@ -2902,9 +2895,7 @@ fn the_spelling_seed_is_a_u64_or_an_error_and_changes_no_value_at_its_edges() {
                 error.to_string().contains("MARKETPLACE_FAKE_SPELLING_SEED")
             ),
         }
-        let started = tokio::runtime::Runtime::new()
-            .unwrap()
-            .block_on(FakeMarketplace::start());
+        let started = marketplace_tests::runtime().block_on(FakeMarketplace::start());
         println!("start: {}", if started.is_ok() { "Ok" } else { "Err" });
         return;
     }
@@ -2921,9 +2912,7 @@ fn the_spelling_seed_is_a_u64_or_an_error_and_changes_no_value_at_its_edges() {
         ("a trailing letter", "7x".into()),
     ];
     let mut failures = Vec::new();
-    tokio::runtime::Runtime::new()
-        .unwrap()
-        .block_on(seed_edge_failures(&mut failures));
+    marketplace_tests::runtime().block_on(seed_edge_failures(&mut failures));
     for (what, value) in values {
         let output = run_child(
             "the_spelling_seed_is_a_u64_or_an_error_and_changes_no_value_at_its_edges",

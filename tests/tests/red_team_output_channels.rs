@@ -438,11 +438,7 @@ fn generate<S: Strategy>(
 ) where
     S::Value: std::fmt::Debug,
 {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = marketplace_tests::runtime();
     let mut runner = TestRunner::new(Config {
         cases: cases(),
         failure_persistence: None,

@@ -225,11 +225,7 @@ async fn errors_holding(
 
 #[test]
 fn secrets_never_appear_in_any_error_whatever_the_encoding() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = marketplace_tests::runtime();
     let stub = runtime.block_on(StubServer::start()).unwrap();
     let mut runner = TestRunner::new(Config {
         cases: 48,

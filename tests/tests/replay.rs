@@ -429,7 +429,7 @@ proptest! {
         let paths = write_lines(dir.path(), &lines, 2);
         let replay = Replay::from_files(&paths).unwrap();
         prop_assert_eq!(replay.len(), data as usize);
-        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let runtime = marketplace_tests::runtime();
         let checked = runtime.block_on(async {
             let fake = FakeMarketplace::start().await.unwrap();
             fake.replay(replay);

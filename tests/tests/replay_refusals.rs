@@ -485,7 +485,7 @@ fn check_session(session: &[(usize, Answer)]) -> Result<(), TestCaseError> {
         (replay.len(), replay.refused()),
         (session.len() - refusals, refusals)
     );
-    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let runtime = marketplace_tests::runtime();
     let replayed = runtime.block_on(replay_session(replay, &generated));
 
     // Every request: its accepted answers in recorded order, then the last again; byte for

@@ -241,11 +241,7 @@ fn spelling() -> impl Strategy<Value = Spelling> {
 /// standing in for it (and, since the tap is a proxy, its answer is then refused as one).
 #[test]
 fn the_plain_http_oauth_exemption_holds_for_loopback_literals_and_nothing_else() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = marketplace_tests::runtime();
     let network = runtime
         .block_on(Tap::start(TapAnswer::Status(503)))
         .unwrap();

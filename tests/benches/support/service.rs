@@ -50,10 +50,7 @@ impl Service {
         let record = Arc::clone(&arrivals);
         let (sender, receiver) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("the stub's runtime");
+            let runtime = marketplace_tests::current_thread_runtime();
             runtime.block_on(async move {
                 let stub = StubServer::start().await.expect("stub server");
                 stub.route(PATH, move |request| {
