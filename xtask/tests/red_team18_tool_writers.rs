@@ -1498,75 +1498,51 @@ fn run_within(args: Vec<OsString>, root: PathBuf, limit: Duration) -> Option<Ran
 fn a_fifo_where_a_tool_reads_a_file_is_refused_not_waited_on() {
     let case = scratch();
     let mut failures = Vec::new();
-    type Prepare = Box<dyn Fn(&Path) -> Vec<OsString>>;
-    let cases: Vec<(&str, Prepare)> = vec![
+    // (what, the file made a FIFO, the command's arguments: `FIFO` stands for its path).
+    const FIFO: &str = "{fifo}";
+    let cases: [(&str, &str, &[&str]); 8] = [
         (
             "spec-audit --reference FIFO",
-            Box::new(|ws: &Path| {
-                mkfifo(&ws.join("reference.md"));
-                vec![
-                    "spec-audit".into(),
-                    "--reference".into(),
-                    ws.join("reference.md").into(),
-                ]
-            }),
+            "reference.md",
+            &["spec-audit", "--reference", FIFO],
         ),
         (
             "openapi --check, spec/openapi.json a FIFO",
-            Box::new(|ws: &Path| {
-                rm(ws.join("spec/openapi.json")).unwrap();
-                mkfifo(&ws.join("spec/openapi.json"));
-                os(&["openapi", "--check"])
-            }),
+            "spec/openapi.json",
+            &["openapi", "--check"],
         ),
         (
             "codegen --check, spec/README.md a FIFO",
-            Box::new(|ws: &Path| {
-                rm(ws.join("spec/README.md")).unwrap();
-                mkfifo(&ws.join("spec/README.md"));
-                os(&["codegen", "--check"])
-            }),
+            "spec/README.md",
+            &["codegen", "--check"],
         ),
         (
             "codegen --check, a generated file a FIFO",
-            Box::new(|ws: &Path| {
-                rm(ws.join("generated-client/src/generated/pay.rs")).unwrap();
-                mkfifo(&ws.join("generated-client/src/generated/pay.rs"));
-                os(&["codegen", "--check"])
-            }),
+            "generated-client/src/generated/pay.rs",
+            &["codegen", "--check"],
         ),
         (
             "codegen, spec/README.md a FIFO",
-            Box::new(|ws: &Path| {
-                rm(ws.join("spec/README.md")).unwrap();
-                mkfifo(&ws.join("spec/README.md"));
-                os(&["codegen"])
-            }),
+            "spec/README.md",
+            &["codegen"],
         ),
         (
             "codegen, the fake's shapes a FIFO",
-            Box::new(|ws: &Path| {
-                rm(ws.join("tests/fake/src/generated/shapes.rs")).unwrap();
-                mkfifo(&ws.join("tests/fake/src/generated/shapes.rs"));
-                os(&["codegen"])
-            }),
+            "tests/fake/src/generated/shapes.rs",
+            &["codegen"],
         ),
         (
             "wire-audit, a recording a FIFO",
-            Box::new(|ws: &Path| {
-                mkfifo(&ws.join("recording.jsonl"));
-                vec!["wire-audit".into(), ws.join("recording.jsonl").into()]
-            }),
+            "recording.jsonl",
+            &["wire-audit", FIFO],
         ),
         (
             "spec-audit, a spec file a FIFO",
-            Box::new(|ws: &Path| {
-                mkfifo(&ws.join("spec/fifo.yaml"));
-                os(&["spec-audit"])
-            }),
+            "spec/fifo.yaml",
+            &["spec-audit"],
         ),
     ];
-    for (i, (what, prepare)) in cases.into_iter().enumerate() {
+    for (i, (what, fifo, args)) in cases.into_iter().enumerate() {
         let ws = case.path().join(format!("ws{i}"));
         mkdirs(&ws).unwrap();
         for part in [
@@ -1576,7 +1552,21 @@ fn a_fifo_where_a_tool_reads_a_file_is_refused_not_waited_on() {
         ] {
             copy_tree(&workspace().join(part), &ws.join(part), "", false);
         }
-        let args = prepare(&ws);
+        let fifo = ws.join(fifo);
+        if fifo.exists() {
+            rm(&fifo).unwrap();
+        }
+        mkfifo(&fifo);
+        let args: Vec<OsString> = args
+            .iter()
+            .map(|&arg| {
+                if arg == FIFO {
+                    fifo.clone().into()
+                } else {
+                    arg.into()
+                }
+            })
+            .collect();
         match run_within(args, ws.clone(), Duration::from_secs(20)) {
             None => {
                 failures.push(format!("{what}: still waiting after 20 s"));
