@@ -11,6 +11,9 @@
 //!   `reqwest::get` or `reqwest::blocking`, imports `Client` or `ClientBuilder` from reqwest by
 //!   name (a bare `Client::new()` would hide behind it), or renames the reqwest crate.
 //!
+//! The fake holds to the second rule too (its `tls.rs` makes the client it hands apps and its
+//! browser, without proxies); it reads two documented variables of its own.
+//!
 //! The per-variable behaviour (each proxy variable, `SSL_CERT_FILE`, `SSL_CERT_DIR`,
 //! `SSLKEYLOGFILE` given to a child process) is proved by `tests/tests/env_proxies.rs` and
 //! `red_team_routes_and_state.rs`; this test covers the variables and code paths nobody named.
@@ -20,11 +23,23 @@ use std::path::{Path, PathBuf};
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
-/// The crate's source folder, from the workspace root.
+/// The client's source folder, from the workspace root.
 const CLIENT_SRC: &str = "generated-client/src";
 
-/// The one file allowed to make reqwest clients.
+/// The fake's source folder: it reads two documented variables (its recorder's folder, the
+/// spelling seed), and makes its reqwest clients (its own `http_client`, for apps, and its
+/// browser) in one place too, without the environment's proxies.
+const FAKE_SRC: &str = "tests/fake/src";
+
+/// The one file of each crate allowed to make reqwest clients.
 const THE_MAKER: &str = "tls.rs";
+
+/// What a file may name.
+#[derive(Clone, Copy)]
+struct Allowed {
+    environment: bool,
+    clients: bool,
+}
 
 /// A token of one level of a file, `::` joined into one.
 #[derive(Debug)]
@@ -76,17 +91,17 @@ fn heads(inner: &[Token]) -> Vec<&str> {
 }
 
 /// What a file names that takes from the environment, one line each.
-fn offences(text: &str, may_make_clients: bool) -> Vec<String> {
+fn offences(text: &str, allowed: Allowed) -> Vec<String> {
     let stream: TokenStream = match text.parse() {
         Ok(stream) => stream,
         Err(error) => return vec![format!("not Rust tokens: {error}")],
     };
     let mut found = Vec::new();
-    scan(&tokens(stream), may_make_clients, &mut found);
+    scan(&tokens(stream), allowed, &mut found);
     found
 }
 
-fn scan(level: &[Token], may_make_clients: bool, found: &mut Vec<String>) {
+fn scan(level: &[Token], allowed: Allowed, found: &mut Vec<String>) {
     let word = |i: usize| match level.get(i) {
         Some(Token::Word(word)) => Some(word.as_str()),
         _ => None,
@@ -101,12 +116,12 @@ fn scan(level: &[Token], may_make_clients: bool, found: &mut Vec<String>) {
     };
     for (i, token) in level.iter().enumerate() {
         if let Token::Group(_, inner) = token {
-            scan(inner, may_make_clients, found);
+            scan(inner, allowed, found);
             continue;
         }
         let followed = punct(i + 1) == Some("::");
         match word(i) {
-            Some("std" | "core" | "alloc") if followed => {
+            Some("std" | "core" | "alloc") if followed && !allowed.environment => {
                 if word(i + 2) == Some("env") {
                     found.push("std::env".to_owned());
                 }
@@ -114,7 +129,7 @@ fn scan(level: &[Token], may_make_clients: bool, found: &mut Vec<String>) {
                     found.push("std::{env}".to_owned());
                 }
             }
-            Some("reqwest") if !may_make_clients => {
+            Some("reqwest") if !allowed.clients => {
                 if word(i + 1) == Some("as") {
                     found.push("reqwest as …".to_owned());
                 }
@@ -192,28 +207,41 @@ fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
-#[test]
-fn the_client_reads_no_environment_and_makes_http_clients_in_one_place() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+/// Every offence below `src` (a crate's source folder, from the workspace root), and how many
+/// times its maker names `reqwest::Client::builder`.
+fn crate_offences(src: &str, environment: bool) -> (Vec<String>, usize) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap()
-        .join(CLIENT_SRC);
+        .join(src);
     let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    assert!(files.len() > 40, "only {} files read", files.len());
+    rust_files(&dir, &mut files);
+    assert!(files.len() > 10, "{src}: only {} files read", files.len());
     let mut offenders = Vec::new();
     let mut makers = 0;
     for path in &files {
-        let shown = path.strip_prefix(&src).unwrap().display().to_string();
+        let shown = path.strip_prefix(&dir).unwrap().display().to_string();
         let text = std::fs::read_to_string(path).unwrap();
-        let is_maker = shown == THE_MAKER;
-        if is_maker {
+        let clients = shown == THE_MAKER;
+        if clients {
             makers += builders(&tokens(text.parse().unwrap()));
         }
-        for offence in offences(&text, is_maker) {
-            offenders.push(format!("{CLIENT_SRC}/{shown}: {offence}"));
+        for offence in offences(
+            &text,
+            Allowed {
+                environment,
+                clients,
+            },
+        ) {
+            offenders.push(format!("{src}/{shown}: {offence}"));
         }
     }
+    (offenders, makers)
+}
+
+#[test]
+fn the_client_reads_no_environment_and_makes_http_clients_in_one_place() {
+    let (offenders, makers) = crate_offences(CLIENT_SRC, false);
     assert!(
         offenders.is_empty(),
         "the client takes from the environment (read configuration from the builder; make HTTP \
@@ -225,6 +253,26 @@ fn the_client_reads_no_environment_and_makes_http_clients_in_one_place() {
         "{THE_MAKER} makes reqwest clients in {makers} places"
     );
 }
+
+#[test]
+fn the_fake_makes_http_clients_in_one_place() {
+    let (offenders, makers) = crate_offences(FAKE_SRC, true);
+    assert!(
+        offenders.is_empty(),
+        "the fake makes a reqwest client outside tls.rs (make it with tls::http_client, which \
+         turns off the environment's proxies):\n{}",
+        offenders.join("\n")
+    );
+    assert_eq!(
+        makers, 1,
+        "the fake's {THE_MAKER} makes reqwest clients in {makers} places"
+    );
+}
+
+const NOTHING: Allowed = Allowed {
+    environment: false,
+    clients: false,
+};
 
 /// The scanner finds each way of naming what is refused, and passes what is allowed.
 #[test]
@@ -250,7 +298,7 @@ fn the_scanner_finds_every_spelling_and_passes_the_allowed() {
         "macro_rules! m { () => { std::env::var(\"X\") }; }",
     ];
     for text in refused {
-        assert!(!offences(text, false).is_empty(), "not found in: {text}");
+        assert!(!offences(text, NOTHING).is_empty(), "not found in: {text}");
     }
     let allowed = [
         "/// Reads `std::env::var` never.\nfn f() {}",
@@ -264,9 +312,19 @@ fn the_scanner_finds_every_spelling_and_passes_the_allowed() {
         "pub use reqwest;",
     ];
     for text in allowed {
-        assert_eq!(offences(text, false), Vec::<String>::new(), "in: {text}");
+        assert_eq!(offences(text, NOTHING), Vec::<String>::new(), "in: {text}");
     }
-    // The maker may name reqwest's builders, never the environment.
-    assert!(offences("fn f() { reqwest::Client::builder(); }", true).is_empty());
-    assert!(!offences("fn f() { std::env::var(\"X\"); }", true).is_empty());
+    // The maker may name reqwest's builders, never the environment; the fake the environment.
+    let maker = Allowed {
+        environment: false,
+        clients: true,
+    };
+    assert!(offences("fn f() { reqwest::Client::builder(); }", maker).is_empty());
+    assert!(!offences("fn f() { std::env::var(\"X\"); }", maker).is_empty());
+    let fake = Allowed {
+        environment: true,
+        clients: false,
+    };
+    assert!(offences("fn f() { std::env::var(\"X\"); }", fake).is_empty());
+    assert!(!offences("fn f() { reqwest::Client::new(); }", fake).is_empty());
 }
