@@ -17,8 +17,9 @@
 //!    `anchors_and_aliases_are_no_change`, `defaults_spelled_out_are_no_change`,
 //!    `generated_respellings_are_no_change` (proptest),
 //!    `a_per_method_encoding_map_in_another_key_order_is_no_change`,
-//!    `a_method_set_in_another_order_is_no_change` (`absent_in`: "absent in these methods'
-//!    responses", a set of methods).
+//!    `a_set_in_another_order_is_no_change` (`absent_in`: "absent in these methods'
+//!    responses", `at_least_one_of`, an error's `methods`, a token endpoint's `response`),
+//!    `a_reorder_is_reported_or_moves_no_generated_code` (fields, enums).
 //! 2. Documentation. docs/reviewing-spec-changes.md: "`semver-patch` (documentation, and
 //!    changes only the wire sees)"; properties.rs "fails when the diff ... judges a
 //!    documentation change breaking". Cases: `doc_only_changes_are_never_breaking_and_patch`
@@ -730,20 +731,56 @@ fn a_per_method_encoding_map_in_another_key_order_is_no_change() {
     assert_no_change(&report, "a per-method encoding map reordered");
 }
 
-/// `absent_in`: "absent in these methods' responses": a set of methods, whose order says
-/// nothing about presence.
+/// Lists whose meaning is a set, reordered: `absent_in` ("absent in these methods'
+/// responses"), `at_least_one_of` ("none of these is required, but one must be sent"), an
+/// error's `methods` (the methods that return it) and a token endpoint's `response` (the names
+/// its answer holds). Each order means the same, so each is no change and no generated-code diff.
 #[test]
-fn a_method_set_in_another_order_is_no_change() {
-    let report = respelled(|s| {
-        s.edit("spec/api.yaml", |t| {
-            replace_once(
-                t,
-                "        encoding: string_or_number\n        absent_in: [manage/getMyProviders, workroom/getWorkviewDetails]\n",
-                "        encoding: string_or_number\n        absent_in: [workroom/getWorkviewDetails, manage/getMyProviders]\n",
-            )
-        });
-    });
-    assert_no_change(&report, "absent_in reordered");
+fn a_set_in_another_order_is_no_change() {
+    let cases: [(&str, &str, &str, &str); 4] = [
+        (
+            "absent_in",
+            "spec/api.yaml",
+            "        absent_in: [manage/getMyProviders, workroom/getWorkviewDetails]\n        doc: >-\n          Client user ID",
+            "        absent_in: [workroom/getWorkviewDetails, manage/getMyProviders]\n        doc: >-\n          Client user ID",
+        ),
+        (
+            "at_least_one_of",
+            "spec/pay.yaml",
+            "    at_least_one_of: [id, bidId]\n    errors: [E_API_AUTH_SIGNATURE_MISMATCH, E_VALIDATION_INVALID_ID_BIDID, E_VALIDATION_INVALID_ID]\n\n  pay/getStatusReport:",
+            "    at_least_one_of: [bidId, id]\n    errors: [E_API_AUTH_SIGNATURE_MISMATCH, E_VALIDATION_INVALID_ID_BIDID, E_VALIDATION_INVALID_ID]\n\n  pay/getStatusReport:",
+        ),
+        (
+            "an error's methods",
+            "spec/api.yaml",
+            "    methods: [pay/getTimesheet, pay/getStatusReport]\n",
+            "    methods: [pay/getStatusReport, pay/getTimesheet]\n",
+        ),
+        (
+            "a token endpoint's response",
+            "spec/api.yaml",
+            "      response: [oauth_token, oauth_token_secret, oauth_callback_confirmed]\n",
+            "      response: [oauth_callback_confirmed, oauth_token_secret, oauth_token]\n",
+        ),
+    ];
+    let mut reported = Vec::new();
+    for (what, file, from, to) in cases {
+        let report = respelled(|s| s.edit(file, |t| replace_once(t, from, to)));
+        if !report.changes.is_empty() || !report.generated_diff.trim().is_empty() {
+            let messages: Vec<String> = report.json["changes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| format!("{} {}: {}", c["rule"], c["level"], c["message"]))
+                .collect();
+            reported.push(format!(
+                "{what} reordered: {:?} {messages:?}; generated diff {} lines",
+                report.text.stdout.lines().nth(1).unwrap_or(""),
+                report.generated_diff.lines().count()
+            ));
+        }
+    }
+    assert!(reported.is_empty(), "{reported:#?}");
 }
 
 /// One way to respell a plain scalar value.
@@ -1027,6 +1064,24 @@ const EDITS: &[Edit] = &[
         to: "        max: 8\n",
     },
     Edit {
+        name: "enum closed",
+        file: "spec/pay.yaml",
+        from: "  InvoiceStatus:\n",
+        to: "  InvoiceStatus:\n    open: false\n",
+    },
+    Edit {
+        name: "error code kind changed",
+        file: "spec/api.yaml",
+        from: "    doc: The user is not authorized to access the data.\n    kind: authorization\n",
+        to: "    doc: The user is not authorized to access the data.\n    kind: validation\n",
+    },
+    Edit {
+        name: "token lifetime shortened",
+        file: "spec/api.yaml",
+        from: "  token_lifetime_seconds: 21600\n",
+        to: "  token_lifetime_seconds: 3600\n",
+    },
+    Edit {
         name: "parameters reordered",
         file: "spec/workroom.yaml",
         from: "      bidId:\n        type: id\n        required: true\n        doc: Winning bid of the project.\n      userId:\n        type: id\n        required: true\n        doc: User whose snapshots are requested.\n",
@@ -1198,9 +1253,10 @@ fn added_then_removed_across_three_revisions_is_no_change() {
     );
 }
 
-/// Lists reordered (an error's `methods`, an OAuth endpoint's `response`, a method's `errors`):
-/// when the tool reports such a reorder at all, its message says what changed, not an empty
-/// text after the item's name.
+/// Lists and a map reordered (an error's `methods`, an OAuth endpoint's `response`, a
+/// per-method encoding): when the tool reports such a reorder at all, its message says what
+/// changed ("Rules only name and explain"): not an empty text after the item's name, and not
+/// the same text on both sides of its `->`.
 #[test]
 fn a_reordered_list_is_no_change_or_says_what_changed() {
     let report = respelled(|s| {
@@ -1216,12 +1272,23 @@ fn a_reordered_list_is_no_change_or_says_what_changed() {
                 "      response: [oauth_callback_confirmed, oauth_token_secret, oauth_token]\n",
             )
         });
+        s.edit("spec/pay.yaml", |t| {
+            replace_once(
+                t,
+                "        type: id\n        encoding:\n          pay/getTimesheetsForBid: string\n          pay/getTimesheet: number\n        doc: Workroom (bid) ID.\n",
+                "        type: id\n        encoding:\n          pay/getTimesheet: number\n          pay/getTimesheetsForBid: string\n        doc: Workroom (bid) ID.\n",
+            )
+        });
     });
     let mut empty = Vec::new();
     for c in report.json["changes"].as_array().into_iter().flatten() {
         let message = c["message"].as_str().unwrap_or("");
-        if message.trim_end().ends_with(':') || message.contains(":  ") || message.contains(":  (")
-        {
+        let same_both_sides = message.split_once(" -> ").is_some_and(|(old, new)| {
+            let old = old.rsplit(": ").next().unwrap_or(old);
+            let old = old.strip_prefix("sent as ").unwrap_or(old);
+            old.trim() == new.trim()
+        });
+        if message.trim_end().ends_with(':') || message.contains(":  ") || same_both_sides {
             empty.push(message.to_string());
         }
     }
@@ -1282,9 +1349,13 @@ fn a_reorder_is_reported_or_moves_no_generated_code() {
 // ---------------------------------------------------------------- 5. bad input
 
 fn assert_input_error(s: &Scratch, base: &str, head: &str, what: &str) -> Run {
+    assert_input_error_in(s, base, head, what, &["text", "json", "markdown"])
+}
+
+fn assert_input_error_in(s: &Scratch, base: &str, head: &str, what: &str, formats: &[&str]) -> Run {
     let before = s.mtimes();
     let mut last = None;
-    for format in ["text", "json", "markdown"] {
+    for &format in formats {
         let run = s.spec_diff(base, head, &["--format", format, "--fail-on", "breaking"]);
         run.assert_no_panic();
         run.assert_no_control_characters();
@@ -1331,8 +1402,8 @@ fn revisions_that_are_not_commits_are_input_errors() {
         "a\nb",
         &"x".repeat(5000),
     ] {
-        assert_input_error(&s, bad, &head, &format!("base {bad:?}"));
-        assert_input_error(&s, &head, bad, &format!("head {bad:?}"));
+        assert_input_error_in(&s, bad, &head, &format!("base {bad:?}"), &["json"]);
+        assert_input_error_in(&s, &head, bad, &format!("head {bad:?}"), &["markdown"]);
     }
 }
 
