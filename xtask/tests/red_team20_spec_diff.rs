@@ -15,7 +15,7 @@
 //!    `respelled_line_endings_bom_comments_are_no_change`,
 //!    `respelled_scalars_flow_tags_block_scalars_are_no_change`,
 //!    `anchors_and_aliases_are_no_change`, `defaults_spelled_out_are_no_change`,
-//!    `generated_respellings_are_no_change` (proptest),
+//!    `generated_respellings_are_no_change` (proptest), `a_type_moved_to_another_file_is_no_change`,
 //!    `a_per_method_encoding_map_in_another_key_order_is_no_change`,
 //!    `a_set_in_another_order_is_no_change` (`absent_in`: "absent in these methods'
 //!    responses", `at_least_one_of`, an error's `methods`, a token endpoint's `response`),
@@ -318,6 +318,16 @@ fn judged(s: &Scratch, base: &str, head: &str) -> Report {
             );
         }
         assert!(
+            matches!(c["level"].as_str(), Some("error" | "warning" | "info"))
+                && matches!(
+                    c["surface"].as_str(),
+                    Some("response" | "request" | "paging" | "runtime" | "none")
+                )
+                && c["broken_items"].is_array()
+                && c["message"].as_str().is_some_and(|m| !m.trim().is_empty()),
+            "level, surface, broken_items, message as documented: {c}"
+        );
+        assert!(
             !c["base"].is_null() || !c["head"].is_null(),
             "a change with no location at all: {c}"
         );
@@ -396,6 +406,18 @@ fn judged(s: &Scratch, base: &str, head: &str) -> Report {
         text.show()
     );
     let summary_line = lines.get(1).copied().unwrap_or("");
+    // "`semver-major` when a change breaks the Rust API, else `semver-minor` ... else
+    // `semver-patch`".
+    if n > 0 {
+        let major = summary_line.contains("(semver-major)");
+        assert!(
+            major == (rust_breaking > 0)
+                && (major
+                    || summary_line.contains("(semver-minor)")
+                    || summary_line.contains("(semver-patch)")),
+            "semver of {summary_line:?} with {rust_breaking} Rust breaks"
+        );
+    }
     if n == 0 {
         assert!(
             summary_line.starts_with("No change to the API"),
@@ -783,6 +805,29 @@ fn a_set_in_another_order_is_no_change() {
     assert!(reported.is_empty(), "{reported:#?}");
 }
 
+/// A type moved to another spec file ("Every `*.yaml` file here is loaded in file-name order and
+/// merged"; the generated crate re-exports every type at its root, `public-api.txt`): the API
+/// is the same, so no change is reported (the generated code moves between modules).
+#[test]
+fn a_type_moved_to_another_file_is_no_change() {
+    let report = respelled(|s| {
+        let w = s.read("spec/workroom.yaml");
+        let start = w.find("  ScreenBucket:\n").expect("ScreenBucket");
+        let end = w.find("  Workview:\n").expect("Workview");
+        let block = w[start..end].to_string();
+        s.write("spec/workroom.yaml", w.replacen(&block, "", 1));
+        s.edit("spec/api.yaml", |t| {
+            replace_once(t, "types:\n  Bid:\n", &format!("types:\n{block}  Bid:\n"))
+        });
+    });
+    assert!(
+        report.changes.is_empty(),
+        "a type moved between files: {:?}\n{}",
+        report.changes,
+        report.text.show()
+    );
+}
+
 /// One way to respell a plain scalar value.
 fn respell(value: &str, how: u8, indent: usize) -> String {
     match how % 6 {
@@ -1114,6 +1159,17 @@ fn every_generated_change_agrees_across_formats() {
         apply(&s, edit);
         let head = s.commit(edit.name);
         let report = judged(&s, &base, &head);
+        // "`semver-minor` when the new crate has a public item the old one does not (a method,
+        // type, field, setter, variant ...)".
+        if matches!(
+            edit.name,
+            "field added (optional)" | "enum value added" | "parameter added (optional)"
+        ) {
+            let line = report.text.stdout.lines().nth(1).unwrap_or("");
+            if !line.contains("(semver-minor)") {
+                silent.push(format!("{}: a new public item, yet {line:?}", edit.name));
+            }
+        }
         if report.changes.is_empty() {
             silent.push(format!(
                 "{}: no change reported; generated diff {} bytes",
