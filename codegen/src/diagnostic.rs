@@ -48,7 +48,8 @@ error_kinds! {
     /// Aliases that would expand a file to more than 2 MiB (twice the size limit), refused
     /// before parsing.
     AliasExpansion = "alias-expansion",
-    /// A file that is not YAML (or not UTF-8 text).
+    /// A file that is not YAML (or not UTF-8 text, or has a line break only YAML 1.1 reads as
+    /// one: U+0085, U+2028, U+2029).
     InvalidYaml = "invalid-yaml",
     /// A spec file whose name, less `.yaml`, is not a snake_case Rust module name, is one
     /// generated code reserves (`mod`, `std`, the crates it uses), or is another file's.

@@ -105,7 +105,6 @@ pub fn load_spec_dir(dir: &Path, shown_as: &str) -> Result<Vec<SpecSource>, Code
     let paths = input_file::files_in(dir, "yaml", MAX_SPEC_FILES).map_err(io_error(dir))?;
     let mut total = 0u64;
     let mut sources = Vec::with_capacity(paths.len());
-    let mut not_utf8 = Vec::new();
     for path in paths {
         let left = MAX_SPEC_BYTES - total;
         let bytes = input_file::read_file(&path, Some(dir), MAX_SPEC_FILE_BYTES.min(left))
@@ -118,11 +117,21 @@ pub fn load_spec_dir(dir: &Path, shown_as: &str) -> Result<Vec<SpecSource>, Code
             .map_err(io_error(&path))?;
         total += bytes.len() as u64;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        let shown = format!("{shown_as}/{}", name.unwrap_or_default());
+        sources.push((format!("{shown_as}/{}", name.unwrap_or_default()), bytes));
+    }
+    Ok(spec_sources(sources)?)
+}
+
+/// Spec files read as bytes (each with the name to report it by), as text: the one way a spec
+/// file becomes a [`SpecSource`], from a work tree or from git (`spec-diff`'s revisions). A
+/// file that is not UTF-8 is a spec error, `invalid-yaml`, located as every spec error is;
+/// every file is still read, so each such file is named at once.
+pub fn spec_sources(files: Vec<(String, Vec<u8>)>) -> Result<Vec<SpecSource>, SpecErrors> {
+    let mut sources = Vec::with_capacity(files.len());
+    let mut not_utf8 = Vec::new();
+    for (shown, bytes) in files {
         match utf8_text(bytes) {
             Ok(text) => sources.push(SpecSource { path: shown, text }),
-            // Located as every spec error is; the other files are still read, so each such
-            // file is named at once.
             Err(at) => not_utf8.push(SpecError {
                 kind: diagnostic::ErrorKind::InvalidYaml,
                 file: shown,
@@ -134,7 +143,7 @@ pub fn load_spec_dir(dir: &Path, shown_as: &str) -> Result<Vec<SpecSource>, Code
         }
     }
     if !not_utf8.is_empty() {
-        return Err(SpecErrors(not_utf8).into());
+        return Err(SpecErrors(not_utf8));
     }
     Ok(sources)
 }

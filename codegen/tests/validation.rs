@@ -287,6 +287,27 @@ fn invalid_yaml_is_reported_with_its_position() {
     assert_eq!(found(&errors), [at(InvalidYaml, "4:1", "")]);
 }
 
+/// The line breaks only YAML 1.1 reads as one (the parser's) are refused wherever they stand,
+/// at their own line and column as an editor shows them: in a comment (where the text after
+/// one would be read as content), in a quoted and in a plain text (where one would vanish).
+#[test]
+fn yaml_1_1_line_breaks_are_invalid_yaml_at_their_place() {
+    for c in ['\u{85}', '\u{2028}', '\u{2029}'] {
+        for (text, line_column) in [
+            (format!("# a note{c}types: {{}}\n"), "1:9"),
+            (format!("types:\n  T:\n    doc: \"a{c}b\"\n"), "3:12"),
+            (format!("types:\n  T:\n    doc: ab{c}c\n"), "3:12"),
+        ] {
+            assert_eq!(
+                found(&errors(&text)),
+                [at(InvalidYaml, line_column, "")],
+                "U+{:04X} in {text:?}",
+                c as u32
+            );
+        }
+    }
+}
+
 /// A YAML document of block mappings and sequences, for the duplicate-key property.
 #[derive(Clone, Debug)]
 enum Node {

@@ -15,7 +15,7 @@ use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use marketplace_codegen::{MAX_SPEC_BYTES, MAX_SPEC_FILE_BYTES, MAX_SPEC_FILES, SpecSource};
+use marketplace_codegen::{MAX_SPEC_BYTES, MAX_SPEC_FILE_BYTES, MAX_SPEC_FILES};
 
 /// The most git may print for a command whose output is not a blob (listings, ids, subjects).
 pub const MAX_OUTPUT_BYTES: u64 = 1 << 20;
@@ -166,15 +166,27 @@ impl<'r> Git<'r> {
         let entries = self.tree(commit, dir)?;
         match entries.into_iter().find(|entry| entry.name == name) {
             None => Ok(None),
-            Some(entry) => self.blob(commit, &entry, path, max_bytes).map(Some),
+            Some(entry) => {
+                let bytes = self.blob(commit, &entry, path, max_bytes)?;
+                String::from_utf8(bytes).map(Some).map_err(|error| {
+                    let at = error.utf8_error().valid_up_to();
+                    self.refused(commit, path, format!("not UTF-8 text (byte {at})"))
+                })
+            }
         }
     }
 
     /// The `.yaml` files of the directory `dir` at `commit`, read as spec files are from a
     /// work tree: regular files only, each at most the spec file limit, within the limits of
-    /// a spec directory in all. Named `{dir}/{file}`. None when the commit has no `dir` (a
-    /// revision from before the spec): the caller judges that there is nothing to compare.
-    pub fn spec_files(&self, commit: &Commit, dir: &str) -> Result<Vec<SpecSource>, GitError> {
+    /// a spec directory in all. Named `{dir}/{file}`, as bytes: the caller reads them as text
+    /// with `marketplace_codegen::spec_sources`, as the work tree's are. None when the commit
+    /// has no `dir` (a revision from before the spec): the caller judges that there is nothing
+    /// to compare.
+    pub fn spec_files(
+        &self,
+        commit: &Commit,
+        dir: &str,
+    ) -> Result<Vec<(String, Vec<u8>)>, GitError> {
         let (parent, name) = dir.rsplit_once('/').unwrap_or(("", dir));
         if !self
             .tree(commit, parent)?
@@ -201,9 +213,9 @@ impl<'r> Git<'r> {
         for entry in entries {
             let path = format!("{dir}/{}", entry.name);
             let left = MAX_SPEC_BYTES - total;
-            let text = self.blob(commit, &entry, &path, MAX_SPEC_FILE_BYTES.min(left))?;
-            total += text.len() as u64;
-            sources.push(SpecSource { path, text });
+            let bytes = self.blob(commit, &entry, &path, MAX_SPEC_FILE_BYTES.min(left))?;
+            total += bytes.len() as u64;
+            sources.push((path, bytes));
         }
         Ok(sources)
     }
@@ -249,7 +261,7 @@ impl<'r> Git<'r> {
         entry: &Entry,
         path: &str,
         max_bytes: u64,
-    ) -> Result<String, GitError> {
+    ) -> Result<Vec<u8>, GitError> {
         let kind = match entry.mode.as_str() {
             "100644" | "100755" if entry.kind == "blob" => None,
             "120000" => Some("a symbolic link"),
@@ -288,7 +300,7 @@ impl<'r> Git<'r> {
                 ),
             ));
         }
-        self.run(
+        self.run_bytes(
             &[
                 Arg::Fixed("cat-file"),
                 Arg::Fixed("blob"),

@@ -152,11 +152,21 @@ pub fn run(root: &Path, options: &Options) -> Result<Outcome, SpecDiffError> {
         None => git.merge_base_with_main()?,
     };
     let base_label = describe(&git, options.base.as_deref().unwrap_or("merge-base"), &base);
-    let base_sources = git.spec_files(&base, SPEC_DIR)?;
+    // A revision's files read as text as the work tree's are: a file that is not UTF-8 is a
+    // located spec error of that revision.
+    let as_text = |label: &str, files| {
+        marketplace_codegen::spec_sources(files).map_err(|errors| SpecDiffError::InvalidSpec {
+            revision: label.to_owned(),
+            errors,
+        })
+    };
+    let base_sources = as_text(&base_label, git.spec_files(&base, SPEC_DIR)?)?;
     let (head_label, head_sources) = match &options.head {
         Some(rev) => {
             let head = git.commit(rev)?;
-            (describe(&git, rev, &head), git.spec_files(&head, SPEC_DIR)?)
+            let label = describe(&git, rev, &head);
+            let sources = as_text(&label, git.spec_files(&head, SPEC_DIR)?)?;
+            (label, sources)
         }
         None => (
             "the work tree".to_owned(),

@@ -28,6 +28,26 @@ impl Resolver<'_> {
             });
             return None;
         }
+        // Line breaks to the parser (YAML 1.1) that no editor shows as one, nor YAML 1.2
+        // reads as one: text after one in a comment would be read as content, and one in a
+        // quoted text would vanish into a space.
+        if let Some((at, c)) = text
+            .char_indices()
+            .find(|(_, c)| matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}'))
+        {
+            self.errors.push(SpecError {
+                kind: ErrorKind::InvalidYaml,
+                file: source.path.clone(),
+                location: Some(LineCol::at_byte(text.as_bytes(), at)),
+                path: String::new(),
+                message: format!(
+                    "invalid YAML: the character U+{:04X}, a line break to the YAML parser but \
+                     not to an editor: write a line feed, or remove it",
+                    c as u32
+                ),
+            });
+            return None;
+        }
         let value: Value = match serde_yaml::from_str(text) {
             Ok(value) => value,
             Err(error) => {
