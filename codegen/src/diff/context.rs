@@ -382,8 +382,12 @@ impl<'a> Context<'a> {
         let (wire_breaks, rust_breaks) = (wire.is_some(), rust_witness.is_some());
         let level = if wire_breaks || rust_breaks {
             Level::Error
-        } else if rule == rule::DOC_CHANGED || rule.split('-').any(|word| word == "added") {
-            // An addition (`field-added`, `param-added-optional`) changes nothing old apps do.
+        } else if rule == rule::DOC_CHANGED
+            || rule == rule::ORDER_CHANGED
+            || rule.split('-').any(|word| word == "added")
+        {
+            // An addition (`field-added`, `param-added-optional`) changes nothing old apps do,
+            // nor does a reorder.
             Level::Info
         } else {
             Level::Warning

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
-use super::{Defined, Names, Resolver, at, is_method_name};
+use super::{Defined, Names, Resolver, as_set, at, is_method_name};
 use crate::diagnostic::{ErrorKind, did_you_mean};
 use crate::ir::{self, Id, Scalar, TypeRef};
 use crate::model;
@@ -91,7 +91,7 @@ impl Resolver<'_> {
             params,
             at_least_one_of,
             paging,
-            errors: def.errors.iter().map(Id::new).collect(),
+            errors: as_set(def.errors.iter().map(Id::new).collect()),
             file,
         }
     }
@@ -167,7 +167,7 @@ impl Resolver<'_> {
                 Some(_) => {}
             }
         }
-        alternatives.iter().map(Id::new).collect()
+        as_set(alternatives.iter().map(Id::new).collect())
     }
 
     /// `paging`: count parameters for the page and its size, a list field of the response for

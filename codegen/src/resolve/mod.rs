@@ -105,6 +105,16 @@ struct At<'p> {
     key: Option<&'p str>,
 }
 
+/// A list the spec writes that means a set (`absent_in`, `only_in`, `at_least_one_of`, a
+/// method's `errors`, an error's `methods`, an OAuth endpoint's `response`, a per-method
+/// `encoding` map's keys): sorted, so that no reader of the IR (the generator, spec-diff,
+/// the OpenAPI export) sees the order the spec happens to write it in. Lists whose order is
+/// meaning (fields, parameters, enum values, types, methods) keep the spec's.
+fn as_set<T: Ord>(mut items: Vec<T>) -> Vec<T> {
+    items.sort();
+    items
+}
+
 fn at<'p>(file: usize, path: &[&'p str]) -> At<'p> {
     At {
         file,

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use indexmap::IndexMap;
 
 use super::names::BUILDER_METHODS;
-use super::{Defined, Names, Resolver, at};
+use super::{Defined, Names, Resolver, as_set, at};
 use crate::diagnostic::{ErrorKind, did_you_mean, or_list, suggesting};
 use crate::ir::{self, Encoding, FieldEncoding, Id, Presence, Scalar, TypeRef};
 use crate::model::{self, EncodingDef, Optional};
@@ -278,7 +278,7 @@ impl Resolver<'_> {
         record: &str,
         delivered_by: &Delivery<'_>,
     ) -> Presence {
-        let ids = |methods: &[String]| methods.iter().map(Id::new).collect();
+        let ids = |methods: &[String]| as_set(methods.iter().map(Id::new).collect());
         match (&field.optional, &field.only_in, &field.absent_in) {
             (None | Some(Optional::Flag(false)), None, None) => Presence::Always,
             (Some(Optional::Flag(true)), None, None) => Presence::Optional(None),
@@ -403,7 +403,7 @@ impl Resolver<'_> {
                     );
                     ok = false;
                 }
-                ok.then_some(FieldEncoding::PerMethod(resolved))
+                ok.then(|| FieldEncoding::PerMethod(as_set(resolved)))
             }
         }
     }

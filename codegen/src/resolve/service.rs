@@ -1,7 +1,7 @@
 //! The service-level sections: `api`, `oauth` and `errors`.
 
 use super::enums::Variants;
-use super::{Defined, Names, Resolver, at};
+use super::{Defined, Names, Resolver, as_set, at};
 use crate::diagnostic::{ErrorKind, did_you_mean};
 use crate::ir::{self, Id};
 use crate::model::{self, SpecFile};
@@ -108,7 +108,7 @@ impl Resolver<'_> {
             method: endpoint.method.clone(),
             path: endpoint.path.clone(),
             doc: endpoint.doc.clone(),
-            response: endpoint.response.clone(),
+            response: as_set(endpoint.response.clone()),
         }
     }
 
@@ -145,7 +145,7 @@ impl Resolver<'_> {
                 .def
                 .methods
                 .as_ref()
-                .map(|methods| methods.iter().map(Id::new).collect()),
+                .map(|methods| as_set(methods.iter().map(Id::new).collect())),
             file: e.file,
         }
     }

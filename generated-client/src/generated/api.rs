@@ -48,7 +48,7 @@ use crate::wire;
 /// - Access to an object depends on the calling user's permission.
 ///
 /// The OAuth endpoints:
-/// - `POST /oauth/getRequestToken`: Obtain a request token. Requires `oauth_consumer_key`, `oauth_nonce`, `oauth_token` (sent blank), `oauth_timestamp`, `oauth_signature_method` (must be HMAC-SHA1) and `oauth_signature` (per RFC 5849 section 3.4.2); `oauth_callback` (optional) is a URI of any scheme to call after authorization; `oauth_version` is optional (default and only valid value 1.0). Signed with the consumer secret and an empty token secret. The response body holds name/value pairs: `oauth_token` (the request token), `oauth_token_secret` and `oauth_callback_confirmed` (always true). Responds with `oauth_token`, `oauth_token_secret` and `oauth_callback_confirmed`.
+/// - `POST /oauth/getRequestToken`: Obtain a request token. Requires `oauth_consumer_key`, `oauth_nonce`, `oauth_token` (sent blank), `oauth_timestamp`, `oauth_signature_method` (must be HMAC-SHA1) and `oauth_signature` (per RFC 5849 section 3.4.2); `oauth_callback` (optional) is a URI of any scheme to call after authorization; `oauth_version` is optional (default and only valid value 1.0). Signed with the consumer secret and an empty token secret. The response body holds name/value pairs: `oauth_token` (the request token), `oauth_token_secret` and `oauth_callback_confirmed` (always true). Responds with `oauth_callback_confirmed`, `oauth_token` and `oauth_token_secret`.
 /// - `GET /oauth/authorizeToken`: User authorization (browser redirect). Query parameter `oauth_token` (required; the request token). The user authenticates and grants or denies access. When access is granted and `oauth_callback` was given, the callback receives the query parameters `oauth_token` and `oauth_verifier`; without `oauth_callback`, a page shows the verifier for manual entry. When access is denied, the callback is not used and the request token stays unauthorized.
 /// - `POST /oauth/getAccessToken`: Exchange an authorized request token for an access token. Requires `oauth_consumer_key`, `oauth_nonce`, `oauth_token` (the request token), `oauth_timestamp`, `oauth_signature_method` (HMAC-SHA1), `oauth_signature` and `oauth_verifier` (the verification code from the callback); `oauth_version` is optional. Signed with the consumer secret and the request token secret. The request token is discarded. The response body holds name/value pairs: `oauth_token` (the access token) and `oauth_token_secret`. The access token expires six hours after being granted at most. Responds with `oauth_token` and `oauth_token_secret`.
 /// - `POST /oauth/revokeToken`: Expire an access token immediately. Requires `oauth_consumer_key`, `oauth_nonce`, `oauth_token` (the access token), `oauth_timestamp`, `oauth_signature_method` (HMAC-SHA1) and `oauth_signature`; `oauth_version` is optional. The response body is not shown in the reference.
@@ -96,7 +96,7 @@ pub enum ErrorCode {
     ApiAuthSignatureMismatch,
     /// Neither id nor bidId was supplied.
     ///
-    /// Returned by `pay/getTimesheet` and `pay/getStatusReport`.
+    /// Returned by `pay/getStatusReport` and `pay/getTimesheet`.
     ///
     /// Error type: validation.
     ValidationInvalidIdBidid,
@@ -106,7 +106,7 @@ pub enum ErrorCode {
     /// it is this project's reading of what they answer (the reference names no other code for
     /// an invalid ID), and what the fake answers.
     ///
-    /// Returned by `pay/getTimesheetsForBid`, `pay/getStatusReportsForBid`, `pay/getTimesheet`, `pay/getStatusReport`, `pay/getBilling`, `pay/getInvoice`, `pay/getPayment` and `manage/getMyProviders`.
+    /// Returned by `manage/getMyProviders`, `pay/getBilling`, `pay/getInvoice`, `pay/getPayment`, `pay/getStatusReport`, `pay/getStatusReportsForBid`, `pay/getTimesheet` and `pay/getTimesheetsForBid`.
     ///
     /// Error type: validation.
     ValidationInvalidId,

@@ -350,7 +350,7 @@ pub struct Timesheet {
     pub week: Date,
     /// Workroom (bid) ID.
     ///
-    /// On the wire: a JSON string in `pay/getTimesheetsForBid`, a JSON number in `pay/getTimesheet`.
+    /// On the wire: a JSON number in `pay/getTimesheet`, a JSON string in `pay/getTimesheetsForBid`.
     #[serde(with = "wire::lenient")]
     pub bid_id: u64,
     /// User name of the client.
@@ -359,12 +359,12 @@ pub struct Timesheet {
     pub provider: String,
     /// Client user ID.
     ///
-    /// On the wire: a JSON string in `pay/getTimesheetsForBid`, a JSON number in `pay/getTimesheet`.
+    /// On the wire: a JSON number in `pay/getTimesheet`, a JSON string in `pay/getTimesheetsForBid`.
     #[serde(with = "wire::lenient")]
     pub client_user_id: u64,
     /// Provider user ID.
     ///
-    /// On the wire: a JSON string in `pay/getTimesheetsForBid`, a JSON number in `pay/getTimesheet`.
+    /// On the wire: a JSON number in `pay/getTimesheet`, a JSON string in `pay/getTimesheetsForBid`.
     #[serde(with = "wire::lenient")]
     pub provider_user_id: u64,
     /// Status of the timesheet.
@@ -379,50 +379,50 @@ pub struct Timesheet {
     pub plan_comment: Option<String>,
     /// Start of the reporting week.
     ///
-    /// On the wire: `DD-MON-YY` text in `pay/getTimesheetsForBid`, epoch seconds in `pay/getTimesheet`.
+    /// On the wire: epoch seconds in `pay/getTimesheet`, `DD-MON-YY` text in `pay/getTimesheetsForBid`.
     #[serde(with = "wire::lenient")]
     pub start_date: DayOrInstant,
     /// End of the reporting week.
     ///
-    /// On the wire: `DD-MON-YY` text in `pay/getTimesheetsForBid`, epoch seconds in `pay/getTimesheet`.
+    /// On the wire: epoch seconds in `pay/getTimesheet`, `DD-MON-YY` text in `pay/getTimesheetsForBid`.
     #[serde(with = "wire::lenient")]
     pub end_date: DayOrInstant,
     /// End of the next reporting week.
     ///
-    /// On the wire: `DD-MON-YY` text in `pay/getTimesheetsForBid`, epoch seconds in `pay/getTimesheet`.
+    /// On the wire: epoch seconds in `pay/getTimesheet`, `DD-MON-YY` text in `pay/getTimesheetsForBid`.
     #[serde(with = "wire::lenient")]
     pub next_end_date: DayOrInstant,
     /// Date the timesheet was submitted.
     ///
-    /// On the wire: `DD-MON-YY` text in `pay/getTimesheetsForBid`, epoch seconds in `pay/getTimesheet`.
+    /// On the wire: epoch seconds in `pay/getTimesheet`, `DD-MON-YY` text in `pay/getTimesheetsForBid`.
     ///
     /// `None` when absent. Present only once the timesheet has been sent; absent on Draft. `0` on the wire means none and is `None`.
     #[serde(default, with = "wire::zero_is_none")]
     pub submit_date: Option<DayOrInstant>,
     /// Date the timesheet was sent to the client.
     ///
-    /// On the wire: `DD-MON-YY` text in `pay/getTimesheetsForBid`, epoch seconds in `pay/getTimesheet`.
+    /// On the wire: epoch seconds in `pay/getTimesheet`, `DD-MON-YY` text in `pay/getTimesheetsForBid`.
     ///
     /// `None` when absent. Present only once the timesheet has been sent; absent on Draft. `0` on the wire means none and is `None`.
     #[serde(default, with = "wire::zero_is_none")]
     pub sent_date: Option<DayOrInstant>,
     /// Date by which the client is to approve the timesheet.
     ///
-    /// On the wire: `DD-MON-YY` text in `pay/getTimesheetsForBid`, epoch seconds in `pay/getTimesheet`.
+    /// On the wire: epoch seconds in `pay/getTimesheet`, `DD-MON-YY` text in `pay/getTimesheetsForBid`.
     ///
     /// `None` when absent. Present only once the timesheet has been sent; absent on Draft. `0` on the wire means none and is `None`.
     #[serde(default, with = "wire::zero_is_none")]
     pub approve_by_date: Option<DayOrInstant>,
     /// Date on which the timesheet is paid automatically.
     ///
-    /// On the wire: `DD-MON-YY` text in `pay/getTimesheetsForBid`, epoch seconds in `pay/getTimesheet`.
+    /// On the wire: epoch seconds in `pay/getTimesheet`, `DD-MON-YY` text in `pay/getTimesheetsForBid`.
     ///
     /// `None` when absent. Present only once the timesheet has been sent; absent on Draft. `0` on the wire means none and is `None`.
     #[serde(default, with = "wire::zero_is_none")]
     pub auto_pay_date: Option<DayOrInstant>,
     /// Total hours.
     ///
-    /// On the wire: a JSON string in `pay/getTimesheetsForBid`, a JSON number in `pay/getTimesheet`.
+    /// On the wire: a JSON number in `pay/getTimesheet`, a JSON string in `pay/getTimesheetsForBid`.
     #[serde(with = "wire::lenient")]
     pub total_hours: Decimal,
     /// Adjusted hours.
@@ -434,27 +434,27 @@ pub struct Timesheet {
     pub adjusted_hours: Option<Decimal>,
     /// Authorized hours.
     ///
-    /// On the wire: a JSON string in `pay/getTimesheetsForBid`, a JSON number in `pay/getTimesheet`.
+    /// On the wire: a JSON number in `pay/getTimesheet`, a JSON string in `pay/getTimesheetsForBid`.
     #[serde(with = "wire::lenient")]
     pub authorized_hours: Decimal,
     /// Billed hours.
     ///
-    /// On the wire: a JSON string in `pay/getTimesheetsForBid`, a JSON number in `pay/getTimesheet`.
+    /// On the wire: a JSON number in `pay/getTimesheet`, a JSON string in `pay/getTimesheetsForBid`.
     #[serde(with = "wire::lenient")]
     pub billed_hours: Decimal,
     /// Auto-pay hours.
     ///
-    /// On the wire: a JSON string in `pay/getTimesheetsForBid`, a JSON number in `pay/getTimesheet`.
+    /// On the wire: a JSON number in `pay/getTimesheet`, a JSON string in `pay/getTimesheetsForBid`.
     #[serde(with = "wire::lenient")]
     pub auto_pay_hours: Decimal,
     /// Next authorized hours.
     ///
-    /// On the wire: a JSON string in `pay/getTimesheetsForBid`, a JSON number in `pay/getTimesheet`.
+    /// On the wire: a JSON number in `pay/getTimesheet`, a JSON string in `pay/getTimesheetsForBid`.
     #[serde(with = "wire::lenient")]
     pub next_authorized_hours: Decimal,
     /// Hourly rate.
     ///
-    /// On the wire: a JSON string in `pay/getTimesheetsForBid`, a JSON number in `pay/getTimesheet`.
+    /// On the wire: a JSON number in `pay/getTimesheet`, a JSON string in `pay/getTimesheetsForBid`.
     #[serde(with = "wire::lenient")]
     pub rate: Decimal,
     /// Amount billed.
@@ -480,7 +480,7 @@ pub struct Timesheet {
     pub seen_by_client: bool,
     /// Invoice ID; use with pay/getBilling or pay/getInvoice.
     ///
-    /// On the wire: a JSON string in `pay/getTimesheetsForBid`, a JSON number in `pay/getTimesheet`.
+    /// On the wire: a JSON number in `pay/getTimesheet`, a JSON string in `pay/getTimesheetsForBid`.
     ///
     /// `None` when absent. Present only when an invoice exists. `0` on the wire means none and is `None`.
     #[serde(default, with = "wire::zero_is_none")]
@@ -3716,26 +3716,9 @@ impl Session {
     ///
     /// `GET /api/pay/getTimesheet`
     ///
-    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID_BIDID` and `E_VALIDATION_INVALID_ID`.
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID` and `E_VALIDATION_INVALID_ID_BIDID`.
     ///
-    /// Selects by `id`: Timesheet ID. The service needs at least one of `id` and `bidId`; add another with its setter.
-    pub fn get_timesheet_by_id(&self, id: u64) -> Request<GetTimesheet> {
-        Request::new(
-            self,
-            GetTimesheet {
-                id: Some(id),
-                bid_id: None,
-            },
-        )
-    }
-
-    /// One hourly timesheet with its work items.
-    ///
-    /// `GET /api/pay/getTimesheet`
-    ///
-    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID_BIDID` and `E_VALIDATION_INVALID_ID`.
-    ///
-    /// Selects by `bidId`: Workroom. Without id, the current (most recent) timesheet of the awarded project is returned. The service needs at least one of `id` and `bidId`; add another with its setter.
+    /// Selects by `bidId`: Workroom. Without id, the current (most recent) timesheet of the awarded project is returned. The service needs at least one of `bidId` and `id`; add another with its setter.
     pub fn get_timesheet_by_bid_id(&self, bid_id: u64) -> Request<GetTimesheet> {
         Request::new(
             self,
@@ -3745,9 +3728,26 @@ impl Session {
             },
         )
     }
+
+    /// One hourly timesheet with its work items.
+    ///
+    /// `GET /api/pay/getTimesheet`
+    ///
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID` and `E_VALIDATION_INVALID_ID_BIDID`.
+    ///
+    /// Selects by `id`: Timesheet ID. The service needs at least one of `bidId` and `id`; add another with its setter.
+    pub fn get_timesheet_by_id(&self, id: u64) -> Request<GetTimesheet> {
+        Request::new(
+            self,
+            GetTimesheet {
+                id: Some(id),
+                bid_id: None,
+            },
+        )
+    }
 }
 
-/// The parameters of a call of `pay/getTimesheet`. [`Session::get_timesheet_by_id`] or [`Session::get_timesheet_by_bid_id`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
+/// The parameters of a call of `pay/getTimesheet`. [`Session::get_timesheet_by_bid_id`] or [`Session::get_timesheet_by_id`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
 #[derive(Clone, Debug)]
 pub struct GetTimesheet {
     id: Option<u64>,
@@ -3788,26 +3788,9 @@ impl Session {
     ///
     /// `GET /api/pay/getStatusReport`
     ///
-    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID_BIDID` and `E_VALIDATION_INVALID_ID`.
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID` and `E_VALIDATION_INVALID_ID_BIDID`.
     ///
-    /// Selects by `id`: Status report ID. The service needs at least one of `id` and `bidId`; add another with its setter.
-    pub fn get_status_report_by_id(&self, id: u64) -> Request<GetStatusReport> {
-        Request::new(
-            self,
-            GetStatusReport {
-                id: Some(id),
-                bid_id: None,
-            },
-        )
-    }
-
-    /// One fixed-price status report.
-    ///
-    /// `GET /api/pay/getStatusReport`
-    ///
-    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID_BIDID` and `E_VALIDATION_INVALID_ID`.
-    ///
-    /// Selects by `bidId`: Workroom. Without id, the current report is returned, which may be an unstored draft (its id is `None`). The service needs at least one of `id` and `bidId`; add another with its setter.
+    /// Selects by `bidId`: Workroom. Without id, the current report is returned, which may be an unstored draft (its id is `None`). The service needs at least one of `bidId` and `id`; add another with its setter.
     pub fn get_status_report_by_bid_id(&self, bid_id: u64) -> Request<GetStatusReport> {
         Request::new(
             self,
@@ -3817,9 +3800,26 @@ impl Session {
             },
         )
     }
+
+    /// One fixed-price status report.
+    ///
+    /// `GET /api/pay/getStatusReport`
+    ///
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_VALIDATION_INVALID_ID` and `E_VALIDATION_INVALID_ID_BIDID`.
+    ///
+    /// Selects by `id`: Status report ID. The service needs at least one of `bidId` and `id`; add another with its setter.
+    pub fn get_status_report_by_id(&self, id: u64) -> Request<GetStatusReport> {
+        Request::new(
+            self,
+            GetStatusReport {
+                id: Some(id),
+                bid_id: None,
+            },
+        )
+    }
 }
 
-/// The parameters of a call of `pay/getStatusReport`. [`Session::get_status_report_by_id`] or [`Session::get_status_report_by_bid_id`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
+/// The parameters of a call of `pay/getStatusReport`. [`Session::get_status_report_by_bid_id`] or [`Session::get_status_report_by_id`] makes a [`Request`] of them: set its options, then [`send`](Request::send) it.
 #[derive(Clone, Debug)]
 pub struct GetStatusReport {
     id: Option<u64>,

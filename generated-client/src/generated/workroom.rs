@@ -224,7 +224,7 @@ impl Session {
     ///
     /// `GET /api/workroom/getWorkviewDetails`
     ///
-    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_API_NOT_AUTHORIZED`, `E_WORKROOM_INVALID_BID` and `E_WORKROOM_BID_ACCESS`.
+    /// Documented errors: `E_API_AUTH_SIGNATURE_MISMATCH`, `E_API_NOT_AUTHORIZED`, `E_WORKROOM_BID_ACCESS` and `E_WORKROOM_INVALID_BID`.
     ///
     /// Arguments: `bid_id`: Winning bid of the project. `user_id`: User whose snapshots are requested.
     pub fn get_workview_details(

@@ -76,6 +76,7 @@ rules! {
     ERROR_CODE_REMOVED => error_code_removed,
     ERROR_CODE_KIND_CHANGED => error_code_kind_changed,
     SERVICE_CHANGED => service_changed,
+    ORDER_CHANGED => order_changed,
     DOC_CHANGED => doc_changed,
 }
 

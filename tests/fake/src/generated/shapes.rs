@@ -427,8 +427,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::String),
                         ("pay/getTimesheet", Encoding::Number),
+                        ("pay/getTimesheetsForBid", Encoding::String),
                     ],
                 ),
             },
@@ -450,8 +450,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::String),
                         ("pay/getTimesheet", Encoding::Number),
+                        ("pay/getTimesheetsForBid", Encoding::String),
                     ],
                 ),
             },
@@ -461,8 +461,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::String),
                         ("pay/getTimesheet", Encoding::Number),
+                        ("pay/getTimesheetsForBid", Encoding::String),
                     ],
                 ),
             },
@@ -496,8 +496,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                         ("pay/getTimesheet", Encoding::Epoch),
+                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                     ],
                 ),
             },
@@ -507,8 +507,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                         ("pay/getTimesheet", Encoding::Epoch),
+                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                     ],
                 ),
             },
@@ -518,8 +518,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                         ("pay/getTimesheet", Encoding::Epoch),
+                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                     ],
                 ),
             },
@@ -529,8 +529,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                         ("pay/getTimesheet", Encoding::Epoch),
+                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                     ],
                 ),
             },
@@ -540,8 +540,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                         ("pay/getTimesheet", Encoding::Epoch),
+                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                     ],
                 ),
             },
@@ -551,8 +551,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                         ("pay/getTimesheet", Encoding::Epoch),
+                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                     ],
                 ),
             },
@@ -562,8 +562,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                         ("pay/getTimesheet", Encoding::Epoch),
+                        ("pay/getTimesheetsForBid", Encoding::Dmy),
                     ],
                 ),
             },
@@ -573,8 +573,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::String),
                         ("pay/getTimesheet", Encoding::Number),
+                        ("pay/getTimesheetsForBid", Encoding::String),
                     ],
                 ),
             },
@@ -590,8 +590,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::String),
                         ("pay/getTimesheet", Encoding::Number),
+                        ("pay/getTimesheetsForBid", Encoding::String),
                     ],
                 ),
             },
@@ -601,8 +601,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::String),
                         ("pay/getTimesheet", Encoding::Number),
+                        ("pay/getTimesheetsForBid", Encoding::String),
                     ],
                 ),
             },
@@ -612,8 +612,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::String),
                         ("pay/getTimesheet", Encoding::Number),
+                        ("pay/getTimesheetsForBid", Encoding::String),
                     ],
                 ),
             },
@@ -623,8 +623,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::String),
                         ("pay/getTimesheet", Encoding::Number),
+                        ("pay/getTimesheetsForBid", Encoding::String),
                     ],
                 ),
             },
@@ -634,8 +634,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::String),
                         ("pay/getTimesheet", Encoding::Number),
+                        ("pay/getTimesheetsForBid", Encoding::String),
                     ],
                 ),
             },
@@ -675,8 +675,8 @@ pub(crate) mod records {
                 value: Value::Scalar,
                 encoded: Encoded::PerMethod(
                     &[
-                        ("pay/getTimesheetsForBid", Encoding::String),
                         ("pay/getTimesheet", Encoding::Number),
+                        ("pay/getTimesheetsForBid", Encoding::String),
                     ],
                 ),
             },

@@ -1,0 +1,256 @@
+//! `order-changed`: Items both sides declare, in another order or another file.
+
+use super::prelude::*;
+use crate::diff::context::Place;
+
+pub const RULE: Rule = Rule {
+    id: "order-changed",
+    summary: "Items both sides declare (fields, optional parameters, enum values, types, methods, \
+              error codes, OAuth endpoints) came in another order or another file.",
+};
+
+/// The generated code follows the spec's order: a record's fields are its struct's fields (so
+/// its `Debug` output and the key order it serializes), an enum's values its variants, a
+/// method's optional parameters its setters, each spec file's types and methods a module's
+/// items, the error codes `ErrorCode`'s variants. A reorder moves that code and nothing else:
+/// every item is named, on the wire and in Rust (the required parameters, a constructor's
+/// positional arguments, are `param-order-changed`'s). Reported so that the generated code's
+/// diff is never left unexplained. The lists the spec writes as sets (`absent_in`,
+/// `at_least_one_of`, an error's `methods`, a per-method `encoding`) have no order: the IR
+/// sorts them.
+pub fn check<'a>(cx: &mut Context<'a>) {
+    let (base, head) = (cx.base.api, cx.head.api);
+    for (old, new) in cx.records.clone() {
+        let names = |r: &'_ crate::ir::Record| -> Vec<(String, String)> {
+            r.fields
+                .iter()
+                .map(|f| (f.wire_name.clone(), f.rust_name.clone()))
+                .collect()
+        };
+        if let Some(change) = moved_by_both_names(&names(old), &names(new)) {
+            cx.push(
+                RULE.id,
+                Surface::None,
+                None,
+                &[],
+                Some(Context::record_place(old)),
+                Some(Context::record_place(new)),
+                format!("{}'s fields: {change}", new.name),
+            );
+        }
+    }
+    for (old, new) in cx.enums.clone() {
+        let names = |e: &'_ crate::ir::Enum| -> Vec<(String, String)> {
+            e.values
+                .iter()
+                .map(|v| (v.wire.clone(), v.variant.clone()))
+                .collect()
+        };
+        if let Some(change) = moved_by_both_names(&names(old), &names(new)) {
+            cx.push(
+                RULE.id,
+                Surface::None,
+                None,
+                &[],
+                Some(Context::enum_place(old)),
+                Some(Context::enum_place(new)),
+                format!("{}'s values: {change}", new.name),
+            );
+        }
+    }
+    let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
+    for (old, new) in pairs {
+        let names = |m: &Method| -> Vec<(String, String)> {
+            m.params
+                .iter()
+                .filter(|p| !p.required)
+                .map(|p| (p.wire_name.clone(), p.rust_name.clone()))
+                .collect()
+        };
+        if let Some(change) = moved_by_both_names(&names(old), &names(new)) {
+            cx.push(
+                RULE.id,
+                Surface::None,
+                None,
+                &[],
+                Some(Context::method_place(old)),
+                Some(Context::method_place(new)),
+                format!("{}'s optional parameters: {change}", new.name),
+            );
+        }
+    }
+    // The items of each spec file, each kind in its order (one moved to another file is
+    // reported once, as moved); the error codes and OAuth endpoints in the spec's order. Each
+    // change is located at the first item out of place (or the item moved).
+    let (base_items, head_items) = (items(base), items(head));
+    let mut lists: Vec<&str> = Vec::new();
+    for item in &base_items {
+        if !lists.contains(&item.list.as_str()) {
+            lists.push(&item.list);
+        }
+    }
+    for list in lists {
+        let of = |items: &[Item<'_>]| -> Vec<String> {
+            items
+                .iter()
+                .filter(|item| item.list == list)
+                .map(|item| item.name.to_owned())
+                .collect()
+        };
+        let (old, new) = (of(&base_items), of(&head_items));
+        if let Some(change) = reordered(&old, &new) {
+            let first = first_out_of_place(&old, &new);
+            let place = |items: &[Item<'a>]| {
+                items
+                    .iter()
+                    .find(|item| item.list == list && Some(item.name) == first.as_deref())
+                    .map(|item| item.place.clone())
+            };
+            cx.push(
+                RULE.id,
+                Surface::None,
+                None,
+                &[],
+                place(&base_items),
+                place(&head_items),
+                format!("{list}: {change}"),
+            );
+        }
+    }
+    for old in &base_items {
+        let Some(new) = head_items
+            .iter()
+            .find(|new| new.kind == old.kind && new.name == old.name)
+        else {
+            continue;
+        };
+        if new.file != old.file {
+            cx.push(
+                RULE.id,
+                Surface::None,
+                None,
+                &[],
+                Some(old.place.clone()),
+                Some(new.place.clone()),
+                format!("{} moved to another file: {} -> {}", old.name, old.file, new.file),
+            );
+        }
+    }
+}
+
+/// One item of a spec's list whose order the generated code follows.
+struct Item<'a> {
+    /// Which list: the file and the kind, or a list of the whole spec.
+    list: String,
+    kind: &'static str,
+    name: &'a str,
+    /// The spec file declaring it.
+    file: String,
+    place: Place<'a>,
+}
+
+/// The types, enums and methods of each file, the error codes and the OAuth endpoints.
+fn items(api: &crate::ir::Api) -> Vec<Item<'_>> {
+    let file = |index: usize| -> String {
+        api.files
+            .get(index)
+            .map_or_else(String::new, |f| f.path.clone())
+    };
+    let mut items = Vec::new();
+    for record in &api.records {
+        items.push(Item {
+            list: format!("{} types", file(record.file)),
+            kind: "type",
+            name: &record.name,
+            file: file(record.file),
+            place: Context::record_place(record),
+        });
+    }
+    for e in &api.enums {
+        items.push(Item {
+            list: format!("{} enums", file(e.file)),
+            kind: "enum",
+            name: &e.name,
+            file: file(e.file),
+            place: Context::enum_place(e),
+        });
+    }
+    for method in &api.methods {
+        items.push(Item {
+            list: format!("{} methods", file(method.file)),
+            kind: "method",
+            name: &method.name,
+            file: file(method.file),
+            place: Context::method_place(method),
+        });
+    }
+    for error in &api.errors {
+        items.push(Item {
+            list: "error codes".to_owned(),
+            kind: "error code",
+            name: &error.code,
+            file: file(error.file),
+            place: (error.file, vec!["errors", error.code.as_str()]),
+        });
+    }
+    if let Some(oauth) = &api.oauth {
+        for endpoint in &oauth.endpoints {
+            items.push(Item {
+                list: "OAuth endpoints".to_owned(),
+                kind: "OAuth endpoint",
+                name: &endpoint.name,
+                file: file(oauth.file),
+                place: (oauth.file, vec!["oauth", "endpoints", endpoint.name.as_str()]),
+            });
+        }
+    }
+    items
+}
+
+/// The first of the items both lists hold that is out of place (in `old`'s order).
+fn first_out_of_place(old: &[String], new: &[String]) -> Option<String> {
+    let (old_kept, new_kept) = (kept(old, new), kept(new, old));
+    old_kept
+        .iter()
+        .zip(&new_kept)
+        .find(|(a, b)| a != b)
+        .map(|(a, _)| a.clone())
+}
+
+fn kept(list: &[String], other: &[String]) -> Vec<String> {
+    let other: std::collections::HashSet<&String> = other.iter().collect();
+    list.iter().filter(|item| other.contains(item)).cloned().collect()
+}
+
+/// Items named on the wire and in Rust (the first and second of each pair) that moved by both
+/// names, by their wire names: two that swap wire names only (`field-wire-name-changed`) stay
+/// in place in the generated code.
+fn moved_by_both_names(old: &[(String, String)], new: &[(String, String)]) -> Option<String> {
+    let wire = |items: &[(String, String)]| -> Vec<String> {
+        items.iter().map(|(wire, _)| wire.clone()).collect()
+    };
+    let rust = |items: &[(String, String)]| -> Vec<String> {
+        items.iter().map(|(_, rust)| rust.clone()).collect()
+    };
+    reordered(&rust(old), &rust(new))?;
+    reordered(&wire(old), &wire(new))
+}
+
+/// The items both `old` and `new` hold, when they are in another order: each side's order.
+fn reordered(old: &[String], new: &[String]) -> Option<String> {
+    let (old_kept, new_kept) = (kept(old, new), kept(new, old));
+    // The span from the first item out of place to the last.
+    let first = old_kept.iter().zip(&new_kept).position(|(a, b)| a != b)?;
+    let last = old_kept.len()
+        - old_kept
+            .iter()
+            .rev()
+            .zip(new_kept.iter().rev())
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+    Some(format!(
+        "{} -> {}",
+        old_kept[first..last].join(", "),
+        new_kept[first..last].join(", ")
+    ))
+}
