@@ -20,63 +20,37 @@ pub const RULE: Rule = Rule {
 /// sorts them.
 pub fn check<'a>(cx: &mut Context<'a>) {
     let (base, head) = (cx.base.api, cx.head.api);
+    // Each named by its wire name and its Rust name.
+    let fields = |r: &crate::ir::Record| -> Vec<(String, String)> {
+        let named = r.fields.iter();
+        named.map(|f| (f.wire_name.clone(), f.rust_name.clone())).collect()
+    };
+    let values = |e: &crate::ir::Enum| -> Vec<(String, String)> {
+        let named = e.values.iter();
+        named.map(|v| (v.wire.clone(), v.variant.clone())).collect()
+    };
+    let optional = |m: &Method| -> Vec<(String, String)> {
+        let named = m.params.iter().filter(|p| !p.required);
+        named.map(|p| (p.wire_name.clone(), p.rust_name.clone())).collect()
+    };
+    let mut found: Vec<(Place<'a>, Place<'a>, String)> = Vec::new();
     for (old, new) in cx.records.clone() {
-        let names = |r: &'_ crate::ir::Record| -> Vec<(String, String)> {
-            r.fields
-                .iter()
-                .map(|f| (f.wire_name.clone(), f.rust_name.clone()))
-                .collect()
-        };
-        if let Some(change) = moved_by_both_names(&names(old), &names(new)) {
-            cx.push(
-                RULE.id,
-                Surface::None,
-                None,
-                &[],
-                Some(Context::record_place(old)),
-                Some(Context::record_place(new)),
-                format!("{}'s fields: {change}", new.name),
-            );
+        if let Some(change) = moved_by_both_names(&fields(old), &fields(new)) {
+            let (a, b) = (Context::record_place(old), Context::record_place(new));
+            found.push((a, b, format!("{}'s fields: {change}", new.name)));
         }
     }
     for (old, new) in cx.enums.clone() {
-        let names = |e: &'_ crate::ir::Enum| -> Vec<(String, String)> {
-            e.values
-                .iter()
-                .map(|v| (v.wire.clone(), v.variant.clone()))
-                .collect()
-        };
-        if let Some(change) = moved_by_both_names(&names(old), &names(new)) {
-            cx.push(
-                RULE.id,
-                Surface::None,
-                None,
-                &[],
-                Some(Context::enum_place(old)),
-                Some(Context::enum_place(new)),
-                format!("{}'s values: {change}", new.name),
-            );
+        if let Some(change) = moved_by_both_names(&values(old), &values(new)) {
+            let (a, b) = (Context::enum_place(old), Context::enum_place(new));
+            found.push((a, b, format!("{}'s values: {change}", new.name)));
         }
     }
     let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
     for (old, new) in pairs {
-        let names = |m: &Method| -> Vec<(String, String)> {
-            m.params
-                .iter()
-                .filter(|p| !p.required)
-                .map(|p| (p.wire_name.clone(), p.rust_name.clone()))
-                .collect()
-        };
-        if let Some(change) = moved_by_both_names(&names(old), &names(new)) {
-            cx.push(
-                RULE.id,
-                Surface::None,
-                None,
-                &[],
-                Some(Context::method_place(old)),
-                Some(Context::method_place(new)),
-                format!("{}'s optional parameters: {change}", new.name),
-            );
+        if let Some(change) = moved_by_both_names(&optional(old), &optional(new)) {
+            let (a, b) = (Context::method_place(old), Context::method_place(new));
+            found.push((a, b, format!("{}'s optional parameters: {change}", new.name)));
         }
     }
     // The items of each spec file, each kind in its order (one moved to another file is
@@ -101,20 +75,12 @@ pub fn check<'a>(cx: &mut Context<'a>) {
         if let Some(change) = reordered(&old, &new) {
             let first = first_out_of_place(&old, &new);
             let place = |items: &[Item<'a>]| {
-                items
+                let item = items
                     .iter()
-                    .find(|item| item.list == list && Some(item.name) == first.as_deref())
-                    .map(|item| item.place.clone())
+                    .find(|item| item.list == list && Some(item.name) == first.as_deref());
+                item.map_or((0, Vec::new()), |item| item.place.clone())
             };
-            cx.push(
-                RULE.id,
-                Surface::None,
-                None,
-                &[],
-                place(&base_items),
-                place(&head_items),
-                format!("{list}: {change}"),
-            );
+            found.push((place(&base_items), place(&head_items), format!("{list}: {change}")));
         }
     }
     for old in &base_items {
@@ -125,16 +91,12 @@ pub fn check<'a>(cx: &mut Context<'a>) {
             continue;
         };
         if new.file != old.file {
-            cx.push(
-                RULE.id,
-                Surface::None,
-                None,
-                &[],
-                Some(old.place.clone()),
-                Some(new.place.clone()),
-                format!("{} moved to another file: {} -> {}", old.name, old.file, new.file),
-            );
+            let message = format!("{} moved to another file: {} -> {}", old.name, old.file, new.file);
+            found.push((old.place.clone(), new.place.clone(), message));
         }
+    }
+    for (base, head, message) in found {
+        cx.push(RULE.id, Surface::None, None, &[], Some(base), Some(head), message);
     }
 }
 
@@ -156,52 +118,35 @@ fn items(api: &crate::ir::Api) -> Vec<Item<'_>> {
             .get(index)
             .map_or_else(String::new, |f| f.path.clone())
     };
+    let item = |list: String, kind, name, index: usize, place| Item {
+        list,
+        kind,
+        name,
+        file: file(index),
+        place,
+    };
     let mut items = Vec::new();
-    for record in &api.records {
-        items.push(Item {
-            list: format!("{} types", file(record.file)),
-            kind: "type",
-            name: &record.name,
-            file: file(record.file),
-            place: Context::record_place(record),
-        });
+    for r in &api.records {
+        let list = format!("{} types", file(r.file));
+        items.push(item(list, "type", &r.name, r.file, Context::record_place(r)));
     }
     for e in &api.enums {
-        items.push(Item {
-            list: format!("{} enums", file(e.file)),
-            kind: "enum",
-            name: &e.name,
-            file: file(e.file),
-            place: Context::enum_place(e),
-        });
+        let list = format!("{} enums", file(e.file));
+        items.push(item(list, "enum", &e.name, e.file, Context::enum_place(e)));
     }
-    for method in &api.methods {
-        items.push(Item {
-            list: format!("{} methods", file(method.file)),
-            kind: "method",
-            name: &method.name,
-            file: file(method.file),
-            place: Context::method_place(method),
-        });
+    for m in &api.methods {
+        let list = format!("{} methods", file(m.file));
+        items.push(item(list, "method", &m.name, m.file, Context::method_place(m)));
     }
-    for error in &api.errors {
-        items.push(Item {
-            list: "error codes".to_owned(),
-            kind: "error code",
-            name: &error.code,
-            file: file(error.file),
-            place: (error.file, vec!["errors", error.code.as_str()]),
-        });
+    for e in &api.errors {
+        let place = (e.file, vec!["errors", e.code.as_str()]);
+        items.push(item("error codes".to_owned(), "error code", &e.code, e.file, place));
     }
     if let Some(oauth) = &api.oauth {
-        for endpoint in &oauth.endpoints {
-            items.push(Item {
-                list: "OAuth endpoints".to_owned(),
-                kind: "OAuth endpoint",
-                name: &endpoint.name,
-                file: file(oauth.file),
-                place: (oauth.file, vec!["oauth", "endpoints", endpoint.name.as_str()]),
-            });
+        for e in &oauth.endpoints {
+            let place = (oauth.file, vec!["oauth", "endpoints", e.name.as_str()]);
+            let list = "OAuth endpoints".to_owned();
+            items.push(item(list, "OAuth endpoint", &e.name, oauth.file, place));
         }
     }
     items
