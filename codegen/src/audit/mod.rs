@@ -371,6 +371,17 @@ impl<'a> Auditor<'a> {
         }
     }
 
+    /// Where `item` stands in the list at `path` of the spec file `file`, as the file writes
+    /// it: the IR sorts the lists that are sets (`resolve::as_set`).
+    fn written_index(&self, file: usize, path: &[&str], item: &str) -> Option<usize> {
+        let source = self.sources.get(file)?;
+        let root: serde_yaml::Value = serde_yaml::from_str(source.yaml()).ok()?;
+        let list = path.iter().try_fold(&root, |node, key| node.get(*key))?;
+        list.as_sequence()?
+            .iter()
+            .position(|value| value.as_str() == Some(item))
+    }
+
     fn reference_place(&self, line: usize, text: &str) -> ReferencePlace {
         ReferencePlace {
             file: self.reference.path.clone(),
@@ -775,11 +786,14 @@ impl<'a> Auditor<'a> {
                     );
                 }
             }
-            for (i, variable) in endpoint.response.iter().enumerate() {
+            for variable in &endpoint.response {
                 if !documented.contains(variable) {
-                    let index = i.to_string();
+                    // The IR reads the list as the set it is (sorted): located as written.
+                    let index = self
+                        .written_index(oauth.file, &path, variable)
+                        .map(|i| i.to_string());
                     let mut at = path.to_vec();
-                    at.push(&index);
+                    at.extend(index.as_deref());
                     let place = self.spec_place(oauth.file, &at, None);
                     let message = format!("{variable} is not documented by the reference");
                     self.report(
