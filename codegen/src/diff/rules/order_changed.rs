@@ -22,16 +22,23 @@ pub fn check<'a>(cx: &mut Context<'a>) {
     let (base, head) = (cx.base.api, cx.head.api);
     // Each named by its wire name and its Rust name.
     let fields = |r: &crate::ir::Record| -> Vec<(String, String)> {
-        let named = r.fields.iter();
-        named.map(|f| (f.wire_name.clone(), f.rust_name.clone())).collect()
+        r.fields
+            .iter()
+            .map(|f| (f.wire_name.clone(), f.rust_name.clone()))
+            .collect()
     };
     let values = |e: &crate::ir::Enum| -> Vec<(String, String)> {
-        let named = e.values.iter();
-        named.map(|v| (v.wire.clone(), v.variant.clone())).collect()
+        e.values
+            .iter()
+            .map(|v| (v.wire.clone(), v.variant.clone()))
+            .collect()
     };
     let optional = |m: &Method| -> Vec<(String, String)> {
-        let named = m.params.iter().filter(|p| !p.required);
-        named.map(|p| (p.wire_name.clone(), p.rust_name.clone())).collect()
+        m.params
+            .iter()
+            .filter(|p| !p.required)
+            .map(|p| (p.wire_name.clone(), p.rust_name.clone()))
+            .collect()
     };
     let mut found: Vec<(Place<'a>, Place<'a>, String)> = Vec::new();
     for (old, new) in cx.records.clone() {
@@ -50,7 +57,11 @@ pub fn check<'a>(cx: &mut Context<'a>) {
     for (old, new) in pairs {
         if let Some(change) = moved_by_both_names(&optional(old), &optional(new)) {
             let (a, b) = (Context::method_place(old), Context::method_place(new));
-            found.push((a, b, format!("{}'s optional parameters: {change}", new.name)));
+            found.push((
+                a,
+                b,
+                format!("{}'s optional parameters: {change}", new.name),
+            ));
         }
     }
     // The items of each spec file, each kind in its order (one moved to another file is
@@ -80,7 +91,11 @@ pub fn check<'a>(cx: &mut Context<'a>) {
                     .find(|item| item.list == list && Some(item.name) == first.as_deref());
                 item.map_or((0, Vec::new()), |item| item.place.clone())
             };
-            found.push((place(&base_items), place(&head_items), format!("{list}: {change}")));
+            found.push((
+                place(&base_items),
+                place(&head_items),
+                format!("{list}: {change}"),
+            ));
         }
     }
     for old in &base_items {
@@ -91,12 +106,23 @@ pub fn check<'a>(cx: &mut Context<'a>) {
             continue;
         };
         if new.file != old.file {
-            let message = format!("{} moved to another file: {} -> {}", old.name, old.file, new.file);
+            let message = format!(
+                "{} moved to another file: {} -> {}",
+                old.name, old.file, new.file
+            );
             found.push((old.place.clone(), new.place.clone(), message));
         }
     }
     for (base, head, message) in found {
-        cx.push(RULE.id, Surface::None, None, &[], Some(base), Some(head), message);
+        cx.push(
+            RULE.id,
+            Surface::None,
+            None,
+            &[],
+            Some(base),
+            Some(head),
+            message,
+        );
     }
 }
 
@@ -128,7 +154,13 @@ fn items(api: &crate::ir::Api) -> Vec<Item<'_>> {
     let mut items = Vec::new();
     for r in &api.records {
         let list = format!("{} types", file(r.file));
-        items.push(item(list, "type", &r.name, r.file, Context::record_place(r)));
+        items.push(item(
+            list,
+            "type",
+            &r.name,
+            r.file,
+            Context::record_place(r),
+        ));
     }
     for e in &api.enums {
         let list = format!("{} enums", file(e.file));
@@ -136,11 +168,23 @@ fn items(api: &crate::ir::Api) -> Vec<Item<'_>> {
     }
     for m in &api.methods {
         let list = format!("{} methods", file(m.file));
-        items.push(item(list, "method", &m.name, m.file, Context::method_place(m)));
+        items.push(item(
+            list,
+            "method",
+            &m.name,
+            m.file,
+            Context::method_place(m),
+        ));
     }
     for e in &api.errors {
         let place = (e.file, vec!["errors", e.code.as_str()]);
-        items.push(item("error codes".to_owned(), "error code", &e.code, e.file, place));
+        items.push(item(
+            "error codes".to_owned(),
+            "error code",
+            &e.code,
+            e.file,
+            place,
+        ));
     }
     if let Some(oauth) = &api.oauth {
         for e in &oauth.endpoints {
@@ -164,7 +208,10 @@ fn first_out_of_place(old: &[String], new: &[String]) -> Option<String> {
 
 fn kept(list: &[String], other: &[String]) -> Vec<String> {
     let other: std::collections::HashSet<&String> = other.iter().collect();
-    list.iter().filter(|item| other.contains(item)).cloned().collect()
+    list.iter()
+        .filter(|item| other.contains(item))
+        .cloned()
+        .collect()
 }
 
 /// Items named on the wire and in Rust (the first and second of each pair) that moved by both
