@@ -1,7 +1,8 @@
 //! The validated API: every name resolved, every quirk stated as data.
 //!
 //! Built by [`crate::resolve`] from the spec files; read by the emitters (and by any tool that
-//! compares two versions of the spec). Everything is in spec order, so output is deterministic.
+//! compares two versions of the spec). Everything is in spec order, so output is deterministic,
+//! but for the lists the spec writes as sets, which are sorted (`resolve::as_set`).
 //! Items refer to each other by checked [`Id`]s; [`Api::check`] states every invariant the
 //! emitters rely on, and `generate` refuses an `Api` that breaks one. Loops over items look
 //! others up through a [`Lookup`] (constant time), not by scanning the `Api`.
@@ -412,7 +413,7 @@ pub enum FieldEncoding {
     Itself,
     /// The same in every response.
     Uniform(Encoding),
-    /// Per method that delivers the field, in spec order.
+    /// Per method that delivers the field, sorted by method (the spec's map has no order).
     PerMethod(Vec<(Id<Method>, Encoding)>),
 }
 

@@ -25,6 +25,7 @@ use base64::engine::DecodePaddingMode;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD_NO_PAD};
 use unicode_normalization::UnicodeNormalization;
 
+use super::views::{Decoded, raw};
 use crate::secret::SHORT_SECRET;
 
 /// A byte as known secrets are compared (see the module docs).
@@ -60,6 +61,18 @@ pub(super) fn spellings(secret: &str) -> Vec<Vec<u8>> {
         ] {
             add(form.as_bytes(), false);
         }
+    }
+    // A secret holding what reads as an escape (`%29`, `\b`, `&lt;`): a view decodes every
+    // escape of a layer at once, the secret's own with those of the text around it (JSON in a
+    // JSON string), so it is looked for as each layer of the views reads it too.
+    let mut layer = secret.as_bytes().to_vec();
+    for _ in 0..super::MAX_LAYERS {
+        let decoded: Vec<u8> = Decoded::new(raw(&layer)).map(|unit| unit.byte).collect();
+        if decoded == layer {
+            break;
+        }
+        add(&decoded, true);
+        layer = decoded;
     }
     // One buffer for every encoding (a signature's spellings are made for every answer the
     // recorder writes).

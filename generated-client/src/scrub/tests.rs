@@ -138,6 +138,30 @@ fn invalid_utf8_and_deep_nesting_are_cleaned_like_any_text() {
     );
 }
 
+/// A secret holding what reads as an escape (`%29`, `\b`, `&lt;`) in a text escaped twice (JSON
+/// in a JSON string): a view decodes every escape of a layer at once, the secret's own with
+/// the text's, so the secret is looked for as each layer reads it too (found by the canary's
+/// random cases in CI run 20: a request token secret in a hook's body).
+#[test]
+fn a_secret_holding_escapes_goes_from_a_text_escaped_twice() {
+    for (secret, tail) in [
+        ("F,u\u{e9}%29`iH<p\u{65e5}F\\bKaGf", "KaGf"),
+        ("a%2Fb&lt;c\\nd%25e", "25e"),
+    ] {
+        let scrubber = Scrubber::new(KnownSecrets::new("", secret));
+        let once = serde_json::to_string(secret).unwrap();
+        let twice = serde_json::to_string(&once).unwrap();
+        let thrice = serde_json::to_string(&twice).unwrap();
+        for written in [secret.to_owned(), once, twice, thrice] {
+            let (cleaned, _) = clean(&scrubber, &format!("before {written} after"));
+            assert!(
+                cleaned.contains("[redacted]") && !cleaned.contains(tail),
+                "{secret:?} written {written:?}: {cleaned:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn known_secrets_go_in_every_encoding() {
     let known = KnownSecrets::new("c0n&s/umer+é", "");
