@@ -12,6 +12,7 @@ use xtask::cli::{self, Output};
 use xtask::codegen::{self, SPEC_DIR};
 use xtask::{spec_audit, spec_diff, wire_audit};
 
+mod fixture_files;
 mod scratch;
 use scratch::Scratch;
 
@@ -138,22 +139,7 @@ fn nothing_to_audit_is_an_error_saying_what_was_looked_at() {
 /// A scratch repository with the spec committed twice (the second commit with `subject`).
 fn repo(subject: &str) -> Scratch {
     let scratch = Scratch::new();
-    let git = |args: &[&str]| {
-        let status = Command::new("git")
-            .current_dir(&scratch.root)
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
-    };
+    let git = |args: &[&str]| fixture_files::git(&scratch.root, args);
     git(&["init", "-q", "-b", "main"]);
     git(&["add", "."]);
     git(&["commit", "-q", "-m", "first"]);
@@ -294,22 +280,7 @@ fn run_cli(args: &[String], root: &Path) -> (u8, String, String) {
 #[test]
 fn a_link_or_a_submodule_in_spec_at_a_revision_is_refused() {
     let scratch = repo("second");
-    let git = |args: &[&str]| {
-        let status = Command::new("git")
-            .current_dir(&scratch.root)
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
-    };
+    let git = |args: &[&str]| fixture_files::git(&scratch.root, args);
     std::os::unix::fs::symlink("/dev/zero", scratch.path("spec/zz.yaml")).unwrap();
     git(&["add", "spec/zz.yaml"]);
     git(&["commit", "-q", "-m", "a link"]);
@@ -320,15 +291,7 @@ fn a_link_or_a_submodule_in_spec_at_a_revision_is_refused() {
     assert!(error.contains("spec/zz.yaml"), "{error}");
     assert!(error.contains("a symbolic link"), "{error}");
     git(&["rm", "-q", "spec/zz.yaml"]);
-    let head = String::from_utf8(
-        Command::new("git")
-            .current_dir(&scratch.root)
-            .args(["rev-parse", "HEAD"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let head = git(&["rev-parse", "HEAD"]);
     git(&[
         "update-index",
         "--add",

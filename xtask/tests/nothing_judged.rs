@@ -13,11 +13,10 @@
 
 mod fixture_files;
 
-use fixture_files::write_file;
+use fixture_files::{git, write_file};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use proptest::prelude::*;
 use xtask::cli::{self, Output};
@@ -435,23 +434,6 @@ fn spec_at() -> impl Strategy<Value = SpecAt> {
         prop::collection::vec(empty_spec_file(), 1..3).prop_map(SpecAt::Empty),
         (1..5usize).prop_map(SpecAt::Types),
     ]
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .current_dir(root)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
 }
 
 /// Makes `spec/` hold `state` in the work tree, and commits it.

@@ -65,6 +65,9 @@
 //!    "Nothing is written.") in a repository whose index is stale.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod fixture_files;
+use fixture_files::git;
+
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs;
@@ -1410,25 +1413,6 @@ fn openapi_html_killed_at_random_moments_leaves_the_page_old_or_new() {
 
 // ---------------------------------------------------------------------------------------------
 // Commands that judge write nothing.
-
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args([
-            "-c",
-            "user.name=Red Team",
-            "-c",
-            "user.email=rt@example.com",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
-}
 
 /// docs/reviewing-spec-changes.md: "It reads both revisions with git (nothing is written)";
 /// `xtask::spec_audit`: "Nothing is written."; `--check` compares. Run in a repository whose

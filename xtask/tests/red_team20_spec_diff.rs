@@ -86,27 +86,7 @@ impl Scratch {
     }
 
     fn git(&self, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "core.autocrlf=false",
-            ])
-            .args(args)
-            .current_dir(self.root())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .output()
-            .expect("git runs");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
+        fixture_files::git(self.root(), args)
     }
 
     /// Commits everything (empty commits allowed) and returns the commit id.

@@ -18,6 +18,9 @@
 //! others run the binary, read-only on the worktree, with its current directory a temporary
 //! folder.
 
+mod fixture_files;
+use fixture_files::git;
+
 use std::ffi::OsString;
 use std::io::Read as _;
 use std::os::unix::ffi::OsStringExt as _;
@@ -107,26 +110,6 @@ fn assert_no_control(what: &str, out: &str, err: &str) {
         let found = control_in(printed);
         assert!(found.is_none(), "{what}: printed {found:?}: {printed}");
     }
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .current_dir(root)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "core.quotepath=false",
-        ])
-        .args(args)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
 }
 
 /// A scratch workspace committed once on `main`.

@@ -5,9 +5,10 @@
 //! `SPEC_DIFF_BLESS=1 cargo test -p xtask --test spec_diff` rewrites the `report.txt` files
 //! from what the tool reports, for review in the diff.
 
+mod fixture_files;
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 mod fixture_pairs;
 
@@ -341,21 +342,7 @@ impl Repo {
     }
 
     fn git(&self, args: &[&str]) {
-        let status = Command::new("git")
-            .arg("-C")
-            .arg(&self.root)
-            .args([
-                "-c",
-                "user.name=Test",
-                "-c",
-                "user.email=test@example.com",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
+        fixture_files::git(&self.root, args);
     }
 
     fn commit(&self, message: &str) {

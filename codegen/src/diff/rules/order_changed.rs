@@ -83,12 +83,11 @@ pub fn check<'a>(cx: &mut Context<'a>) {
                 .collect()
         };
         let (old, new) = (of(&base_items), of(&head_items));
-        if let Some(change) = reordered(&old, &new) {
-            let first = first_out_of_place(&old, &new);
+        if let Some(Reorder { first, change }) = reordered(&old, &new) {
             let place = |items: &[Item<'a>]| {
                 let item = items
                     .iter()
-                    .find(|item| item.list == list && Some(item.name) == first.as_deref());
+                    .find(|item| item.list == list && item.name == first);
                 item.map_or((0, Vec::new()), |item| item.place.clone())
             };
             found.push((
@@ -196,16 +195,6 @@ fn items(api: &crate::ir::Api) -> Vec<Item<'_>> {
     items
 }
 
-/// The first of the items both lists hold that is out of place (in `old`'s order).
-fn first_out_of_place(old: &[String], new: &[String]) -> Option<String> {
-    let (old_kept, new_kept) = (kept(old, new), kept(new, old));
-    old_kept
-        .iter()
-        .zip(&new_kept)
-        .find(|(a, b)| a != b)
-        .map(|(a, _)| a.clone())
-}
-
 fn kept(list: &[String], other: &[String]) -> Vec<String> {
     let other: std::collections::HashSet<&String> = other.iter().collect();
     list.iter()
@@ -225,11 +214,19 @@ fn moved_by_both_names(old: &[(String, String)], new: &[(String, String)]) -> Op
         items.iter().map(|(_, rust)| rust.clone()).collect()
     };
     reordered(&rust(old), &rust(new))?;
-    reordered(&wire(old), &wire(new))
+    reordered(&wire(old), &wire(new)).map(|reorder| reorder.change)
 }
 
-/// The items both `old` and `new` hold, when they are in another order: each side's order.
-fn reordered(old: &[String], new: &[String]) -> Option<String> {
+/// How the items both lists hold moved.
+struct Reorder {
+    /// The first of them out of place, in `old`'s order: where the change is located.
+    first: String,
+    /// The span from the first item out of place to the last, in each side's order.
+    change: String,
+}
+
+/// The items both `old` and `new` hold, when they are in another order.
+fn reordered(old: &[String], new: &[String]) -> Option<Reorder> {
     let (old_kept, new_kept) = (kept(old, new), kept(new, old));
     // The span from the first item out of place to the last.
     let first = old_kept.iter().zip(&new_kept).position(|(a, b)| a != b)?;
@@ -240,9 +237,12 @@ fn reordered(old: &[String], new: &[String]) -> Option<String> {
             .zip(new_kept.iter().rev())
             .position(|(a, b)| a != b)
             .unwrap_or(0);
-    Some(format!(
-        "{} -> {}",
-        old_kept[first..last].join(", "),
-        new_kept[first..last].join(", ")
-    ))
+    Some(Reorder {
+        first: old_kept[first].clone(),
+        change: format!(
+            "{} -> {}",
+            old_kept[first..last].join(", "),
+            new_kept[first..last].join(", ")
+        ),
+    })
 }
