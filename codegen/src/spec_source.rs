@@ -18,6 +18,19 @@ impl SpecSource {
     pub fn yaml(&self) -> &str {
         without_byte_order_mark(&self.text)
     }
+
+    /// The list of scalars at `path` (mapping keys from the file's root) as this file writes
+    /// it, in its order: the IR reads the lists that are sets sorted (`resolve::as_set`), so a
+    /// tool that writes one back or points into one reads it here. `None` where the file holds
+    /// no such list there (or does not parse).
+    pub(crate) fn written_list(&self, path: &[&str]) -> Option<Vec<String>> {
+        let root: serde_yaml::Value = serde_yaml::from_str(self.yaml()).ok()?;
+        let list = path.iter().try_fold(&root, |node, key| node.get(*key))?;
+        list.as_sequence()?
+            .iter()
+            .map(|value| value.as_str().map(str::to_owned))
+            .collect()
+    }
 }
 
 /// `text` without the byte order mark it may start with ([`SpecSource::yaml`]).

@@ -374,12 +374,8 @@ impl<'a> Auditor<'a> {
     /// Where `item` stands in the list at `path` of the spec file `file`, as the file writes
     /// it: the IR sorts the lists that are sets (`resolve::as_set`).
     fn written_index(&self, file: usize, path: &[&str], item: &str) -> Option<usize> {
-        let source = self.sources.get(file)?;
-        let root: serde_yaml::Value = serde_yaml::from_str(source.yaml()).ok()?;
-        let list = path.iter().try_fold(&root, |node, key| node.get(*key))?;
-        list.as_sequence()?
-            .iter()
-            .position(|value| value.as_str() == Some(item))
+        let list = self.sources.get(file)?.written_list(path)?;
+        list.iter().position(|written| written == item)
     }
 
     fn reference_place(&self, line: usize, text: &str) -> ReferencePlace {

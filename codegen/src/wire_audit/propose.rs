@@ -25,6 +25,18 @@ const MAX_EDITS: usize = 200;
 /// What a new item says of itself in the spec.
 const NEW_DOC: &str = "Not in the reference; seen in recorded traffic (cargo xtask wire-audit).";
 
+/// The set `read` (as the IR holds it: sorted) in the order `source` writes it at `path`, so
+/// that a list extended by a proposal shows in the spec's diff as the items added, not as a
+/// reorder; `read` itself where the file writes another list there (or none).
+fn as_written(source: Option<&SpecSource>, path: &[&str], read: Vec<String>) -> Vec<String> {
+    let Some(written) = source.and_then(|source| source.written_list(path)) else {
+        return read;
+    };
+    let same_set = written.len() == read.len()
+        && written.iter().collect::<BTreeSet<_>>() == read.iter().collect::<BTreeSet<_>>();
+    if same_set { written } else { read }
+}
+
 /// Writes `proposals` into copies of `sources` (the files `api` was resolved from). Each
 /// proposal is written once however many findings made it; error codes are declared once,
 /// with every method that answered them. The caller resolves the result: an edit the spec
@@ -146,7 +158,11 @@ pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Pro
                 )]
                 let own = &m.errors;
                 let listed: BTreeSet<&str> = own.iter().map(|e| e.as_str()).collect();
-                let mut list: Vec<String> = own.iter().map(|c| c.to_string()).collect();
+                let mut list = as_written(
+                    sources.get(m.file),
+                    &["methods", method, "errors"],
+                    own.iter().map(|c| c.to_string()).collect(),
+                );
                 list.extend(
                     codes_by_method
                         .get(method.as_str())
@@ -204,7 +220,11 @@ pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Pro
         } else if let Some(declared) = lookup.error_named(code) {
             // A code for every method needs no list; one with a list gains the methods.
             if let Some(listed) = &declared.methods {
-                let mut all: Vec<String> = listed.iter().map(|m| m.to_string()).collect();
+                let mut all = as_written(
+                    sources.get(declared.file),
+                    &["errors", code, "methods"],
+                    listed.iter().map(|m| m.to_string()).collect(),
+                );
                 let mut present: BTreeSet<String> = all.iter().cloned().collect();
                 for method in methods {
                     if present.insert(method.clone()) {
@@ -257,5 +277,94 @@ fn yaml(value: &ProposedValue) -> YamlValue {
         ProposedValue::True => YamlValue::Plain("true".to_owned()),
         ProposedValue::List(items) => YamlValue::FlowList(items.clone()),
         ProposedValue::PerMethod(entries) => YamlValue::BlockMap(entries.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The real spec, with `edit` made to the text of the file named `file`.
+    fn spec_with(file: &str, edit: impl Fn(&str) -> String) -> (Api, Vec<SpecSource>) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+        let mut sources = crate::load_spec_dir(&dir, "spec").expect("the spec loads");
+        let source = sources
+            .iter_mut()
+            .find(|s| s.path.ends_with(file))
+            .expect("the file is in the spec");
+        source.text = edit(&source.text);
+        let api = crate::resolve(&sources).expect("the spec is valid");
+        (api, sources)
+    }
+
+    /// The one line of the proposed copy of `file` that starts with `start` (after its
+    /// indentation) and holds `holding`.
+    fn proposed_line(proposed: &Proposed, file: &str, start: &str, holding: &str) -> String {
+        assert!(proposed.refused.is_empty(), "{:?}", proposed.refused);
+        let source = proposed
+            .sources
+            .iter()
+            .find(|s| s.path.ends_with(file))
+            .expect("the file is proposed");
+        let found: Vec<&str> = source
+            .text
+            .lines()
+            .map(str::trim_start)
+            .filter(|line| line.starts_with(start) && line.contains(holding))
+            .collect();
+        assert_eq!(found.len(), 1, "{start} … {holding}: {found:?}");
+        found[0].to_owned()
+    }
+
+    /// The IR reads the lists that are sets sorted; a proposal that extends one writes the
+    /// list back as the file wrote it, with the new items after, so that the spec's diff
+    /// shows what was added and no reorder.
+    #[test]
+    fn an_extended_list_keeps_the_order_the_spec_writes() {
+        // An error's methods, written out of name order by the spec itself.
+        let listed = "methods: [pay/getTimesheet, pay/getStatusReport]";
+        let (api, sources) = spec_with("api.yaml", |text| {
+            assert!(text.contains(listed), "the spec changed: update this test");
+            text.to_owned()
+        });
+        let proposal = Proposal::AddMethodError {
+            method: "pay/getInvoice".to_owned(),
+            code: "E_VALIDATION_INVALID_ID_BIDID".to_owned(),
+            declare: false,
+        };
+        let proposed = propose(&api, &sources, &[proposal]);
+        assert_eq!(
+            proposed_line(&proposed, "api.yaml", "methods:", "pay/getInvoice"),
+            "methods: [pay/getTimesheet, pay/getStatusReport, pay/getInvoice]"
+        );
+
+        // A method's errors, written out of name order.
+        let sorted = "errors: [E_API_AUTH_SIGNATURE_MISMATCH, E_VALIDATION_INVALID_ID]";
+        let reversed = "errors: [E_VALIDATION_INVALID_ID, E_API_AUTH_SIGNATURE_MISMATCH]";
+        let (api, sources) = spec_with("pay.yaml", |text| {
+            assert!(text.contains(sorted), "the spec changed: update this test");
+            text.replace(sorted, reversed)
+        });
+        let proposal = Proposal::AddMethodError {
+            method: "pay/getInvoice".to_owned(),
+            code: "E_API_RATE_LIMITED".to_owned(),
+            declare: true,
+        };
+        let proposed = propose(&api, &sources, &[proposal]);
+        let method = api
+            .methods
+            .iter()
+            .find(|m| m.name == "pay/getInvoice")
+            .expect("pay/getInvoice");
+        let line = proposed_line(
+            &proposed,
+            &sources[method.file].path,
+            "errors:",
+            "E_API_RATE_LIMITED",
+        );
+        assert_eq!(
+            line,
+            "errors: [E_VALIDATION_INVALID_ID, E_API_AUTH_SIGNATURE_MISMATCH, E_API_RATE_LIMITED]"
+        );
     }
 }
