@@ -1146,6 +1146,29 @@ fn an_error_code_and_the_methods_it_names_agree_both_ways() {
         "{}",
         named_only_there[0]
     );
+    // Each list is located as the file writes it, out of name order too (the IR reads the
+    // lists sorted): the method's `[E_NAMED, E_ANY]` at its first entry, and the code's
+    // `[pay/getTimesheetById, pay/getTimesheet]` at the method whose errors leave it out.
+    let written = errors(&with_error_lists(
+        "    errors: [E_NAMED]\n",
+        "    errors: [E_NAMED, E_ANY]\n",
+    ));
+    assert_eq!(
+        found(&written),
+        [at(
+            ErrorListsDisagree,
+            "16:14",
+            "methods.pay/getTimesheetById.errors.0"
+        )]
+    );
+    let spec = with_error_lists("    errors: [E_NAMED]\n", "    errors: [E_ANY]\n").replace(
+        "methods: [pay/getTimesheet]",
+        "methods: [pay/getTimesheetById, pay/getTimesheet]",
+    );
+    assert_eq!(
+        found(&errors(&spec)),
+        [at(ErrorListsDisagree, "20:15", "errors.E_NAMED.methods.0")]
+    );
     // Agreeing lists, and a code without methods named by any method, are accepted.
     let agreeing = with_error_lists("    errors: [E_NAMED, E_ANY]\n", "    errors: [E_ANY]\n");
     let sources = [SpecSource {

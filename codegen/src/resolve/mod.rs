@@ -90,6 +90,12 @@ struct Defined<'a, T> {
     def: &'a T,
 }
 
+/// A method's `errors` and an error code's `methods`, by name, as the spec writes them.
+struct WrittenErrorLists<'a> {
+    of_method: HashMap<&'a str, &'a [String]>,
+    of_code: HashMap<&'a str, &'a [String]>,
+}
+
 struct Resolver<'s> {
     sources: &'s [SpecSource],
     locations: SourceIndexes<'s>,
@@ -243,6 +249,19 @@ impl Resolver<'_> {
             errors: errors.keys().copied().collect(),
         };
 
+        // The error lists as the files write them: a disagreement is located at its entry
+        // there, while the IR reads them sorted (`as_set`).
+        let written = WrittenErrorLists {
+            of_method: methods
+                .iter()
+                .map(|(name, m)| (*name, m.def.errors.as_slice()))
+                .collect(),
+            of_code: errors
+                .iter()
+                .filter_map(|(code, e)| e.def.methods.as_deref().map(|list| (*code, list)))
+                .collect(),
+        };
+
         let info = self.service_info(files);
         let oauth = self.oauth(files);
         let data_path = info
@@ -274,7 +293,7 @@ impl Resolver<'_> {
             .map(|m| self.method(m, &names, &data_path, &records))
             .collect();
         self.check_paged_responses(&methods);
-        self.check_error_lists(&errors, &methods);
+        self.check_error_lists(&errors, &methods, &written);
         self.check_paths(oauth.as_ref(), &methods);
         let (delivered_by, passed) = records::delivered_by(&methods, &types, &field_types);
         if let Some(method) = passed.map(|index| &methods[index]) {
@@ -365,7 +384,12 @@ impl Resolver<'_> {
         clippy::disallowed_fields,
         reason = "the methods' own lists are what this checks"
     )]
-    fn check_error_lists(&mut self, errors: &[ir::ErrorCode], methods: &[ir::Method]) {
+    fn check_error_lists(
+        &mut self,
+        errors: &[ir::ErrorCode],
+        methods: &[ir::Method],
+        written: &WrittenErrorLists<'_>,
+    ) {
         let codes_of: HashMap<&str, HashSet<&str>> = methods
             .iter()
             .map(|m| (m.name.as_str(), m.errors.iter().map(Id::as_str).collect()))
@@ -391,7 +415,7 @@ impl Resolver<'_> {
         let code_files: HashMap<&str, usize> =
             errors.iter().map(|e| (e.code.as_str(), e.file)).collect();
         for error in errors {
-            let Some(named) = &error.methods else {
+            let Some(named) = written.of_code.get(error.code.as_str()) else {
                 continue;
             };
             for (i, method) in named.iter().enumerate() {
@@ -414,7 +438,8 @@ impl Resolver<'_> {
             }
         }
         for method in methods {
-            for (i, code) in method.errors.iter().enumerate() {
+            let listed = written.of_method.get(method.name.as_str());
+            for (i, code) in listed.into_iter().flat_map(|list| list.iter()).enumerate() {
                 let Some(Some(named)) = methods_of.get(code.as_str()) else {
                     continue;
                 };
