@@ -2,22 +2,25 @@
 
 use super::prelude::*;
 use crate::diff::context::Place;
+use crate::emit::method::constructor_args;
 
 pub const RULE: Rule = Rule {
     id: "order-changed",
-    summary: "Items both sides declare (fields, optional parameters, enum values, types, methods, \
-              error codes, OAuth endpoints) came in another order or another file.",
+    summary: "Items both sides declare (fields, parameters, enum values, types, methods, error \
+              codes) came in another order or another file.",
 };
 
 /// The generated code follows the spec's order: a record's fields are its struct's fields (so
 /// its `Debug` output and the key order it serializes), an enum's values its variants, a
-/// method's optional parameters its setters, each spec file's types and methods a module's
-/// items, the error codes `ErrorCode`'s variants. A reorder moves that code and nothing else:
-/// every item is named, on the wire and in Rust (the required parameters, a constructor's
-/// positional arguments, are `param-order-changed`'s). Reported so that the generated code's
-/// diff is never left unexplained. The lists the spec writes as sets (`absent_in`,
-/// `at_least_one_of`, an error's `methods`, a per-method `encoding`) have no order: the IR
-/// sorts them.
+/// method's parameters its request's fields, setters, query and export (a required one among
+/// the optional ones moves all of these, not the constructor), each spec file's types and
+/// methods a module's items, the error codes `ErrorCode`'s variants. A reorder moves that code
+/// and nothing else: every item is named, on the wire and in Rust (the order of the required
+/// parameters, a constructor's positional arguments, is `param-order-changed`'s). Reported so
+/// that the generated code's diff is never left unexplained. The lists the spec writes as sets
+/// (`absent_in`, `at_least_one_of`, an error's `methods`, a per-method `encoding`) have no
+/// order: the IR sorts them; nor do the OAuth endpoints, which the IR holds in the flow's
+/// order (request token, authorize, access token, revoke) however the spec writes them.
 pub fn check<'a>(cx: &mut Context<'a>) {
     let (base, head) = (cx.base.api, cx.head.api);
     // Each named by its wire name and its Rust name.
@@ -33,11 +36,17 @@ pub fn check<'a>(cx: &mut Context<'a>) {
             .map(|v| (v.wire.clone(), v.variant.clone()))
             .collect()
     };
-    let optional = |m: &Method| -> Vec<(String, String)> {
+    let params = |m: &Method, only_optional: bool| -> Vec<(String, String)> {
         m.params
             .iter()
-            .filter(|p| !p.required)
+            .filter(|p| !(only_optional && p.required))
             .map(|p| (p.wire_name.clone(), p.rust_name.clone()))
+            .collect()
+    };
+    let constructor = |m: &Method| -> Vec<String> {
+        constructor_args(m)
+            .into_iter()
+            .map(|p| p.wire_name.clone())
             .collect()
     };
     let mut found: Vec<(Place<'a>, Place<'a>, String)> = Vec::new();
@@ -55,17 +64,24 @@ pub fn check<'a>(cx: &mut Context<'a>) {
     }
     let pairs: Vec<(&Method, &Method)> = cx.methods.iter().map(|p| (p.old, p.new)).collect();
     for (old, new) in pairs {
-        if let Some(change) = moved_by_both_names(&optional(old), &optional(new)) {
+        // The optional ones among themselves; else a required one among them, unless the
+        // constructor's arguments moved, which is `param-order-changed`'s.
+        let change = moved_by_both_names(&params(old, true), &params(new, true))
+            .map(|change| format!("{}'s optional parameters: {change}", new.name))
+            .or_else(|| {
+                reordered(&constructor(old), &constructor(new))
+                    .is_none()
+                    .then(|| moved_by_both_names(&params(old, false), &params(new, false)))
+                    .flatten()
+                    .map(|change| format!("{}'s parameters: {change}", new.name))
+            });
+        if let Some(change) = change {
             let (a, b) = (Context::method_place(old), Context::method_place(new));
-            found.push((
-                a,
-                b,
-                format!("{}'s optional parameters: {change}", new.name),
-            ));
+            found.push((a, b, change));
         }
     }
     // The items of each spec file, each kind in its order (one moved to another file is
-    // reported once, as moved); the error codes and OAuth endpoints in the spec's order. Each
+    // reported once, as moved); the error codes in the spec's order. Each
     // change is located at the first item out of place (or the item moved).
     let (base_items, head_items) = (items(base), items(head));
     let mut lists: Vec<&str> = Vec::new();
@@ -136,7 +152,7 @@ struct Item<'a> {
     place: Place<'a>,
 }
 
-/// The types, enums and methods of each file, the error codes and the OAuth endpoints.
+/// The types, enums and methods of each file, and the error codes.
 fn items(api: &crate::ir::Api) -> Vec<Item<'_>> {
     let file = |index: usize| -> String {
         api.files
@@ -184,13 +200,6 @@ fn items(api: &crate::ir::Api) -> Vec<Item<'_>> {
             e.file,
             place,
         ));
-    }
-    if let Some(oauth) = &api.oauth {
-        for e in &oauth.endpoints {
-            let place = (oauth.file, vec!["oauth", "endpoints", e.name.as_str()]);
-            let list = "OAuth endpoints".to_owned();
-            items.push(item(list, "OAuth endpoint", &e.name, oauth.file, place));
-        }
     }
     items
 }
