@@ -64,14 +64,16 @@ pub(super) fn spellings(secret: &str) -> Vec<Vec<u8>> {
     }
     // A secret holding what reads as an escape (`%29`, `\b`, `&lt;`): a view decodes every
     // escape of a layer at once, the secret's own with those of the text around it (JSON in a
-    // JSON string), so it is looked for as each layer of the views reads it too.
+    // JSON string), so it is looked for as each layer of the views reads it too. Decoding
+    // shortens it, so each reading is looked for as the secret is (under 8 bytes, where it
+    // stands alone), not as a derived spelling: `00&#65;\a` reads `00A\a`.
     let mut layer = secret.as_bytes().to_vec();
     for _ in 0..super::MAX_LAYERS {
         let decoded: Vec<u8> = Decoded::new(raw(&layer)).map(|unit| unit.byte).collect();
         if decoded == layer {
             break;
         }
-        add(&decoded, true);
+        add(&decoded, false);
         layer = decoded;
     }
     // One buffer for every encoding (a signature's spellings are made for every answer the

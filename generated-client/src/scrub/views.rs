@@ -10,7 +10,10 @@
 //! or without their `;` and with leading zeros. A secret encoded twice (`%2526`, a JSON-escaped
 //! percent-encoding) is plain in view 2. Decoding is a stream with a lookahead of one escape
 //! ([`LONGEST_ESCAPE`] bytes), so a view costs no memory beyond that, and each is one linear
-//! pass. A numeric escape too long for that lookahead (leading zeros have no bound) is not
+//! pass. An HTML reference without its `;` followed by a `\` or `%` escape that stands for
+//! what would continue it (a digit, a letter of a name, the `;`) is left for the next view:
+//! an outer layer escaped part of it (`&#9\u0032;` in JSON is `&#92;`). A numeric escape too
+//! long for that lookahead (leading zeros have no bound) is not
 //! decoded but found by [`Overlong`]: a text holding one is withheld. Form encoding's `+` for a
 //! space is not decoded: known secrets are matched with `+` and a space taken as one byte
 //! (`spellings::fold`), in every view.
@@ -206,8 +209,17 @@ pub(super) fn escape_at(at: impl Fn(usize) -> Option<u8>) -> Option<Escape> {
                 _ => (2, 10),
             };
             let (value, end) = digits(from, radix)?;
-            let len = if at(end) == Some(b';') { end + 1 } else { end };
-            Some(Escape::of_char(len, numeric_reference(value)))
+            if at(end) == Some(b';') {
+                return Some(Escape::of_char(end + 1, numeric_reference(value)));
+            }
+            // Without its `;`, an escape after the digits that stands for another digit or the
+            // `;` is the reference's own, escaped by an outer layer (`&#9\u0032;` in JSON is
+            // `&#92;`): read in the next view, not cut short here.
+            let continued = |byte: u8| byte == b';' || char::from(byte).is_digit(radix);
+            if escape_continues(&at, end, &continued) {
+                return None;
+            }
+            Some(Escape::of_char(end, numeric_reference(value)))
         }
         b'&' => {
             // A name, then its `;`; a legacy name may come without it (`&eacute`, `&amp`).
@@ -223,6 +235,12 @@ pub(super) fn escape_at(at: impl Fn(usize) -> Option<u8>) -> Option<Escape> {
                     return Escape::of_text(len + 2, text);
                 }
             }
+            // A legacy name followed by an escape that stands for a letter, a digit or the `;`
+            // may be a longer name escaped by an outer layer: read in the next view.
+            let continued = |byte: u8| byte == b';' || byte.is_ascii_alphanumeric();
+            if escape_continues(&at, len + 1, &continued) {
+                return None;
+            }
             (1..=len.min(LONGEST_LEGACY_NAME)).rev().find_map(|prefix| {
                 let text = NAMED_REFERENCES.get(&name[..prefix])?;
                 Escape::of_text(prefix + 1, text)
@@ -230,6 +248,24 @@ pub(super) fn escape_at(at: impl Fn(usize) -> Option<u8>) -> Option<Escape> {
         }
         _ => None,
     }
+}
+
+/// Whether an escape of another family than HTML's (`\…`, `%HH`: what an outer layer writes)
+/// starts at `from` of the text `at` reads, standing for a byte `continued` takes. A reference
+/// right after a reference is the same layer's next one (`&#65&#66;` is `AB`). Each call reads
+/// further into the same bounded lookahead, so the recursion ends within [`LONGEST_ESCAPE`]
+/// bytes.
+fn escape_continues(
+    at: &dyn Fn(usize) -> Option<u8>,
+    from: usize,
+    continued: &dyn Fn(u8) -> bool,
+) -> bool {
+    if !matches!(at(from), Some(b'\\' | b'%')) {
+        return false;
+    }
+    let rest = |i: usize| at(from + i);
+    let rest: &dyn Fn(usize) -> Option<u8> = &rest;
+    escape_at(rest).is_some_and(|escape| escape.bytes().first().is_some_and(|&b| continued(b)))
 }
 
 /// Finds, byte by byte of a view, an escape too long for [`escape_at`] to read: a numeric
