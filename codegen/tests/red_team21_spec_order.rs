@@ -535,7 +535,7 @@ fn judge_all(permuted: &[(&List, Perm)]) -> Result<(), String> {
         }
         // "`order-changed` (INFO, wire ok, rust ok) reports items both sides declare that came
         // in another order (a record's fields, an enum's values, ... each file's types, enums
-        // and methods, the error codes, the OAuth endpoints)"
+        // and methods, the error codes)"
         Class::Ordered => {
             if let Some(c) = out
                 .changes

@@ -11,7 +11,8 @@
 //! percent-encoding) is plain in view 2. Decoding is a stream with a lookahead of one escape
 //! ([`LONGEST_ESCAPE`] bytes), so a view costs no memory beyond that, and each is one linear
 //! pass. An HTML reference without its `;` followed by a `\` or `%` escape that stands for
-//! what would continue it (a digit, a letter of a name, the `;`) is left for the next view:
+//! what would continue it (a digit, a letter of a name, the `;`, or another escape's start) is
+//! left for a later view:
 //! an outer layer escaped part of it (`&#9\u0032;` in JSON is `&#92;`). A numeric escape too
 //! long for that lookahead (leading zeros have no bound) is not
 //! decoded but found by [`Overlong`]: a text holding one is withheld. Form encoding's `+` for a
@@ -213,9 +214,11 @@ pub(super) fn escape_at(at: impl Fn(usize) -> Option<u8>) -> Option<Escape> {
                 return Some(Escape::of_char(end + 1, numeric_reference(value)));
             }
             // Without its `;`, an escape after the digits that stands for another digit or the
-            // `;` is the reference's own, escaped by an outer layer (`&#9\u0032;` in JSON is
-            // `&#92;`): read in the next view, not cut short here.
-            let continued = |byte: u8| byte == b';' || char::from(byte).is_digit(radix);
+            // `;` (or for the start of an escape of the next view, `%2535` for `5`) is the
+            // reference's own, escaped by an outer layer (`&#9\u0032;` in JSON is `&#92;`):
+            // read in a later view, not cut short here.
+            let continued =
+                |byte: u8| matches!(byte, b';' | b'\\' | b'%') || char::from(byte).is_digit(radix);
             if escape_continues(&at, end, &continued) {
                 return None;
             }
@@ -236,8 +239,10 @@ pub(super) fn escape_at(at: impl Fn(usize) -> Option<u8>) -> Option<Escape> {
                 }
             }
             // A legacy name followed by an escape that stands for a letter, a digit or the `;`
-            // may be a longer name escaped by an outer layer: read in the next view.
-            let continued = |byte: u8| byte == b';' || byte.is_ascii_alphanumeric();
+            // (or for the start of another escape) may be a longer name escaped by an outer
+            // layer: read in a later view.
+            let continued =
+                |byte: u8| matches!(byte, b';' | b'\\' | b'%') || byte.is_ascii_alphanumeric();
             if escape_continues(&at, len + 1, &continued) {
                 return None;
             }
