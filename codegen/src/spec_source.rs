@@ -24,13 +24,23 @@ impl SpecSource {
     /// tool that writes one back or points into one reads it here. `None` where the file holds
     /// no such list there (or does not parse).
     pub(crate) fn written_list(&self, path: &[&str]) -> Option<Vec<String>> {
-        let root: serde_yaml::Value = serde_yaml::from_str(self.yaml()).ok()?;
-        let list = path.iter().try_fold(&root, |node, key| node.get(*key))?;
-        list.as_sequence()?
-            .iter()
-            .map(|value| value.as_str().map(str::to_owned))
-            .collect()
+        written_list(&self.parsed()?, path)
     }
+
+    /// The file's YAML as a tree, for readers that look into it more than once
+    /// ([`written_list`]); `None` where it does not parse.
+    pub(crate) fn parsed(&self) -> Option<serde_yaml::Value> {
+        serde_yaml::from_str(self.yaml()).ok()
+    }
+}
+
+/// The list of scalars at `path` of a spec file's tree ([`SpecSource::written_list`]).
+pub(crate) fn written_list(root: &serde_yaml::Value, path: &[&str]) -> Option<Vec<String>> {
+    let list = path.iter().try_fold(root, |node, key| node.get(*key))?;
+    list.as_sequence()?
+        .iter()
+        .map(|value| value.as_str().map(str::to_owned))
+        .collect()
 }
 
 /// `text` without the byte order mark it may start with ([`SpecSource::yaml`]).

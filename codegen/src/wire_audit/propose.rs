@@ -25,16 +25,36 @@ const MAX_EDITS: usize = 200;
 /// What a new item says of itself in the spec.
 const NEW_DOC: &str = "Not in the reference; seen in recorded traffic (cargo xtask wire-audit).";
 
-/// The set `read` (as the IR holds it: sorted) in the order `source` writes it at `path`, so
-/// that a list extended by a proposal shows in the spec's diff as the items added, not as a
-/// reorder; `read` itself where the file writes another list there (or none).
-fn as_written(source: Option<&SpecSource>, path: &[&str], read: Vec<String>) -> Vec<String> {
-    let Some(written) = source.and_then(|source| source.written_list(path)) else {
-        return read;
-    };
-    let same_set = written.len() == read.len()
-        && written.iter().collect::<BTreeSet<_>>() == read.iter().collect::<BTreeSet<_>>();
-    if same_set { written } else { read }
+/// Each spec file's tree, parsed on first use and once: a run may extend a list in every
+/// method of a file.
+struct Trees<'s> {
+    sources: &'s [SpecSource],
+    parsed: Vec<std::cell::OnceCell<Option<serde_yaml::Value>>>,
+}
+
+impl<'s> Trees<'s> {
+    fn new(sources: &'s [SpecSource]) -> Self {
+        let parsed = sources.iter().map(|_| std::cell::OnceCell::new()).collect();
+        Trees { sources, parsed }
+    }
+
+    /// The set `read` (as the IR holds it: sorted) in the order file `file` writes it at
+    /// `path`, so that a list extended by a proposal shows in the spec's diff as the items
+    /// added, not as a reorder; `read` itself where the file writes another list there (or
+    /// none).
+    fn as_written(&self, file: usize, path: &[&str], read: Vec<String>) -> Vec<String> {
+        let tree = self
+            .parsed
+            .get(file)
+            .and_then(|cell| cell.get_or_init(|| self.sources[file].parsed()).as_ref());
+        let Some(written) = tree.and_then(|tree| crate::spec_source::written_list(tree, path))
+        else {
+            return read;
+        };
+        let same_set = written.len() == read.len()
+            && written.iter().collect::<BTreeSet<_>>() == read.iter().collect::<BTreeSet<_>>();
+        if same_set { written } else { read }
+    }
 }
 
 /// Writes `proposals` into copies of `sources` (the files `api` was resolved from). Each
@@ -44,6 +64,7 @@ fn as_written(source: Option<&SpecSource>, path: &[&str], read: Vec<String>) -> 
 pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Proposed {
     // Items named by proposals, looked up rather than searched per proposal.
     let lookup = api.lookup();
+    let trees = Trees::new(sources);
     let mut files: Vec<YamlText> = sources.iter().map(|s| YamlText::new(&s.text)).collect();
     let mut refused = Vec::new();
     let proposals: BTreeSet<&Proposal> = proposals.iter().collect();
@@ -158,8 +179,8 @@ pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Pro
                 )]
                 let own = &m.errors;
                 let listed: BTreeSet<&str> = own.iter().map(|e| e.as_str()).collect();
-                let mut list = as_written(
-                    sources.get(m.file),
+                let mut list = trees.as_written(
+                    m.file,
                     &["methods", method, "errors"],
                     own.iter().map(|c| c.to_string()).collect(),
                 );
@@ -220,8 +241,8 @@ pub fn propose(api: &Api, sources: &[SpecSource], proposals: &[Proposal]) -> Pro
         } else if let Some(declared) = lookup.error_named(code) {
             // A code for every method needs no list; one with a list gains the methods.
             if let Some(listed) = &declared.methods {
-                let mut all = as_written(
-                    sources.get(declared.file),
+                let mut all = trees.as_written(
+                    declared.file,
                     &["errors", code, "methods"],
                     listed.iter().map(|m| m.to_string()).collect(),
                 );
